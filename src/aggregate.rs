@@ -1,0 +1,314 @@
+//! Fleet tallies: each machine's trace folds into a `Summary`, and summaries add up with `+=`,
+//! so files and machines can be counted in any order (or in parallel) with the same result.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::AddAssign;
+
+use chrono::{DateTime, Utc};
+
+use crate::event::{EventKind, State};
+use crate::input::{Format, InputError};
+use crate::replay::{Step, Trace, Verdict};
+
+/// How many example machines a pair keeps (the smallest ids, so the choice is stable).
+pub const EXAMPLES: usize = 3;
+
+/// The tally of one unexpected (state, event) pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairTally {
+    pub count: u64,
+    pub machines: u64,
+    pub first_seen: DateTime<Utc>,
+    pub last_seen: DateTime<Utc>,
+    pub examples: BTreeSet<String>,
+}
+
+impl PairTally {
+    fn merge(&mut self, other: PairTally) {
+        self.count += other.count;
+        self.machines += other.machines;
+        self.first_seen = self.first_seen.min(other.first_seen);
+        self.last_seen = self.last_seen.max(other.last_seen);
+        self.examples.extend(other.examples);
+        keep_smallest(&mut self.examples);
+    }
+}
+
+fn keep_smallest(examples: &mut BTreeSet<String>) {
+    while examples.len() > EXAMPLES {
+        examples.pop_last();
+    }
+}
+
+/// How often an unknown event name was read, and on how many machines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NameTally {
+    pub count: u64,
+    pub machines: u64,
+}
+
+/// A recorded verdict that this replay does not reproduce: the event, the state metal-api
+/// recorded it as unexpected in (`None`: recorded as expected) and the state this replay
+/// finds it unexpected in (`None`: expected here).
+pub type Disagreement = (EventKind, Option<State>, Option<State>);
+
+/// Everything `report` says about a fleet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub files: u64,
+    pub formats: BTreeMap<Format, u64>,
+    pub machines: u64,
+    /// Events read: replayed + rejected + unknown.
+    pub events: u64,
+    pub replayed: u64,
+    pub rejected: u64,
+    pub unknown_events: BTreeMap<String, NameTally>,
+    pub pairs: BTreeMap<(State, EventKind), PairTally>,
+    pub crash_loop: BTreeSet<String>,
+    pub failed_machine_reclaim: BTreeSet<String>,
+    pub disagreements: BTreeMap<Disagreement, u64>,
+    pub errors: Vec<InputError>,
+    /// Files found in directories that hold no machine log, with the reason.
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Summary {
+    /// Folds one machine's trace into the tallies.
+    pub fn add_trace(&mut self, trace: &Trace) {
+        self.machines += 1;
+        let mut seen_pairs = BTreeSet::new();
+        let judged = trace.steps.iter().chain(trace.last_error_only.iter());
+        for step in judged {
+            self.events += 1;
+            match step.verdict {
+                Verdict::Rejected => self.rejected += 1,
+                Verdict::Expected | Verdict::Unexpected => self.replayed += 1,
+            }
+            if step.verdict == Verdict::Unexpected {
+                let first = seen_pairs.insert((step.from, step.event));
+                self.count_unexpected(step, &trace.machine, first);
+            }
+            if trace.annotated
+                && let Some(key) = disagreement(step)
+            {
+                *self.disagreements.entry(key).or_default() += 1;
+            }
+        }
+        let mut seen_unknown = BTreeSet::new();
+        for unknown in &trace.unknown {
+            self.events += 1;
+            let tally = self.unknown_events.entry(unknown.name.clone()).or_default();
+            tally.count += 1;
+            if seen_unknown.insert(&unknown.name) {
+                tally.machines += 1;
+            }
+        }
+        if trace.container.crash_loop {
+            self.crash_loop.insert(trace.machine.clone());
+        }
+        if trace.container.failed_machine_reclaim {
+            self.failed_machine_reclaim.insert(trace.machine.clone());
+        }
+    }
+
+    fn count_unexpected(&mut self, step: &Step, machine: &str, first_on_machine: bool) {
+        let tally = self
+            .pairs
+            .entry((step.from, step.event))
+            .or_insert_with(|| PairTally {
+                count: 0,
+                machines: 0,
+                first_seen: step.time,
+                last_seen: step.time,
+                examples: BTreeSet::new(),
+            });
+        tally.count += 1;
+        tally.first_seen = tally.first_seen.min(step.time);
+        tally.last_seen = tally.last_seen.max(step.time);
+        if first_on_machine {
+            tally.machines += 1;
+            if tally.examples.len() < EXAMPLES
+                || tally
+                    .examples
+                    .last()
+                    .is_some_and(|last| machine < last.as_str())
+            {
+                tally.examples.insert(machine.to_string());
+                keep_smallest(&mut tally.examples);
+            }
+        }
+    }
+
+    /// The unexpected pairs, most frequent first, then by state and event.
+    pub fn pairs_by_count(&self) -> Vec<(&(State, EventKind), &PairTally)> {
+        let mut pairs: Vec<_> = self.pairs.iter().collect();
+        pairs.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+        pairs
+    }
+
+    /// Puts errors in file and line order so output does not depend on scheduling.
+    pub fn sort(&mut self) {
+        self.errors.sort();
+        self.skipped.sort();
+    }
+}
+
+/// The disagreement a step shows, if its recorded verdict differs from the replayed one.
+fn disagreement(step: &Step) -> Option<Disagreement> {
+    let replayed = match step.verdict {
+        Verdict::Unexpected => Some(step.from),
+        Verdict::Expected => None,
+        Verdict::Rejected => return None,
+    };
+    (replayed != step.recorded_state).then_some((step.event, step.recorded_state, replayed))
+}
+
+impl AddAssign for Summary {
+    fn add_assign(&mut self, other: Summary) {
+        self.files += other.files;
+        for (format, n) in other.formats {
+            *self.formats.entry(format).or_default() += n;
+        }
+        self.machines += other.machines;
+        self.events += other.events;
+        self.replayed += other.replayed;
+        self.rejected += other.rejected;
+        for (name, tally) in other.unknown_events {
+            let mine = self.unknown_events.entry(name).or_default();
+            mine.count += tally.count;
+            mine.machines += tally.machines;
+        }
+        for (pair, tally) in other.pairs {
+            match self.pairs.get_mut(&pair) {
+                Some(mine) => mine.merge(tally),
+                None => {
+                    self.pairs.insert(pair, tally);
+                }
+            }
+        }
+        self.crash_loop.extend(other.crash_loop);
+        self.failed_machine_reclaim
+            .extend(other.failed_machine_reclaim);
+        for (key, n) in other.disagreements {
+            *self.disagreements.entry(key).or_default() += n;
+        }
+        self.errors.extend(other.errors);
+        self.skipped.extend(other.skipped);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::Container;
+
+    fn step(from: State, event: EventKind, verdict: Verdict, minute: u32) -> Step {
+        Step {
+            time: DateTime::parse_from_rfc3339(&format!("2025-01-01T00:{minute:02}:00Z"))
+                .unwrap()
+                .with_timezone(&Utc),
+            event,
+            message: String::new(),
+            from,
+            verdict,
+            to: from,
+            stored: true,
+            recorded_state: None,
+            line: 1,
+        }
+    }
+
+    fn trace(machine: &str, steps: Vec<Step>) -> Trace {
+        Trace {
+            machine: machine.to_string(),
+            source: "x".to_string(),
+            steps,
+            container: Container::default(),
+            unknown: Vec::new(),
+            last_error_only: None,
+            annotated: false,
+        }
+    }
+
+    #[test]
+    fn counts_events_and_distinct_machines_per_pair() {
+        let w = State::Waiting;
+        let pxe = EventKind::PxeBooting;
+        let mut a = Summary::default();
+        a.add_trace(&trace(
+            "m2",
+            vec![
+                step(w, pxe, Verdict::Unexpected, 5),
+                step(w, pxe, Verdict::Unexpected, 9),
+                step(w, EventKind::Waiting, Verdict::Expected, 1),
+            ],
+        ));
+        let mut b = Summary::default();
+        b.add_trace(&trace("m1", vec![step(w, pxe, Verdict::Unexpected, 2)]));
+        b.add_trace(&trace("m3", vec![step(w, pxe, Verdict::Rejected, 3)]));
+        a += b;
+        let tally = &a.pairs[&(w, pxe)];
+        assert_eq!(tally.count, 3);
+        assert_eq!(tally.machines, 2);
+        assert_eq!(tally.first_seen.to_rfc3339(), "2025-01-01T00:02:00+00:00");
+        assert_eq!(tally.last_seen.to_rfc3339(), "2025-01-01T00:09:00+00:00");
+        assert_eq!(tally.examples.iter().collect::<Vec<_>>(), vec!["m1", "m2"]);
+        assert_eq!((a.events, a.replayed, a.rejected, a.machines), (5, 4, 1, 3));
+    }
+
+    #[test]
+    fn merge_order_does_not_change_the_result() {
+        let mk = |m: &str| {
+            let mut s = Summary::default();
+            s.add_trace(&trace(
+                m,
+                vec![step(
+                    State::Preparing,
+                    EventKind::Preparing,
+                    Verdict::Unexpected,
+                    1,
+                )],
+            ));
+            s
+        };
+        let names = ["m5", "m4", "m3", "m2", "m1"];
+        let mut forward = Summary::default();
+        for n in names {
+            forward += mk(n);
+        }
+        let mut backward = Summary::default();
+        for n in names.iter().rev() {
+            backward += mk(n);
+        }
+        assert_eq!(forward, backward);
+        assert_eq!(
+            forward.pairs[&(State::Preparing, EventKind::Preparing)]
+                .examples
+                .iter()
+                .collect::<Vec<_>>(),
+            vec!["m1", "m2", "m3"]
+        );
+    }
+
+    #[test]
+    fn disagreement_only_where_verdicts_differ() {
+        let mut s = step(
+            State::Registering,
+            EventKind::Installing,
+            Verdict::Expected,
+            1,
+        );
+        s.recorded_state = Some(State::Registering);
+        assert_eq!(
+            disagreement(&s),
+            Some((EventKind::Installing, Some(State::Registering), None))
+        );
+        s.verdict = Verdict::Unexpected;
+        assert_eq!(disagreement(&s), None);
+        s.recorded_state = None;
+        assert_eq!(
+            disagreement(&s),
+            Some((EventKind::Installing, None, Some(State::Registering)))
+        );
+    }
+}

@@ -1,0 +1,49 @@
+//! `fsmlog replay`: every machine's events, one machine at a time, as they are read.
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Result;
+
+use super::{Inputs, Outcome, print_problems};
+use crate::cli::ReplayArgs;
+use crate::input::{self, Record};
+use crate::render::trace_renderer;
+use crate::replay::replay;
+
+/// Streams the traces in input order.
+pub fn run(args: &ReplayArgs) -> Result<Outcome> {
+    let inputs = Inputs::resolve(&args.input)?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut renderer = trace_renderer(args.output);
+    renderer.begin(&inputs.rules.name, &mut out)?;
+    let mut errors = inputs.errors.clone();
+    let mut skipped = Vec::new();
+    let mut write_error: Option<io::Error> = None;
+    for file in &inputs.files {
+        input::read_file(file, &inputs.options, &mut |record| match record {
+            Record::Machine(log) => {
+                if write_error.is_none() {
+                    let trace = replay(&log, &inputs.rules);
+                    if let Err(err) = renderer.machine(&trace, &mut out) {
+                        write_error = Some(err);
+                    }
+                }
+            }
+            Record::Error(err) => errors.push(err),
+            Record::Skipped { path, reason } => skipped.push((path, reason)),
+        });
+        if let Some(err) = write_error {
+            return Err(err.into());
+        }
+    }
+    renderer.end(&mut out)?;
+    out.flush()?;
+    errors.sort();
+    print_problems(&errors, &skipped);
+    Ok(if errors.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::InputErrors
+    })
+}

@@ -1,0 +1,362 @@
+//! Reading exports: finds the files behind the paths, detects each file's format by content,
+//! and hands every machine's log on as soon as it is read, one machine at a time.
+
+mod json;
+mod table;
+pub mod time;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use flate2::read::MultiGzDecoder;
+
+use crate::event::Event;
+
+/// One machine's events as read from one input, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineLog {
+    pub machine: String,
+    /// The file (or `-`) the log came from.
+    pub source: String,
+    pub format: Format,
+    /// Oldest first; equal times keep the order metal-api stored them in.
+    pub events: Vec<Event>,
+    /// The exported last error event, which may or may not be among `events`.
+    pub last_error_event: Option<Event>,
+    pub recorded: RecordedFlags,
+    /// Whether messages carry metal-api's recorded verdicts (true for every export).
+    pub annotated: bool,
+}
+
+/// The container fields an export recorded besides the log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordedFlags {
+    pub last_event_time: Option<DateTime<Utc>>,
+    pub crash_loop: Option<bool>,
+    pub failed_machine_reclaim: Option<bool>,
+}
+
+/// The input formats fsmlog reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum Format {
+    /// `metalctl machine logs ID -o json` (an event array, maybe a `Recent last error` block).
+    LogsJson,
+    /// `metalctl machine describe ID -o json` (one machine object).
+    DescribeJson,
+    /// `metalctl machine list -o json` (an array of machine objects).
+    ListJson,
+    /// metal-api's `GET /v1/machine/{id}/event` response (`{log, last_error_event, …}`).
+    EventApi,
+    /// The table `metalctl machine logs ID` prints (also `-o wide`, `-o markdown`).
+    Table,
+}
+
+impl Format {
+    /// The name used in `--format` and in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::LogsJson => "logs-json",
+            Format::DescribeJson => "describe-json",
+            Format::ListJson => "list-json",
+            Format::EventApi => "event-api",
+            Format::Table => "table",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A problem with the input, named by file and line (and column where it helps).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct InputError {
+    pub path: String,
+    /// One-based; 0 when the problem concerns the whole file.
+    pub line: usize,
+    /// One-based; 0 when unknown or not helpful.
+    pub column: usize,
+    pub message: String,
+}
+
+impl InputError {
+    /// A problem at a line of a file.
+    pub fn at(path: &str, line: usize, message: impl Into<String>) -> InputError {
+        InputError {
+            path: path.to_string(),
+            line,
+            column: 0,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.path)?;
+        if self.line > 0 {
+            write!(f, ":{}", self.line)?;
+            if self.column > 0 {
+                write!(f, ":{}", self.column)?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// What the reader hands on: a machine's log, or a problem it met on the way.
+#[derive(Debug)]
+pub enum Record {
+    Machine(MachineLog),
+    Error(InputError),
+    /// A file found while walking a directory that holds no machine log.
+    Skipped {
+        path: String,
+        reason: String,
+    },
+}
+
+/// How to read the inputs.
+#[derive(Debug, Clone, Default)]
+pub struct InputOptions {
+    /// Forces a format instead of detecting it.
+    pub format: Option<Format>,
+    /// The machine id for single-machine formats instead of the file stem.
+    pub machine_id: Option<String>,
+}
+
+/// One file to read, and whether it was named by the user or found in a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputFile {
+    pub path: PathBuf,
+    pub named: bool,
+}
+
+impl InputFile {
+    /// The path as shown in messages; `-` for standard input.
+    pub fn display(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+/// Expands the command-line paths into files: directories recursively, sorted, hidden entries
+/// left out. Paths that do not exist come back as errors.
+pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<InputError>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            files.push(InputFile {
+                path: path.clone(),
+                named: true,
+            });
+            continue;
+        }
+        if path.is_dir() {
+            let walk = walkdir::WalkDir::new(path)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_entry(|e| {
+                    e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.')
+                });
+            for entry in walk {
+                match entry {
+                    Ok(entry) if entry.file_type().is_file() => files.push(InputFile {
+                        path: entry.into_path(),
+                        named: false,
+                    }),
+                    Ok(_) => {}
+                    Err(err) => errors.push(InputError::at(
+                        &err.path().unwrap_or(path).display().to_string(),
+                        0,
+                        format!("cannot read directory entry: {err}"),
+                    )),
+                }
+            }
+        } else if path.exists() {
+            files.push(InputFile {
+                path: path.clone(),
+                named: true,
+            });
+        } else {
+            errors.push(InputError::at(
+                &path.display().to_string(),
+                0,
+                "no such file or directory",
+            ));
+        }
+    }
+    (files, errors)
+}
+
+/// Everything a format reader needs to know about the file it reads.
+pub(crate) struct FileContext<'a> {
+    pub path: String,
+    /// The machine id for single-machine formats.
+    pub machine: String,
+    pub options: &'a InputOptions,
+}
+
+/// Reads one file and hands on every record it holds.
+pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(Record)) {
+    let display = file.display();
+    let reader: Box<dyn Read> = if file.path.as_os_str() == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        match File::open(&file.path) {
+            Ok(f) => Box::new(f),
+            Err(err) => {
+                sink(Record::Error(InputError::at(
+                    &display,
+                    0,
+                    format!("cannot open: {err}"),
+                )));
+                return;
+            }
+        }
+    };
+    let gzipped = file.path.extension().is_some_and(|e| e == "gz");
+    let reader: Box<dyn Read> = if gzipped {
+        Box::new(MultiGzDecoder::new(reader))
+    } else {
+        reader
+    };
+    let ctx = FileContext {
+        machine: options
+            .machine_id
+            .clone()
+            .unwrap_or_else(|| machine_from_path(&file.path)),
+        path: display,
+        options,
+    };
+    read_stream(
+        BufReader::with_capacity(256 * 1024, reader),
+        &ctx,
+        file.named,
+        sink,
+    );
+}
+
+fn read_stream(
+    mut reader: impl BufRead,
+    ctx: &FileContext,
+    named: bool,
+    sink: &mut dyn FnMut(Record),
+) {
+    let family = match ctx.options.format {
+        Some(Format::Table) => Some(Family::Table),
+        Some(_) => Some(Family::Json),
+        None => match reader.fill_buf() {
+            Ok(head) => detect(head),
+            Err(err) => {
+                sink(Record::Error(InputError::at(
+                    &ctx.path,
+                    0,
+                    format!("cannot read: {err}"),
+                )));
+                return;
+            }
+        },
+    };
+    let outcome = match family {
+        Some(Family::Table) => table::read(reader, ctx, sink),
+        Some(Family::Json) => json::read(reader, ctx, ctx.options.format, sink),
+        None => Err(NotALog(
+            "neither JSON nor a metalctl table (binary or empty?)".to_string(),
+        )),
+    };
+    if let Err(NotALog(reason)) = outcome {
+        let hint = "; use --format to read it as a given format";
+        if named {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                0,
+                format!("not a machine log: {reason}{hint}"),
+            )));
+        } else {
+            sink(Record::Skipped {
+                path: ctx.path.clone(),
+                reason: format!("{reason}{hint}"),
+            });
+        }
+    }
+}
+
+/// A file that holds no machine log at all (as opposed to a damaged one).
+pub(crate) struct NotALog(pub String);
+
+/// The two families of formats, told apart by the first bytes; each reader then tells the
+/// exact format from the content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Json,
+    Table,
+}
+
+/// Guesses the family from the first bytes: JSON by its first character, a table otherwise.
+fn detect(head: &[u8]) -> Option<Family> {
+    let text = trim_bom(head);
+    let first = text.iter().find(|b| !b.is_ascii_whitespace())?;
+    match first {
+        b'[' | b'{' => Some(Family::Json),
+        _ if text.contains(&0) => None,
+        _ => Some(Family::Table),
+    }
+}
+
+fn trim_bom(head: &[u8]) -> &[u8] {
+    head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head)
+}
+
+/// The machine id a file stands for: its name without extensions (`ID.json.gz` → `ID`).
+pub fn machine_from_path(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "-".to_string());
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            stem.to_string()
+        }
+        _ => name.to_string(),
+    }
+}
+
+/// Puts a log's events into time order; exports are newest first, so a log whose first event
+/// is newer than its last is reversed before the stable sort keeps equal times in stored order.
+pub(crate) fn into_time_order(events: &mut [Event], newest_first_by_default: bool) {
+    let newest_first = match (events.first(), events.last()) {
+        (Some(first), Some(last)) if first.time != last.time => first.time > last.time,
+        _ => newest_first_by_default,
+    };
+    if newest_first {
+        events.reverse();
+    }
+    events.sort_by_key(|e| e.time);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machine_id_is_the_stem() {
+        assert_eq!(machine_from_path(Path::new("a/b/m-1.json")), "m-1");
+        assert_eq!(machine_from_path(Path::new("m-1.json.gz")), "m-1");
+        assert_eq!(machine_from_path(Path::new("m-1")), "m-1");
+    }
+
+    #[test]
+    fn detect_by_first_character() {
+        assert_eq!(detect(b"  \n[{"), Some(Family::Json));
+        assert_eq!(detect(b"TIME  EVENT"), Some(Family::Table));
+        assert_eq!(detect(b""), None);
+        assert_eq!(detect(b"\x7fELF\0\0"), None);
+    }
+}

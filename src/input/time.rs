@@ -1,0 +1,124 @@
+//! Times as exports write them: RFC 3339 in JSON, and RFC 1123 as Go prints it in tables
+//! (`Mon, 22 Aug 2022 06:36:15 UTC`, with a zone abbreviation or a numeric offset).
+
+use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone, Utc};
+
+/// Zone abbreviations Go prints for the locations metal-stack runs in, with their UTC offsets
+/// in minutes. Ambiguous ones (IST, CST) take the meaning listed here.
+pub const ZONES: [(&str, i32); 28] = [
+    ("UTC", 0),
+    ("GMT", 0),
+    ("Z", 0),
+    ("WET", 0),
+    ("WEST", 60),
+    ("BST", 60),
+    ("IST", 60),
+    ("CET", 60),
+    ("CEST", 120),
+    ("MET", 60),
+    ("MEST", 120),
+    ("EET", 120),
+    ("EEST", 180),
+    ("MSK", 180),
+    ("EST", -300),
+    ("EDT", -240),
+    ("CST", -360),
+    ("CDT", -300),
+    ("MST", -420),
+    ("MDT", -360),
+    ("PST", -480),
+    ("PDT", -420),
+    ("HST", -600),
+    ("JST", 540),
+    ("KST", 540),
+    ("HKT", 480),
+    ("AEST", 600),
+    ("AEDT", 660),
+];
+
+/// Parses an RFC 3339 time, with or without fractions, `Z` or an offset.
+pub fn parse_rfc3339(text: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(text.trim())
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|err| format!("invalid RFC 3339 time {text:?}: {err}"))
+}
+
+/// Parses `Mon, 22 Aug 2022 06:36:15 UTC` (or `+0200`) as Go's RFC 1123 layouts print it.
+pub fn parse_rfc1123(text: &str) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    let without_weekday = match text.split_once(", ") {
+        Some((_, rest)) => rest,
+        None => text,
+    };
+    let Some((local, zone)) = without_weekday.rsplit_once(' ') else {
+        return Err(format!("invalid RFC 1123 time {text:?}"));
+    };
+    let naive = NaiveDateTime::parse_from_str(local, "%d %b %Y %H:%M:%S%.f")
+        .map_err(|err| format!("invalid RFC 1123 time {text:?}: {err}"))?;
+    let offset_minutes = zone_offset(zone).ok_or_else(|| {
+        format!(
+            "unknown time zone {zone:?} in {text:?}; known abbreviations: {}",
+            zone_list()
+        )
+    })?;
+    let offset = FixedOffset::east_opt(offset_minutes * 60)
+        .ok_or_else(|| format!("time zone offset out of range in {text:?}"))?;
+    offset
+        .from_local_datetime(&naive)
+        .single()
+        .map(|t| t.with_timezone(&Utc))
+        .ok_or_else(|| format!("invalid local time {text:?}"))
+}
+
+fn zone_offset(zone: &str) -> Option<i32> {
+    let bytes = zone.as_bytes();
+    if bytes.len() == 5 && (bytes[0] == b'+' || bytes[0] == b'-') {
+        let hours: i32 = zone[1..3].parse().ok()?;
+        let minutes: i32 = zone[3..5].parse().ok()?;
+        let sign = if bytes[0] == b'-' { -1 } else { 1 };
+        return Some(sign * (hours * 60 + minutes));
+    }
+    ZONES
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(zone))
+        .map(|(_, offset)| *offset)
+}
+
+fn zone_list() -> String {
+    ZONES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc1123_with_abbreviation_and_offset() {
+        let utc = parse_rfc1123("Mon, 22 Aug 2022 06:36:15 UTC").unwrap();
+        assert_eq!(utc.to_rfc3339(), "2022-08-22T06:36:15+00:00");
+        let cest = parse_rfc1123("Sun, 21 Sep 2025 16:19:52 CEST").unwrap();
+        assert_eq!(cest.to_rfc3339(), "2025-09-21T14:19:52+00:00");
+        let numeric = parse_rfc1123("Mon, 22 Aug 2022 06:36:15 -0130").unwrap();
+        assert_eq!(numeric.to_rfc3339(), "2022-08-22T08:06:15+00:00");
+    }
+
+    #[test]
+    fn rfc1123_rejects_unknown_zone_and_garbage() {
+        assert!(
+            parse_rfc1123("Mon, 22 Aug 2022 06:36:15 XYZT")
+                .unwrap_err()
+                .contains("unknown time zone")
+        );
+        assert!(parse_rfc1123("yesterday").is_err());
+        assert!(parse_rfc1123("Mon, 32 Aug 2022 06:36:15 UTC").is_err());
+    }
+
+    #[test]
+    fn rfc3339_with_fraction_and_offset() {
+        let t = parse_rfc3339("2025-09-22T12:23:48.063Z").unwrap();
+        assert_eq!(t.timestamp_subsec_millis(), 63);
+        let t = parse_rfc3339("2025-09-22T14:23:48+02:00").unwrap();
+        assert_eq!(t.to_rfc3339(), "2025-09-22T12:23:48+00:00");
+        assert!(parse_rfc3339("2025-13-22").is_err());
+    }
+}

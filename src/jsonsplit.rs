@@ -1,0 +1,388 @@
+//! Cuts a JSON byte stream into its values without parsing them, so that a huge top-level array
+//! is handed on one element at a time (memory bounded by the largest element) and each element
+//! knows the line it starts on for error messages.
+
+use std::io::{self, BufRead};
+
+/// Why a value could not be cut out of the stream.
+#[derive(Debug)]
+pub enum SplitError {
+    Io(io::Error),
+    /// The stream is not JSON where a value should start, or ended inside one.
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+impl From<io::Error> for SplitError {
+    fn from(err: io::Error) -> Self {
+        SplitError::Io(err)
+    }
+}
+
+/// A position in the stream, one-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// A reader that hands out whole JSON values and tracks lines and columns.
+pub struct Splitter<R> {
+    reader: R,
+    line: usize,
+    column: usize,
+    bytes_read: u64,
+}
+
+impl<R: BufRead> Splitter<R> {
+    /// Wraps a buffered reader positioned at the start of the stream.
+    pub fn new(reader: R) -> Self {
+        Splitter {
+            reader,
+            line: 1,
+            column: 1,
+            bytes_read: 0,
+        }
+    }
+
+    /// Where the next byte will be read.
+    pub fn position(&self) -> Position {
+        Position {
+            line: self.line,
+            column: self.column,
+        }
+    }
+
+    /// How many bytes have been consumed so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// The next byte without consuming it; `None` at the end.
+    pub fn peek(&mut self) -> Result<Option<u8>, SplitError> {
+        Ok(self.reader.fill_buf()?.first().copied())
+    }
+
+    /// Consumes one byte.
+    pub fn bump(&mut self) -> Result<Option<u8>, SplitError> {
+        let Some(byte) = self.peek()? else {
+            return Ok(None);
+        };
+        self.reader.consume(1);
+        track(
+            &mut self.line,
+            &mut self.column,
+            &mut self.bytes_read,
+            &[byte],
+        );
+        Ok(Some(byte))
+    }
+
+    /// Skips white space and returns the next byte without consuming it.
+    pub fn skip_whitespace(&mut self) -> Result<Option<u8>, SplitError> {
+        loop {
+            let buf = self.reader.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            let mut used = 0;
+            let mut found = None;
+            for &byte in buf {
+                if matches!(byte, b' ' | b'\t' | b'\r' | b'\n') {
+                    used += 1;
+                } else {
+                    found = Some(byte);
+                    break;
+                }
+            }
+            track(
+                &mut self.line,
+                &mut self.column,
+                &mut self.bytes_read,
+                &buf[..used],
+            );
+            self.reader.consume(used);
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+    }
+
+    /// Consumes the rest of the current line (for the text between metalctl's JSON documents).
+    pub fn read_line(&mut self, out: &mut Vec<u8>) -> Result<(), SplitError> {
+        let before = out.len();
+        self.reader.read_until(b'\n', out)?;
+        track(
+            &mut self.line,
+            &mut self.column,
+            &mut self.bytes_read,
+            &out[before..],
+        );
+        Ok(())
+    }
+
+    fn syntax(&self, message: impl Into<String>) -> SplitError {
+        SplitError::Syntax {
+            line: self.line,
+            column: self.column,
+            message: message.into(),
+        }
+    }
+
+    /// Expects `byte` after optional white space and consumes it.
+    pub fn expect(&mut self, byte: u8) -> Result<(), SplitError> {
+        match self.skip_whitespace()? {
+            Some(found) if found == byte => {
+                self.bump()?;
+                Ok(())
+            }
+            Some(found) => Err(self.syntax(format!(
+                "expected `{}`, found `{}`",
+                byte as char,
+                printable(found)
+            ))),
+            None => Err(self.syntax(format!("expected `{}`, found the end", byte as char))),
+        }
+    }
+
+    /// Appends the next whole JSON value to `out` and returns where it started.
+    ///
+    /// Strings and nesting are tracked but nothing is validated beyond that: the element is
+    /// parsed afterwards, which gives the precise error.
+    pub fn read_value(&mut self, out: &mut Vec<u8>) -> Result<Position, SplitError> {
+        let Some(first) = self.skip_whitespace()? else {
+            return Err(self.syntax("expected a JSON value, found the end"));
+        };
+        let start = self.position();
+        match first {
+            b'{' | b'[' | b'"' => self.read_nested(out)?,
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => self.read_scalar(out)?,
+            other => {
+                return Err(self.syntax(format!(
+                    "expected a JSON value, found `{}`",
+                    printable(other)
+                )));
+            }
+        }
+        Ok(start)
+    }
+
+    fn read_scalar(&mut self, out: &mut Vec<u8>) -> Result<(), SplitError> {
+        while let Some(byte) = self.peek()? {
+            if matches!(byte, b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n') {
+                break;
+            }
+            out.push(byte);
+            self.bump()?;
+        }
+        Ok(())
+    }
+
+    fn read_nested(&mut self, out: &mut Vec<u8>) -> Result<(), SplitError> {
+        let mut depth = 0usize;
+        let mut in_string = false;
+        let mut escaped = false;
+        loop {
+            let buf = self.reader.fill_buf()?;
+            if buf.is_empty() {
+                let what = if in_string { "a string" } else { "a value" };
+                return Err(self.syntax(format!("the input ends inside {what} (truncated?)")));
+            }
+            let mut used = 0;
+            let mut done = false;
+            for &byte in buf {
+                used += 1;
+                if in_string {
+                    if escaped {
+                        escaped = false;
+                    } else if byte == b'\\' {
+                        escaped = true;
+                    } else if byte == b'"' {
+                        in_string = false;
+                        if depth == 0 {
+                            done = true;
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                match byte {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            done = true;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            out.extend_from_slice(&buf[..used]);
+            track(
+                &mut self.line,
+                &mut self.column,
+                &mut self.bytes_read,
+                &buf[..used],
+            );
+            self.reader.consume(used);
+            if done {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Moves a position over consumed bytes. Columns count bytes, as serde_json's do.
+fn track(line: &mut usize, column: &mut usize, bytes_read: &mut u64, bytes: &[u8]) {
+    *bytes_read += bytes.len() as u64;
+    match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(last) => {
+            *line += bytes.iter().filter(|&&b| b == b'\n').count();
+            *column = bytes.len() - last;
+        }
+        None => *column += bytes.len(),
+    }
+}
+
+fn printable(byte: u8) -> String {
+    if byte.is_ascii_graphic() {
+        (byte as char).to_string()
+    } else {
+        format!("\\x{byte:02x}")
+    }
+}
+
+/// Reads a top-level array element by element, calling `each` with the element and its start.
+pub fn for_each_element<R: BufRead>(
+    splitter: &mut Splitter<R>,
+    mut each: impl FnMut(&[u8], Position) -> Result<(), SplitError>,
+) -> Result<(), SplitError> {
+    splitter.expect(b'[')?;
+    let mut element = Vec::new();
+    if splitter.skip_whitespace()? == Some(b']') {
+        splitter.bump()?;
+        return Ok(());
+    }
+    loop {
+        element.clear();
+        let start = splitter.read_value(&mut element)?;
+        each(&element, start)?;
+        match splitter.skip_whitespace()? {
+            Some(b',') => {
+                splitter.bump()?;
+            }
+            Some(b']') => {
+                splitter.bump()?;
+                return Ok(());
+            }
+            Some(other) => {
+                return Err(splitter.syntax(format!(
+                    "expected `,` or `]` after an array element, found `{}`",
+                    printable(other)
+                )));
+            }
+            None => return Err(splitter.syntax("the array is not closed (truncated?)")),
+        }
+    }
+}
+
+/// The start lines of the elements of the array found by following `path` through nested
+/// objects (`["events", "log"]`); empty when the path leads nowhere.
+pub fn element_lines_at(text: &[u8], path: &[&str]) -> Result<Vec<usize>, SplitError> {
+    let Some((key, rest)) = path.split_first() else {
+        return Ok(Vec::new());
+    };
+    let mut splitter = Splitter::new(text);
+    splitter.expect(b'{')?;
+    let mut scratch = Vec::new();
+    loop {
+        match splitter.skip_whitespace()? {
+            Some(b'}') | None => return Ok(Vec::new()),
+            Some(b',') => {
+                splitter.bump()?;
+                continue;
+            }
+            _ => {}
+        }
+        scratch.clear();
+        splitter.read_value(&mut scratch)?;
+        let name: String = serde_json::from_slice(&scratch).unwrap_or_default();
+        splitter.expect(b':')?;
+        if name == *key {
+            if rest.is_empty() {
+                if splitter.skip_whitespace()? != Some(b'[') {
+                    return Ok(Vec::new());
+                }
+                let mut lines = Vec::new();
+                for_each_element(&mut splitter, |_, start| {
+                    lines.push(start.line);
+                    Ok(())
+                })?;
+                return Ok(lines);
+            }
+            scratch.clear();
+            let start = splitter.read_value(&mut scratch)?;
+            let inner = element_lines_at(&scratch, rest)?;
+            return Ok(inner.into_iter().map(|l| l + start.line - 1).collect());
+        }
+        scratch.clear();
+        splitter.read_value(&mut scratch)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn elements(text: &str) -> Result<Vec<(String, usize)>, SplitError> {
+        let mut splitter = Splitter::new(text.as_bytes());
+        let mut out = Vec::new();
+        for_each_element(&mut splitter, |bytes, start| {
+            out.push((String::from_utf8(bytes.to_vec()).unwrap(), start.line));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn splits_elements_with_their_lines() {
+        let got = elements("[\n {\"a\": \"}]\\\"\"},\n [1, [2]],\n 3\n]").unwrap();
+        assert_eq!(
+            got,
+            vec![
+                ("{\"a\": \"}]\\\"\"}".to_string(), 2),
+                ("[1, [2]]".to_string(), 3),
+                ("3".to_string(), 4)
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_array_has_no_elements() {
+        assert!(elements("  [ ] ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn truncated_array_is_a_syntax_error_with_line() {
+        match elements("[\n{\"a\": 1},\n{\"b\": ") {
+            Err(SplitError::Syntax { line, .. }) => assert_eq!(line, 3),
+            other => panic!("expected a syntax error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn finds_element_lines_under_a_key() {
+        let text = b"{\"name\": \"x [\",\n \"rows\": [\n {\"a\":1},\n {\"b\":2}\n ]}";
+        assert_eq!(element_lines_at(text, &["rows"]).unwrap(), vec![3, 4]);
+        let nested = b"{\"id\": 1,\n \"events\": {\"x\": [], \"log\": [\n {},\n\n {}]}}";
+        assert_eq!(
+            element_lines_at(nested, &["events", "log"]).unwrap(),
+            vec![3, 5]
+        );
+    }
+}

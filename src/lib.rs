@@ -1,0 +1,17 @@
+//! fsmlog replays metal-stack machine provisioning event logs through metal-api's FSM.
+//!
+//! The pipeline runs one way: [`input`] finds and reads exports into per-machine
+//! [`input::MachineLog`]s; [`rules`] provides the [`rules::Ruleset`] to judge them by;
+//! [`replay`] turns a log into a [`replay::Trace`] exactly as metal-api would have handled each
+//! event; [`aggregate`] folds traces into a fleet [`aggregate::Summary`]; [`render`] prints
+//! summaries and traces for people and programs. [`commands`] wires these per subcommand.
+
+pub mod aggregate;
+pub mod cli;
+pub mod commands;
+pub mod event;
+pub mod input;
+pub mod jsonsplit;
+pub mod render;
+pub mod replay;
+pub mod rules;

@@ -1,0 +1,38 @@
+//! The `fsmlog` binary: parse the command line, run the command, map the outcome to an exit
+//! code (0 ok, 1 a gate failed, 2 bad usage or unreadable input).
+
+use std::io::{self, ErrorKind};
+use std::process::ExitCode;
+
+use clap::Parser;
+use fsmlog::cli::Cli;
+use fsmlog::commands::{self, Outcome};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match commands::run(cli) {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::GateFailed) => ExitCode::from(1),
+        Ok(Outcome::InputErrors) => ExitCode::from(2),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("fsmlog: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A reader that closed the pipe (`fsmlog … | head`) is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == ErrorKind::BrokenPipe)
+    })
+}

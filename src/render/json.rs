@@ -1,0 +1,291 @@
+//! The JSON and NDJSON output, whose shape is documented in the README and kept stable.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{Report, TraceRenderer, time};
+use crate::event::State;
+use crate::replay::{Container, Step, StoredEvent, Trace};
+
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    rules: &'a str,
+    inputs: InputsJson<'a>,
+    unexpected: Vec<PairJson>,
+    machines: MachinesJson<'a>,
+    disagreements: Vec<DisagreementJson>,
+}
+
+#[derive(Serialize)]
+struct InputsJson<'a> {
+    files: u64,
+    formats: std::collections::BTreeMap<&'static str, u64>,
+    machines: u64,
+    events: u64,
+    replayed: u64,
+    rejected: u64,
+    unknown_events: Vec<UnknownJson<'a>>,
+    errors: Vec<ErrorJson<'a>>,
+    skipped: Vec<SkippedJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct UnknownJson<'a> {
+    event: &'a str,
+    count: u64,
+    machines: u64,
+}
+
+#[derive(Serialize)]
+struct ErrorJson<'a> {
+    path: &'a str,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct SkippedJson<'a> {
+    path: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct PairJson {
+    state: &'static str,
+    event: &'static str,
+    count: u64,
+    machines: u64,
+    first_seen: String,
+    last_seen: String,
+    examples: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct MachinesJson<'a> {
+    crash_loop: Vec<&'a str>,
+    failed_machine_reclaim: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct DisagreementJson {
+    event: &'static str,
+    recorded_state: Option<&'static str>,
+    replayed_state: Option<&'static str>,
+    count: u64,
+}
+
+/// Writes `report -o json`.
+pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let s = report.summary;
+    let doc = ReportJson {
+        rules: report.rules,
+        inputs: InputsJson {
+            files: s.files,
+            formats: s.formats.iter().map(|(f, n)| (f.name(), *n)).collect(),
+            machines: s.machines,
+            events: s.events,
+            replayed: s.replayed,
+            rejected: s.rejected,
+            unknown_events: s
+                .unknown_events
+                .iter()
+                .map(|(name, t)| UnknownJson {
+                    event: name,
+                    count: t.count,
+                    machines: t.machines,
+                })
+                .collect(),
+            errors: s
+                .errors
+                .iter()
+                .map(|e| ErrorJson {
+                    path: &e.path,
+                    line: (e.line > 0).then_some(e.line),
+                    column: (e.column > 0).then_some(e.column),
+                    message: &e.message,
+                })
+                .collect(),
+            skipped: s
+                .skipped
+                .iter()
+                .map(|(path, reason)| SkippedJson { path, reason })
+                .collect(),
+        },
+        unexpected: s
+            .pairs_by_count()
+            .into_iter()
+            .map(|((state, event), t)| PairJson {
+                state: state.name(),
+                event: event.name(),
+                count: t.count,
+                machines: t.machines,
+                first_seen: time(t.first_seen),
+                last_seen: time(t.last_seen),
+                examples: t.examples.iter().cloned().collect(),
+            })
+            .collect(),
+        machines: MachinesJson {
+            crash_loop: s.crash_loop.iter().map(String::as_str).collect(),
+            failed_machine_reclaim: s
+                .failed_machine_reclaim
+                .iter()
+                .map(String::as_str)
+                .collect(),
+        },
+        disagreements: s
+            .disagreements
+            .iter()
+            .map(|((event, recorded, replayed), count)| DisagreementJson {
+                event: event.name(),
+                recorded_state: recorded.map(State::name),
+                replayed_state: replayed.map(State::name),
+                count: *count,
+            })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+#[derive(Serialize)]
+struct MachineJson<'a> {
+    machine: &'a str,
+    source: &'a str,
+    state: &'static str,
+    container: ContainerJson<'a>,
+    steps: Vec<StepJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ContainerJson<'a> {
+    id: &'a str,
+    liveliness: &'static str,
+    events: Vec<StoredJson<'a>>,
+    last_event_time: Option<String>,
+    last_error_event: Option<StoredJson<'a>>,
+    crash_loop: bool,
+    failed_machine_reclaim: bool,
+}
+
+#[derive(Serialize)]
+struct StoredJson<'a> {
+    time: String,
+    event: &'static str,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct StepJson<'a> {
+    time: String,
+    event: &'static str,
+    message: &'a str,
+    from: &'static str,
+    verdict: &'static str,
+    to: &'static str,
+    stored: bool,
+    recorded_state: Option<&'static str>,
+}
+
+fn stored(e: &StoredEvent) -> StoredJson<'_> {
+    StoredJson {
+        time: time(e.time),
+        event: e.event.name(),
+        message: &e.message,
+    }
+}
+
+fn container<'a>(machine: &'a str, c: &'a Container) -> ContainerJson<'a> {
+    ContainerJson {
+        id: machine,
+        liveliness: c.liveliness.name(),
+        events: c.events.iter().map(stored).collect(),
+        last_event_time: c.last_event_time.map(time),
+        last_error_event: c.last_error_event.as_ref().map(stored),
+        crash_loop: c.crash_loop,
+        failed_machine_reclaim: c.failed_machine_reclaim,
+    }
+}
+
+fn step(s: &Step) -> StepJson<'_> {
+    StepJson {
+        time: time(s.time),
+        event: s.event.name(),
+        message: &s.message,
+        from: s.from.name(),
+        verdict: s.verdict.name(),
+        to: s.to.name(),
+        stored: s.stored,
+        recorded_state: s.recorded_state.map(State::name),
+    }
+}
+
+fn machine(trace: &Trace) -> MachineJson<'_> {
+    MachineJson {
+        machine: &trace.machine,
+        source: &trace.source,
+        state: trace.container.state().name(),
+        container: container(&trace.machine, &trace.container),
+        steps: trace.steps.iter().map(step).collect(),
+    }
+}
+
+/// `replay -o json` (one document, machines streamed into its array) or `-o ndjson`.
+pub struct TraceJson {
+    lines: bool,
+    written: usize,
+}
+
+impl TraceJson {
+    /// One JSON document: `{"rules": …, "machines": [ … ]}`.
+    pub fn array() -> Self {
+        TraceJson {
+            lines: false,
+            written: 0,
+        }
+    }
+
+    /// One machine object per line.
+    pub fn lines() -> Self {
+        TraceJson {
+            lines: true,
+            written: 0,
+        }
+    }
+}
+
+impl TraceRenderer for TraceJson {
+    fn begin(&mut self, rules: &str, out: &mut dyn Write) -> io::Result<()> {
+        if !self.lines {
+            write!(
+                out,
+                "{{\"rules\":{},\"machines\":[",
+                serde_json::to_string(rules)?
+            )?;
+        }
+        Ok(())
+    }
+
+    fn machine(&mut self, trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
+        if !self.lines && self.written > 0 {
+            out.write_all(b",")?;
+        }
+        if !self.lines {
+            out.write_all(b"\n")?;
+        }
+        serde_json::to_writer(&mut *out, &machine(trace))?;
+        if self.lines {
+            out.write_all(b"\n")?;
+        }
+        self.written += 1;
+        Ok(())
+    }
+
+    fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if !self.lines {
+            out.write_all(b"\n]}\n")?;
+        }
+        Ok(())
+    }
+}

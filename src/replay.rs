@@ -1,0 +1,479 @@
+//! metal-api's handling of provisioning events (SPEC §2), replayed one event at a time over a
+//! container, and nothing else: no input, no output.
+
+use chrono::{DateTime, TimeDelta, Utc};
+
+use crate::event::{Event, EventKind, EventName, State, unexpected_message};
+use crate::input::MachineLog;
+use crate::rules::{Ruleset, Target};
+
+/// An event as metal-api stores it in the container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    pub time: DateTime<Utc>,
+    pub event: EventKind,
+    pub message: String,
+}
+
+/// metal-api's liveliness flag; replay only ever sets it to `Alive`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Liveliness {
+    Unknown,
+    Alive,
+}
+
+impl Liveliness {
+    /// metal-api's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Liveliness::Unknown => "Unknown",
+            Liveliness::Alive => "Alive",
+        }
+    }
+}
+
+/// What metal-api keeps per machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    /// Stored events, newest first.
+    pub events: Vec<StoredEvent>,
+    pub last_event_time: Option<DateTime<Utc>>,
+    pub last_error_event: Option<StoredEvent>,
+    pub crash_loop: bool,
+    pub failed_machine_reclaim: bool,
+    pub liveliness: Liveliness,
+}
+
+impl Default for Container {
+    fn default() -> Self {
+        Container {
+            events: Vec::new(),
+            last_event_time: None,
+            last_error_event: None,
+            crash_loop: false,
+            failed_machine_reclaim: false,
+            liveliness: Liveliness::Unknown,
+        }
+    }
+}
+
+impl Container {
+    /// The state is the home state of the newest stored event, `Initial` when none is stored.
+    pub fn state(&self) -> State {
+        self.events
+            .first()
+            .map_or(State::Initial, |e| e.event.home_state())
+    }
+}
+
+/// How the replay judged one event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    Expected,
+    Unexpected,
+    Rejected,
+}
+
+impl Verdict {
+    /// The spelling in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Expected => "expected",
+            Verdict::Unexpected => "unexpected",
+            Verdict::Rejected => "rejected",
+        }
+    }
+}
+
+/// One event's passage through the FSM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub time: DateTime<Utc>,
+    pub event: EventKind,
+    /// The message as the input had it, without a recorded verdict.
+    pub message: String,
+    pub from: State,
+    pub verdict: Verdict,
+    pub to: State,
+    pub stored: bool,
+    pub recorded_state: Option<State>,
+    pub line: usize,
+}
+
+/// An event whose name metal-api does not know; replay skips it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownEvent {
+    pub name: String,
+    pub line: usize,
+}
+
+/// The replay of one machine: every step, and the container at the end.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub machine: String,
+    pub source: String,
+    pub steps: Vec<Step>,
+    pub container: Container,
+    pub unknown: Vec<UnknownEvent>,
+    /// The exported last error event when it is not among the log's rows: judged in its
+    /// recorded state, counted once, never replayed.
+    pub last_error_only: Option<Step>,
+    /// Whether the input carries metal-api's recorded verdicts (exports do, raw streams not).
+    pub annotated: bool,
+}
+
+/// What one event does to the container, decided before anything is changed so the
+/// chronology guard can refuse it whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Effect {
+    store: bool,
+    touch_time: bool,
+    crash_loop: Option<bool>,
+    failed_machine_reclaim: Option<bool>,
+    last_error: bool,
+    /// The message to store: the original, or metal-api's unexpected message.
+    unexpected: bool,
+}
+
+impl Effect {
+    fn store() -> Effect {
+        Effect {
+            store: true,
+            touch_time: true,
+            ..Effect::default()
+        }
+    }
+
+    fn touch() -> Effect {
+        Effect {
+            touch_time: true,
+            ..Effect::default()
+        }
+    }
+}
+
+/// Replays events through one rule set, holding the container between events.
+pub struct Replayer<'r> {
+    rules: &'r Ruleset,
+    container: Container,
+    /// The state the next event is taken to arrive in while the container is still empty.
+    empty_state: State,
+}
+
+impl<'r> Replayer<'r> {
+    /// Starts from an empty container (`Initial`).
+    pub fn new(rules: &'r Ruleset) -> Self {
+        Replayer {
+            rules,
+            container: Container::default(),
+            empty_state: State::Initial,
+        }
+    }
+
+    /// The container as it stands.
+    pub fn container(&self) -> &Container {
+        &self.container
+    }
+
+    /// Takes the next event to arrive in `state` if nothing is stored yet: the oldest row of an
+    /// export that carries a recorded verdict arrived there (SPEC §2, last paragraph).
+    pub fn assume_empty_state(&mut self, state: State) {
+        self.empty_state = state;
+    }
+
+    fn current_state(&self) -> State {
+        if self.container.events.is_empty() {
+            self.empty_state
+        } else {
+            self.container.state()
+        }
+    }
+
+    /// Handles one event as metal-api would and tells what happened.
+    pub fn step(
+        &mut self,
+        time: DateTime<Utc>,
+        event: EventKind,
+        message: &str,
+        recorded_state: Option<State>,
+        line: usize,
+    ) -> Step {
+        let from = self.current_state();
+        let (effect, verdict) = match self.rules.lookup(from, event) {
+            None => (self.unexpected_effect(event), Verdict::Unexpected),
+            Some(target) => {
+                let receiver = match target {
+                    Target::To(state) => state,
+                    Target::Stay => from,
+                };
+                (
+                    self.valid_effect(receiver, from, event, time),
+                    Verdict::Expected,
+                )
+            }
+        };
+        let verdict = if self.violates_chronology(&effect, time) {
+            Verdict::Rejected
+        } else {
+            self.apply(&effect, time, event, message, from);
+            verdict
+        };
+        if !self.container.events.is_empty() {
+            self.empty_state = State::Initial;
+        }
+        Step {
+            time,
+            event,
+            message: message.to_string(),
+            from,
+            verdict,
+            to: self.current_state(),
+            stored: verdict != Verdict::Rejected && effect.store,
+            recorded_state,
+            line,
+        }
+    }
+
+    fn unexpected_effect(&self, event: EventKind) -> Effect {
+        Effect {
+            // An unexpected Alive is never stored: it would wedge the FSM (SPEC §2.4).
+            store: event != EventKind::Alive,
+            touch_time: true,
+            crash_loop: matches!(event, EventKind::PxeBooting | EventKind::Preparing)
+                .then_some(true),
+            last_error: true,
+            unexpected: true,
+            ..Effect::default()
+        }
+    }
+
+    /// The effect decided by the state that receives a valid event (SPEC §2.3).
+    fn valid_effect(
+        &self,
+        receiver: State,
+        from: State,
+        event: EventKind,
+        time: DateTime<Utc>,
+    ) -> Effect {
+        let buffers = matches!(
+            receiver,
+            State::PxeBooting | State::Preparing | State::Registering | State::Waiting
+        );
+        if buffers && event == EventKind::PhonedHome && self.within_buffer(time) {
+            return Effect::default();
+        }
+        match receiver {
+            State::Alive => Effect::touch(),
+            State::Crashing => Effect {
+                crash_loop: Some(true),
+                last_error: true,
+                ..Effect::store()
+            },
+            State::PxeBooting => {
+                let base = if from == State::PxeBooting {
+                    Effect::touch()
+                } else {
+                    Effect::store()
+                };
+                Effect {
+                    failed_machine_reclaim: Some(false),
+                    ..base
+                }
+            }
+            State::Preparing => Effect {
+                failed_machine_reclaim: Some(false),
+                ..Effect::store()
+            },
+            State::PhonedHome => match from {
+                State::PhonedHome => Effect::touch(),
+                State::MachineReclaim => {
+                    if self.elapsed_beyond(time, self.rules.failed_reclaim_threshold) {
+                        Effect {
+                            failed_machine_reclaim: Some(true),
+                            ..Effect::touch()
+                        }
+                    } else {
+                        Effect::default()
+                    }
+                }
+                _ => Effect {
+                    crash_loop: Some(false),
+                    ..Effect::store()
+                },
+            },
+            State::PlannedReboot | State::MachineReclaim => Effect {
+                crash_loop: Some(false),
+                ..Effect::store()
+            },
+            State::Initial
+            | State::Registering
+            | State::Waiting
+            | State::Installing
+            | State::BootingNewKernel => Effect::store(),
+        }
+    }
+
+    /// Buffered phoned home: strictly less than the window since the last event.
+    fn within_buffer(&self, time: DateTime<Utc>) -> bool {
+        match (
+            self.rules.buffered_phoned_home,
+            self.container.last_event_time,
+        ) {
+            (Some(window), Some(last)) => time - last < window,
+            _ => false,
+        }
+    }
+
+    /// Strictly more than `threshold` since the last event; with no last event, there is
+    /// nothing to be within.
+    fn elapsed_beyond(&self, time: DateTime<Utc>, threshold: TimeDelta) -> bool {
+        self.container
+            .last_event_time
+            .is_none_or(|last| time - last > threshold)
+    }
+
+    /// The chronology guard (SPEC §2.6), checked on the container as the effect would leave it.
+    fn violates_chronology(&self, effect: &Effect, time: DateTime<Utc>) -> bool {
+        let previous_newest = self.container.events.first().map(|e| e.time);
+        if effect.store && previous_newest.is_some_and(|newest| time < newest) {
+            return true;
+        }
+        let newest = if effect.store {
+            Some(time)
+        } else {
+            previous_newest
+        };
+        let last_event_time = if effect.touch_time {
+            Some(time)
+        } else {
+            self.container.last_event_time
+        };
+        match (newest, last_event_time) {
+            (Some(newest), Some(last)) => newest > last,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    fn apply(
+        &mut self,
+        effect: &Effect,
+        time: DateTime<Utc>,
+        event: EventKind,
+        message: &str,
+        from: State,
+    ) {
+        let c = &mut self.container;
+        let message = if effect.unexpected {
+            unexpected_message(from, message)
+        } else {
+            message.to_string()
+        };
+        let stored = StoredEvent {
+            time,
+            event,
+            message,
+        };
+        if effect.touch_time {
+            c.last_event_time = Some(time);
+            c.liveliness = Liveliness::Alive;
+        }
+        if let Some(flag) = effect.crash_loop {
+            c.crash_loop = flag;
+        }
+        if let Some(flag) = effect.failed_machine_reclaim {
+            c.failed_machine_reclaim = flag;
+        }
+        if effect.last_error {
+            c.last_error_event = Some(stored.clone());
+        }
+        if effect.store {
+            c.events.insert(0, stored);
+            c.events.truncate(self.rules.kept_events);
+        }
+    }
+
+    /// Ends the replay and hands over the container.
+    pub fn finish(self) -> Container {
+        self.container
+    }
+}
+
+/// Replays one machine's log: events in time order, unknown events set aside.
+pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
+    let mut replayer = Replayer::new(rules);
+    let mut steps = Vec::with_capacity(log.events.len());
+    let mut unknown = Vec::new();
+    for event in &log.events {
+        let EventName::Known(kind) = &event.name else {
+            unknown.push(UnknownEvent {
+                name: event.name.as_str().to_string(),
+                line: event.line,
+            });
+            continue;
+        };
+        if steps.is_empty()
+            && let Some(state) = event.recorded_state
+        {
+            replayer.assume_empty_state(state);
+        }
+        steps.push(replayer.step(
+            event.time,
+            *kind,
+            &event.message,
+            event.recorded_state,
+            event.line,
+        ));
+    }
+    let mut container = replayer.finish();
+    if log.recorded.failed_machine_reclaim == Some(true) {
+        // A failed reclaim is flagged by a Phoned Home that is never stored, so an export
+        // cannot show it; the exported flag is the only witness.
+        container.failed_machine_reclaim = true;
+    }
+    let last_error_only = log
+        .last_error_event
+        .as_ref()
+        .filter(|le| !log.events.iter().any(|e| same_event(e, le)))
+        .and_then(|le| judge_in_recorded_state(le, rules));
+    Trace {
+        machine: log.machine.clone(),
+        source: log.source.clone(),
+        steps,
+        container,
+        unknown,
+        last_error_only,
+        annotated: log.annotated,
+    }
+}
+
+fn same_event(a: &Event, b: &Event) -> bool {
+    // Text tables truncate long messages, so time and name identify an event.
+    a.time == b.time && a.name == b.name
+}
+
+/// Judges an event that is not in the log by the state its recorded verdict names.
+fn judge_in_recorded_state(event: &Event, rules: &Ruleset) -> Option<Step> {
+    let EventName::Known(kind) = event.name else {
+        return None;
+    };
+    let state = event.recorded_state?;
+    let verdict = match rules.lookup(state, kind) {
+        None => Verdict::Unexpected,
+        Some(_) => Verdict::Expected,
+    };
+    Some(Step {
+        time: event.time,
+        event: kind,
+        message: event.message.clone(),
+        from: state,
+        verdict,
+        to: state,
+        stored: false,
+        recorded_state: Some(state),
+        line: event.line,
+    })
+}
+
+#[cfg(test)]
+mod tests;

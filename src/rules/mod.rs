@@ -1,0 +1,327 @@
+//! Rule sets: which (state, event) pairs metal-api accepts and where they lead, plus the
+//! behaviour knobs. Built-ins are JSON files in the same schema a user writes.
+
+use std::fmt;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use chrono::TimeDelta;
+use serde::{Deserialize, Serialize};
+
+use crate::event::{EventKind, State};
+use crate::jsonsplit::element_lines_at;
+
+const BUILTIN: [(&str, &str); 3] = [
+    (
+        "metal-api-v0.19.0",
+        include_str!("builtin/metal-api-v0.19.0.json"),
+    ),
+    (
+        "metal-api-v0.19.3",
+        include_str!("builtin/metal-api-v0.19.3.json"),
+    ),
+    (
+        "metal-api-v0.42.2",
+        include_str!("builtin/metal-api-v0.42.2.json"),
+    ),
+];
+
+/// The name used when `--rules` is not given, and what the alias `metal-api` means.
+pub const DEFAULT_RULES: &str = "metal-api-v0.42.2";
+
+/// Where a valid event leads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The machine moves to this state.
+    To(State),
+    /// The event is valid and the machine stays where it is.
+    Stay,
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::To(state) => f.write_str(state.name()),
+            Target::Stay => f.write_str("self"),
+        }
+    }
+}
+
+/// One row of a rule file: `event` is allowed from `from` and leads to `to`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RuleRow {
+    pub event: String,
+    pub from: Vec<String>,
+    pub to: String,
+}
+
+/// A rule file as a person writes it (SPEC §3).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub transitions: Vec<RuleRow>,
+    /// The buffered-phoned-home window in seconds; `null` where the release has none.
+    pub buffered_phoned_home_seconds: Option<u64>,
+    /// How long after the last event a Phoned Home in Machine Reclaim flags a failed reclaim.
+    pub failed_reclaim_seconds: u64,
+    /// How many stored events metal-api keeps per machine.
+    pub kept_events: usize,
+}
+
+/// A checked rule set, ready for replay.
+#[derive(Debug, Clone)]
+pub struct Ruleset {
+    pub name: String,
+    pub description: String,
+    table: [[Option<Target>; EventKind::ALL.len()]; State::ALL.len()],
+    pub buffered_phoned_home: Option<TimeDelta>,
+    pub failed_reclaim_threshold: TimeDelta,
+    pub kept_events: usize,
+    /// The file the set was built from, for `rules export`.
+    pub file: RuleFile,
+}
+
+impl Ruleset {
+    /// What metal-api does with `event` in `state`; `None` is an unexpected event.
+    pub fn lookup(&self, state: State, event: EventKind) -> Option<Target> {
+        self.table[state.index()][event.index()]
+    }
+
+    /// Resolves `--rules`: a built-in name, the alias `metal-api`, or a path to a rule file.
+    pub fn resolve(spec: &str) -> Result<Ruleset> {
+        let name = if spec == "metal-api" {
+            DEFAULT_RULES
+        } else {
+            spec
+        };
+        if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name) {
+            return Ruleset::from_json(text).with_context(|| format!("built-in rules {name}"));
+        }
+        let path = Path::new(spec);
+        if path.is_file() {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read rule file {spec}"))?;
+            return Ruleset::from_json(&text).with_context(|| format!("rule file {spec}"));
+        }
+        bail!(
+            "unknown rule set {spec:?}; built-in: {} (or `metal-api` for the newest), or a path to a rule file",
+            builtin_names().join(", ")
+        )
+    }
+
+    /// Parses and checks a rule file, naming the line of each mistake.
+    pub fn from_json(text: &str) -> Result<Ruleset> {
+        let file: RuleFile = serde_json::from_str(text)
+            .map_err(|err| anyhow::anyhow!("line {}: {err}", err.line()))?;
+        // serde accepted the text, so the splitter only fails on what it does not model; the
+        // rows are then named by their index instead of their line.
+        let lines = element_lines_at(text.as_bytes(), &["transitions"]).unwrap_or_default();
+        Ruleset::from_file(file, &lines)
+    }
+
+    fn from_file(file: RuleFile, row_lines: &[usize]) -> Result<Ruleset> {
+        let mut problems = Vec::new();
+        let mut explicit = [[None::<usize>; EventKind::ALL.len()]; State::ALL.len()];
+        let mut wildcard = [None::<usize>; EventKind::ALL.len()];
+        let mut table = [[None; EventKind::ALL.len()]; State::ALL.len()];
+        let mut wildcard_target = [None; EventKind::ALL.len()];
+        for (i, row) in file.transitions.iter().enumerate() {
+            let at = match row_lines.get(i) {
+                Some(line) => format!("line {line}"),
+                None => format!("transition {}", i + 1),
+            };
+            let Some(event) = EventKind::parse(&row.event) else {
+                problems.push(format!("{at}: unknown event {:?}", row.event));
+                continue;
+            };
+            let target = if row.to == "self" {
+                Target::Stay
+            } else if let Some(state) = State::parse(&row.to) {
+                Target::To(state)
+            } else {
+                problems.push(format!("{at}: unknown target state {:?}", row.to));
+                continue;
+            };
+            if row.from.is_empty() {
+                problems.push(format!(
+                    "{at}: `from` is empty, so this row can never apply"
+                ));
+            }
+            for from in &row.from {
+                if from == "*" {
+                    if let Some(other) = wildcard[event.index()] {
+                        problems.push(format!(
+                            "{at}: a second `*` row for event {event} (the first is row {})",
+                            other + 1
+                        ));
+                    }
+                    wildcard[event.index()] = Some(i);
+                    wildcard_target[event.index()] = Some(target);
+                    continue;
+                }
+                let Some(state) = State::parse(from) else {
+                    problems.push(format!("{at}: unknown state {from:?}"));
+                    continue;
+                };
+                let slot = &mut explicit[state.index()][event.index()];
+                if let Some(other) = slot {
+                    let other_at = match row_lines.get(*other) {
+                        Some(line) => format!("line {line}"),
+                        None => format!("transition {}", *other + 1),
+                    };
+                    problems.push(format!(
+                        "{at}: duplicate pair ({state}, {event}), already given at {other_at}"
+                    ));
+                    continue;
+                }
+                *slot = Some(i);
+                table[state.index()][event.index()] = Some(target);
+            }
+        }
+        for (e, target) in wildcard_target.iter().enumerate() {
+            let Some(target) = target else { continue };
+            for row in table.iter_mut() {
+                // An explicit row beats the `*` row for the same pair.
+                if row[e].is_none() {
+                    row[e] = Some(*target);
+                }
+            }
+        }
+        if file.kept_events == 0 {
+            problems.push("kept_events must be at least 1".to_string());
+        }
+        if !problems.is_empty() {
+            bail!("{}", problems.join("\n"));
+        }
+        Ok(Ruleset {
+            name: file.name.clone(),
+            description: file.description.clone(),
+            table,
+            buffered_phoned_home: file
+                .buffered_phoned_home_seconds
+                .map(|s| TimeDelta::seconds(s as i64)),
+            failed_reclaim_threshold: TimeDelta::seconds(file.failed_reclaim_seconds as i64),
+            kept_events: file.kept_events,
+            file,
+        })
+    }
+}
+
+/// The names of the built-in rule sets, oldest first.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(name, _)| *name).collect()
+}
+
+/// Every built-in rule set, oldest first.
+pub fn builtins() -> Vec<Ruleset> {
+    BUILTIN
+        .iter()
+        .map(|(name, text)| {
+            Ruleset::from_json(text)
+                .unwrap_or_else(|err| panic!("built-in {name} is broken: {err}"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(name: &str) -> Ruleset {
+        Ruleset::resolve(name).unwrap()
+    }
+
+    #[test]
+    fn builtins_load() {
+        assert_eq!(builtins().len(), 3);
+        assert_eq!(rules("metal-api").name, DEFAULT_RULES);
+    }
+
+    #[test]
+    fn registering_to_installing_only_from_v0_19_3() {
+        let lookup = |r: &str| rules(r).lookup(State::Registering, EventKind::Installing);
+        assert_eq!(lookup("metal-api-v0.19.0"), None);
+        assert_eq!(
+            lookup("metal-api-v0.19.3"),
+            Some(Target::To(State::Installing))
+        );
+        assert_eq!(
+            lookup("metal-api-v0.42.2"),
+            Some(Target::To(State::Installing))
+        );
+    }
+
+    #[test]
+    fn phoned_home_in_waiting_is_a_self_transition_only_in_v0_42_2() {
+        for state in [
+            State::PxeBooting,
+            State::Preparing,
+            State::Registering,
+            State::Waiting,
+        ] {
+            assert_eq!(
+                rules("metal-api-v0.19.3").lookup(state, EventKind::PhonedHome),
+                None
+            );
+            assert_eq!(
+                rules("metal-api-v0.42.2").lookup(state, EventKind::PhonedHome),
+                Some(Target::Stay)
+            );
+        }
+        assert!(rules("metal-api-v0.19.3").buffered_phoned_home.is_none());
+        assert_eq!(
+            rules("metal-api-v0.42.2").buffered_phoned_home,
+            Some(TimeDelta::minutes(5))
+        );
+    }
+
+    #[test]
+    fn explicit_row_beats_wildcard() {
+        let r = rules("metal-api-v0.19.0");
+        assert_eq!(
+            r.lookup(State::PlannedReboot, EventKind::PlannedReboot),
+            Some(Target::Stay)
+        );
+        assert_eq!(
+            r.lookup(State::Waiting, EventKind::PlannedReboot),
+            Some(Target::To(State::PlannedReboot))
+        );
+        assert_eq!(
+            r.lookup(State::Initial, EventKind::MachineReclaim),
+            Some(Target::To(State::MachineReclaim))
+        );
+    }
+
+    #[test]
+    fn unknown_name_lists_the_builtins() {
+        let err = Ruleset::resolve("metal-api-v9").unwrap_err().to_string();
+        assert!(err.contains("metal-api-v0.19.0"), "{err}");
+    }
+
+    #[test]
+    fn mistakes_are_named_with_their_line() {
+        let text = r#"{
+  "name": "broken",
+  "transitions": [
+    {"event": "Waiting", "from": ["Registering"], "to": "Waiting"},
+    {"event": "Waiting", "from": ["Registering"], "to": "Waiting"},
+    {"event": "Wating", "from": ["Registering"], "to": "Waiting"},
+    {"event": "Waiting", "from": ["Nowhere"], "to": "Waiting"}
+  ],
+  "buffered_phoned_home_seconds": null,
+  "failed_reclaim_seconds": 300,
+  "kept_events": 100
+}"#;
+        let err = Ruleset::from_json(text).unwrap_err().to_string();
+        assert!(
+            err.contains("line 5: duplicate pair (Registering, Waiting)"),
+            "{err}"
+        );
+        assert!(err.contains("line 6: unknown event \"Wating\""), "{err}");
+        assert!(err.contains("line 7: unknown state \"Nowhere\""), "{err}");
+    }
+}

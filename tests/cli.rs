@@ -1,0 +1,446 @@
+//! Runs the real binary on the files in `testdata/`. The fleets' `expected.json` files were
+//! worked out independently of fsmlog from metal-api's behaviour; they are the oracle here.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const RULE_SETS: [&str; 3] = [
+    "metal-api-v0.19.0",
+    "metal-api-v0.19.3",
+    "metal-api-v0.42.2",
+];
+const FLEETS: [&str; 2] = ["fleet-v0.19.0", "fleet-v0.42.2"];
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+}
+
+fn fsmlog() -> Command {
+    Command::cargo_bin("fsmlog").unwrap()
+}
+
+/// Runs `fsmlog ARGS…` and returns (exit code, stdout as JSON, stderr).
+fn run_json(args: &[&str]) -> (i32, Value, String) {
+    let output = fsmlog().args(args).output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let json = serde_json::from_str(&stdout)
+        .unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {stdout}"));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    (output.status.code().unwrap(), json, stderr)
+}
+
+/// (state, event, count, machines) of a report's or an expected file's pair list.
+fn pairs(list: &Value) -> Vec<(String, String, u64, u64)> {
+    let mut pairs: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["state"].as_str().unwrap().to_string(),
+                p["event"].as_str().unwrap().to_string(),
+                p["count"].as_u64().unwrap(),
+                p["machines"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+// The report that started the project.
+
+#[test]
+fn seed_machine_has_one_pair_under_every_rule_set() {
+    for rules in RULE_SETS {
+        let seed = testdata("seed-machine.txt");
+        let (code, report, _) = run_json(&[
+            "report",
+            "-o",
+            "json",
+            "--rules",
+            rules,
+            seed.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{rules}");
+        assert_eq!(
+            pairs(&report["unexpected"]),
+            vec![("Waiting".into(), "PXE Booting".into(), 3, 1)],
+            "{rules}"
+        );
+        assert_eq!(report["disagreements"], serde_json::json!([]), "{rules}");
+        assert_eq!(report["inputs"]["events"], 10);
+        assert_eq!(
+            report["unexpected"][0]["first_seen"],
+            "2022-08-22T04:50:05Z"
+        );
+        assert_eq!(report["unexpected"][0]["last_seen"], "2022-08-22T06:36:15Z");
+        assert_eq!(
+            report["unexpected"][0]["examples"],
+            serde_json::json!(["seed-machine"])
+        );
+    }
+}
+
+// The sample fleets, per format, against their expected.json.
+
+fn check_fleet_format(fleet: &str, format: &str) {
+    let expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(testdata(&format!("{fleet}/expected.json"))).unwrap(),
+    )
+    .unwrap();
+    let recorded_with = expected["recorded_with"].as_str().unwrap();
+    let dir = testdata(&format!("{fleet}/{format}"));
+    for rules in RULE_SETS {
+        let (code, report, stderr) = run_json(&[
+            "report",
+            "-o",
+            "json",
+            "--rules",
+            rules,
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{fleet} {format} {rules}: {stderr}");
+        assert_eq!(
+            pairs(&report["unexpected"]),
+            pairs(&expected["report_unexpected"][format][rules]),
+            "{fleet} {format} {rules}"
+        );
+        if rules == recorded_with {
+            assert_eq!(
+                report["disagreements"],
+                serde_json::json!([]),
+                "{fleet} {format} under its own rules"
+            );
+        }
+    }
+}
+
+#[test]
+fn fleets_as_logs_json() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "logs-json");
+    }
+}
+
+#[test]
+fn fleets_as_describe_json() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "describe-json");
+    }
+}
+
+#[test]
+fn fleets_as_list_json() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "list-json");
+    }
+}
+
+#[test]
+fn fleets_as_event_api() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "event-api");
+    }
+}
+
+#[test]
+fn fleets_as_text_tables() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "text");
+    }
+}
+
+#[test]
+fn fleets_as_markdown_tables() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "markdown");
+    }
+}
+
+#[test]
+fn fleets_as_concatenated_tables() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "concat-text");
+    }
+}
+
+#[test]
+fn replaying_under_newer_rules_shows_the_disagreement() {
+    // Recorded under v0.19.0, Registering → Installing was unexpected; v0.19.3 allows it.
+    let dir = testdata("fleet-v0.19.0/describe-json");
+    let (_, report, _) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        "--rules",
+        "metal-api-v0.19.3",
+        dir.to_str().unwrap(),
+    ]);
+    let disagreements = report["disagreements"].as_array().unwrap();
+    assert!(
+        disagreements.iter().any(|d| d["event"] == "Installing"
+            && d["recorded_state"] == "Registering"
+            && d["replayed_state"].is_null()
+            && d["count"] == 3),
+        "{disagreements:?}"
+    );
+}
+
+// replay reproduces what metal-api stored.
+
+#[test]
+fn replay_of_describe_json_reproduces_the_exported_container() {
+    for (fleet, rules) in [
+        ("fleet-v0.19.0", "metal-api-v0.19.0"),
+        ("fleet-v0.42.2", "metal-api-v0.42.2"),
+    ] {
+        let dir = testdata(&format!("{fleet}/describe-json"));
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let exported: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let (code, out, _) = run_json(&[
+                "replay",
+                "-o",
+                "json",
+                "--rules",
+                rules,
+                path.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0);
+            let machine = &out["machines"][0];
+            assert_eq!(machine["machine"], exported["id"]);
+            let container = &machine["container"];
+            let log = exported["events"]["log"].as_array().unwrap();
+            let events = container["events"].as_array().unwrap();
+            assert_eq!(events.len(), log.len(), "{}", path.display());
+            for (got, want) in events.iter().zip(log) {
+                assert_eq!(got["event"], want["event"], "{}", path.display());
+                assert_eq!(got["message"], want["message"], "{}", path.display());
+                assert_eq!(got["time"], want["time"], "{}", path.display());
+            }
+            assert_eq!(container["crash_loop"], exported["events"]["crash_loop"]);
+            let last_error = &exported["events"]["last_error_event"];
+            if !last_error.is_null() {
+                assert_eq!(
+                    container["last_error_event"]["message"],
+                    last_error["message"]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn replay_steps_are_oldest_first_with_verdicts() {
+    let seed = testdata("seed-machine.txt");
+    let (code, out, _) = run_json(&["replay", "-o", "json", seed.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(out["rules"], "metal-api-v0.42.2");
+    let steps = out["machines"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 10);
+    assert_eq!(steps[0]["time"], "2022-08-22T04:44:20Z");
+    assert_eq!(steps[0]["from"], "Initial");
+    assert_eq!(steps[1]["event"], "PXE Booting");
+    assert_eq!(steps[1]["from"], "Waiting");
+    assert_eq!(steps[1]["verdict"], "unexpected");
+    assert_eq!(steps[1]["to"], "PXE Booting");
+    assert_eq!(steps[1]["stored"], true);
+    assert_eq!(steps[1]["recorded_state"], "Waiting");
+    assert_eq!(steps[1]["message"], "machine sent extended dhcp request");
+    assert_eq!(steps[2]["recorded_state"], Value::Null);
+}
+
+#[test]
+fn replay_ndjson_is_one_machine_per_line() {
+    let dir = testdata("fleet-v0.42.2/list-json");
+    let output = fsmlog()
+        .args(["replay", "-o", "ndjson", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let machines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(machines.len(), 12);
+    assert!(
+        machines
+            .iter()
+            .all(|m| m["steps"].is_array() && m["container"].is_object())
+    );
+}
+
+// Damage and exit codes.
+
+#[test]
+fn damaged_files_are_named_and_the_rest_is_reported() {
+    let dir = testdata("damaged");
+    let (code, report, stderr) = run_json(&["report", "-o", "json", dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    for needle in [
+        "bad-fields.json:3: invalid RFC 3339 time \"yesterday\"",
+        "bad-fields.json:4:41: invalid array element",
+        "bad-row.txt:4: invalid RFC 1123 time",
+        "truncated-list.json:78:16: invalid JSON: the input ends inside a string",
+    ] {
+        assert!(stderr.contains(needle), "missing {needle:?} in:\n{stderr}");
+    }
+    let errors = report["inputs"]["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 4);
+    assert!(errors.iter().all(|e| e["line"].as_u64().unwrap() > 0));
+    // The good files are still there: the seed-like machine's Waiting / PXE Booting pair.
+    let machines = report["inputs"]["machines"].as_u64().unwrap();
+    assert!(machines >= 4, "{machines}");
+    assert!(
+        report["unexpected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["state"] == "Phoned Home" && p["event"] == "PXE Booting")
+    );
+}
+
+#[test]
+fn missing_path_is_an_input_error() {
+    fsmlog()
+        .args(["report", "no/such/file.json"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "no/such/file.json: no such file or directory",
+        ));
+}
+
+#[test]
+fn unknown_rule_set_lists_the_known_ones() {
+    fsmlog()
+        .args(["report", "--rules", "metal-api-v9", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("metal-api-v0.19.3"));
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    fsmlog().args(["report"]).assert().code(2);
+    fsmlog().args(["frobnicate"]).assert().code(2);
+}
+
+#[test]
+fn named_non_log_file_is_an_error_but_found_one_is_skipped() {
+    let samples = testdata("SAMPLES.md");
+    fsmlog()
+        .args(["report", samples.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a machine log"));
+    // expected.json sits beside the format folders: walking the fleet skips it and says so.
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let expected = testdata("fleet-v0.42.2/expected.json");
+    fsmlog()
+        .args([
+            "report",
+            fleet.to_str().unwrap(),
+            expected.to_str().unwrap(),
+        ])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn binary_file_is_not_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("blob.bin");
+    std::fs::write(&path, [0x7f, b'E', b'L', b'F', 0, 0, 1, 2]).unwrap();
+    fsmlog()
+        .args(["report", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("blob.bin: not a machine log"));
+}
+
+#[test]
+fn output_does_not_depend_on_thread_count() {
+    let root = testdata("");
+    let one = fsmlog()
+        .args([
+            "report",
+            "-o",
+            "json",
+            "--threads",
+            "1",
+            root.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let many = fsmlog()
+        .args([
+            "report",
+            "-o",
+            "json",
+            "--threads",
+            "4",
+            root.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(one.stdout, many.stdout);
+    assert!(!one.stdout.is_empty());
+}
+
+#[test]
+fn table_output_reads_well() {
+    let seed = testdata("seed-machine.txt");
+    fsmlog()
+        .args(["report", seed.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Waiting"))
+        .stdout(predicates::str::contains("crash loop (1): seed-machine"))
+        .stdout(predicates::str::contains(
+            "10 events (10 replayed, 0 rejected, 0 unknown)",
+        ));
+}
+
+#[test]
+fn machine_id_flag_names_a_single_machine_file() {
+    let seed = testdata("seed-machine.txt");
+    let (_, out, _) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        "--machine-id",
+        "m-42",
+        seed.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out["unexpected"][0]["examples"],
+        serde_json::json!(["m-42"])
+    );
+}
+
+#[test]
+fn stdin_is_read_with_dash() {
+    let seed = std::fs::read(testdata("seed-machine.txt")).unwrap();
+    let (code, out, _) = {
+        let output = fsmlog()
+            .args(["report", "-o", "json", "-"])
+            .write_stdin(seed)
+            .output()
+            .unwrap();
+        (
+            output.status.code().unwrap(),
+            serde_json::from_slice::<Value>(&output.stdout).unwrap(),
+            (),
+        )
+    };
+    assert_eq!(code, 0);
+    assert_eq!(out["unexpected"][0]["count"], 3);
+}
