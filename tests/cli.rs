@@ -170,6 +170,27 @@ fn fleets_as_concatenated_tables() {
 }
 
 #[test]
+fn fleets_as_container_dumps() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "container-dump");
+    }
+}
+
+#[test]
+fn fleets_as_v2_json() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "v2-json");
+    }
+}
+
+#[test]
+fn fleets_as_raw_event_streams() {
+    for fleet in FLEETS {
+        check_fleet_format(fleet, "ndjson");
+    }
+}
+
+#[test]
 fn replaying_under_newer_rules_shows_the_disagreement() {
     // Recorded under v0.19.0, Registering → Installing was unexpected; v0.19.3 allows it.
     let dir = testdata("fleet-v0.19.0/describe-json");

@@ -1,11 +1,16 @@
-//! metalctl's and metal-api's JSON: `machine logs -o json` (with its `Recent last error`
-//! trailer), `machine describe -o json`, `machine list -o json` (read element by element) and
-//! the `GET /v1/machine/{id}/event` response.
+//! The JSON exports: metalctl's `machine logs -o json` (with its `Recent last error`
+//! trailer), `machine describe -o json` and `machine list -o json`, metal-api's
+//! `GET /v1/machine/{id}/event` response and event-table dump, and the v2 API's machines.
+//! Arrays are read one element at a time.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::io::BufRead;
+use std::marker::PhantomData;
 
-use serde::Deserialize;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 
 use super::time::parse_rfc3339;
 use super::{FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags};
@@ -15,16 +20,16 @@ use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_eac
 
 /// One event as metal-api exports it.
 #[derive(Deserialize, Default)]
-struct RawEvent<'a> {
+pub(crate) struct RawEvent<'a> {
     #[serde(borrow, default)]
-    time: Option<Cow<'a, str>>,
+    pub time: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    event: Option<Cow<'a, str>>,
+    pub event: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    message: Option<Cow<'a, str>>,
+    pub message: Option<Cow<'a, str>>,
 }
 
-/// metal-api's event container as the v1 API exports it.
+/// metal-api's event container as the v1 machine API exports it (`events` of describe/list).
 #[derive(Deserialize, Default)]
 struct RawEventBlock<'a> {
     #[serde(borrow, default)]
@@ -39,6 +44,49 @@ struct RawEventBlock<'a> {
     failed_machine_reclaim: Option<bool>,
 }
 
+/// `events` is an object in v1 machine exports and an array in the event-table dump.
+enum EventsField<'a> {
+    Block(RawEventBlock<'a>),
+    List(Vec<RawEvent<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for EventsField<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EventsVisitor<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for EventsVisitor<'a> {
+            type Value = EventsField<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an events object or an array of events")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                RawEventBlock::deserialize(MapAccessDeserializer::new(map)).map(EventsField::Block)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(EventsField::List)
+            }
+        }
+
+        deserializer.deserialize_any(EventsVisitor(PhantomData))
+    }
+}
+
+/// The v2 API's `recentProvisioningEvents` (camelCase or snake_case).
+#[derive(Deserialize, Default)]
+struct RawV2Events<'a> {
+    #[serde(borrow, default)]
+    events: Option<Vec<RawEvent<'a>>>,
+    #[serde(borrow, default, alias = "lastErrorEvent")]
+    last_error_event: Option<RawEvent<'a>>,
+    #[serde(borrow, default, alias = "lastEventTime")]
+    last_event_time: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    state: Option<Cow<'a, str>>,
+}
+
 /// Any top-level JSON value or array element of the formats read here; which fields are set
 /// tells which format it is.
 #[derive(Deserialize, Default)]
@@ -46,7 +94,11 @@ struct RawItem<'a> {
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    events: Option<RawEventBlock<'a>>,
+    uuid: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    events: Option<EventsField<'a>>,
+    #[serde(borrow, default, alias = "recentProvisioningEvents")]
+    recent_provisioning_events: Option<RawV2Events<'a>>,
     #[serde(borrow, default)]
     time: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -66,15 +118,15 @@ struct RawItem<'a> {
 }
 
 impl<'a> RawItem<'a> {
+    /// The format this value belongs to, judged by its fields.
     fn kind(&self) -> Option<Format> {
-        if self.events.is_some() {
-            Some(Format::DescribeJson)
-        } else if self.log.is_some() {
-            Some(Format::EventApi)
-        } else if self.event.is_some() || self.time.is_some() {
-            Some(Format::LogsJson)
-        } else {
-            None
+        match (&self.events, &self.recent_provisioning_events, &self.log) {
+            (Some(EventsField::Block(_)), _, _) => Some(Format::DescribeJson),
+            (Some(EventsField::List(_)), _, _) => Some(Format::ContainerDump),
+            (None, Some(_), _) => Some(Format::V2Json),
+            (None, None, Some(_)) => Some(Format::EventApi),
+            _ if self.event.is_some() || self.time.is_some() => Some(Format::LogsJson),
+            _ => None,
         }
     }
 
@@ -85,6 +137,73 @@ impl<'a> RawItem<'a> {
             message: self.message,
         }
     }
+
+    /// The machine's parts whatever the format; `None` for a value that is no machine.
+    fn into_machine(self) -> Option<MachineParts<'a>> {
+        let format = self.kind()?;
+        let top_flags = (self.crash_loop, self.failed_machine_reclaim);
+        let parts = match (self.events, self.recent_provisioning_events, self.log) {
+            (Some(EventsField::Block(block)), _, _) => MachineParts {
+                id: self.id,
+                log: block.log.unwrap_or_default(),
+                log_path: &["events", "log"],
+                last_error_event: block.last_error_event,
+                last_event_time: block.last_event_time,
+                crash_loop: block.crash_loop,
+                failed_machine_reclaim: block.failed_machine_reclaim,
+                format,
+            },
+            (Some(EventsField::List(list)), _, _) => MachineParts {
+                id: self.id,
+                log: list,
+                log_path: &["events"],
+                last_error_event: self.last_error_event,
+                last_event_time: self.last_event_time,
+                crash_loop: top_flags.0,
+                failed_machine_reclaim: top_flags.1,
+                format,
+            },
+            (None, Some(v2), _) => {
+                // Proto JSON leaves out defaults: no state means neither flag is set.
+                let state = v2.state.as_deref().unwrap_or("");
+                MachineParts {
+                    id: self.uuid.or(self.id),
+                    log: v2.events.unwrap_or_default(),
+                    log_path: &["recentProvisioningEvents", "events"],
+                    last_error_event: v2.last_error_event,
+                    last_event_time: v2.last_event_time,
+                    crash_loop: Some(state.ends_with("CRASHLOOP")),
+                    failed_machine_reclaim: Some(state.ends_with("FAILED_RECLAIM")),
+                    format,
+                }
+            }
+            (None, None, Some(log)) => MachineParts {
+                id: self.id,
+                log,
+                log_path: &["log"],
+                last_error_event: self.last_error_event,
+                last_event_time: self.last_event_time,
+                crash_loop: top_flags.0,
+                failed_machine_reclaim: top_flags.1,
+                format,
+            },
+            (None, None, None) => return None,
+        };
+        Some(parts)
+    }
+}
+
+/// A machine as any JSON export carries it.
+struct MachineParts<'a> {
+    id: Option<Cow<'a, str>>,
+    log: Vec<RawEvent<'a>>,
+    /// Where the log sits in the object, to find a bad event's line.
+    log_path: &'static [&'static str],
+    last_error_event: Option<RawEvent<'a>>,
+    last_event_time: Option<Cow<'a, str>>,
+    crash_loop: Option<bool>,
+    failed_machine_reclaim: Option<bool>,
+    format: Format,
 }
 
 /// Reads one JSON file; `forced` is the format the user named, if any.
@@ -162,57 +281,61 @@ fn read_array<R: BufRead>(
     forced: Option<Format>,
     sink: &mut dyn FnMut(Record),
 ) -> Result<Outcome, SplitError> {
-    // The first element that parses decides between an event array and a machine list,
-    // unless the user forced the format.
-    let mut mode = forced;
+    // The first element that parses decides between an event array and an array of
+    // machines, unless the user forced the format.
+    let mut events_array = forced.map(|f| f == Format::LogsJson);
     let mut log_events = Vec::new();
     let mut not_a_log = false;
     for_each_element(splitter, |bytes, start| {
         if not_a_log {
             return Ok(());
         }
-        let item: RawItem = match serde_json::from_slice(bytes) {
-            Ok(item) => item,
-            Err(err) => {
-                sink(Record::Error(element_error(
-                    &ctx.path,
-                    start,
-                    &err,
-                    "array element",
-                )));
+        let item: RawItem = match parse_element(bytes, start, ctx, sink)? {
+            Some(item) => item,
+            None => return Ok(()),
+        };
+        let kind = item.kind();
+        let is_events = match events_array {
+            Some(decided) => decided,
+            None if kind.is_none() => {
+                not_a_log = true;
                 return Ok(());
             }
+            None => *events_array.insert(kind == Some(Format::LogsJson)),
         };
-        let mode = match mode {
-            Some(mode) => mode,
-            None => match item.kind() {
-                Some(Format::LogsJson) => *mode.insert(Format::LogsJson),
-                Some(_) => *mode.insert(Format::ListJson),
-                None => {
-                    not_a_log = true;
-                    return Ok(());
-                }
-            },
-        };
-        if mode == Format::LogsJson {
+        if is_events {
             match convert_event(item.into_event()) {
                 Ok(event) => log_events.push(event.at_line(start.line)),
-                Err(message) => sink(Record::Error(InputError::at(
-                    &ctx.path, start.line, message,
-                ))),
+                Err(message) => sink(Record::Error(InputError::at(&ctx.path, start.line, message))),
             }
-        } else if item.events.is_some() || item.log.is_some() {
-            if let Some(machine) =
-                machine_from_item(item, bytes, start, ctx, Format::ListJson, sink)
-            {
-                sink(Record::Machine(machine));
+            return Ok(());
+        }
+        let array_format = |format| match format {
+            Format::DescribeJson => Format::ListJson,
+            other => other,
+        };
+        match (item.into_machine(), forced) {
+            (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
+                sink(Record::Error(InputError::at(
+                    &ctx.path,
+                    start.line,
+                    format!(
+                        "expected {forced} JSON, but this element is {}",
+                        array_format(parts.format)
+                    ),
+                )))
             }
-        } else {
-            sink(Record::Error(InputError::at(
+            (Some(mut parts), _) => {
+                parts.format = array_format(parts.format);
+                if let Some(machine) = machine_from_parts(parts, bytes, start, ctx, true, sink) {
+                    sink(Record::Machine(machine));
+                }
+            }
+            (None, _) => sink(Record::Error(InputError::at(
                 &ctx.path,
                 start.line,
-                "array element is not a machine object (it has no `events`)",
-            )));
+                "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
+            ))),
         }
         Ok(())
     })?;
@@ -221,23 +344,39 @@ fn read_array<R: BufRead>(
             "a JSON array whose elements are neither events nor machines".to_string(),
         )));
     }
-    match mode {
-        Some(Format::LogsJson) => {
-            let last_error = read_trailer(splitter, ctx, sink)?;
-            into_time_order(&mut log_events, true);
-            sink(Record::Machine(MachineLog {
-                machine: ctx.machine.clone(),
-                source: ctx.path.clone(),
-                format: Format::LogsJson,
-                events: log_events,
-                last_error_event: last_error,
-                recorded: RecordedFlags::default(),
-                annotated: true,
-            }));
-        }
-        _ => expect_end(splitter, ctx, sink)?,
+    if events_array == Some(true) {
+        let last_error = read_trailer(splitter, ctx, sink)?;
+        into_time_order(&mut log_events, true);
+        sink(Record::Machine(MachineLog {
+            machine: ctx.machine.clone(),
+            source: ctx.path.clone(),
+            line: 1,
+            format: Format::LogsJson,
+            events: log_events,
+            last_error_event: last_error,
+            recorded: RecordedFlags::default(),
+            annotated: true,
+        }));
+    } else {
+        expect_end(splitter, ctx, sink)?;
     }
     Ok(Ok(()))
+}
+
+/// Parses one array element; a bad one is named and skipped (`None`).
+fn parse_element<'a>(
+    bytes: &'a [u8],
+    start: Position,
+    ctx: &FileContext,
+    sink: &mut dyn FnMut(Record),
+) -> Result<Option<RawItem<'a>>, SplitError> {
+    match serde_json::from_slice(bytes) {
+        Ok(item) => Ok(Some(item)),
+        Err(err) => {
+            sink(Record::Error(element_error(&ctx.path, start, &err, "array element")));
+            Ok(None)
+        }
+    }
 }
 
 fn read_object<R: BufRead>(
@@ -255,70 +394,61 @@ fn read_object<R: BufRead>(
             return Ok(Ok(()));
         }
     };
-    let format = match (forced, item.kind()) {
-        (Some(format), _) => format,
-        (None, Some(kind @ (Format::DescribeJson | Format::EventApi))) => kind,
-        (None, _) => {
-            return Ok(Err(NotALog(
-                "a JSON object with neither `events` (machine) nor `log` (event response)"
-                    .to_string(),
+    let Some(parts) = item.into_machine() else {
+        if forced.is_some() {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                start.line,
+                "expected a machine object (with `events`, `log` or `recentProvisioningEvents`)",
             )));
+            return Ok(Ok(()));
         }
+        return Ok(Err(NotALog(
+            "a JSON object with none of `events`, `log`, `recentProvisioningEvents`".to_string(),
+        )));
     };
-    if item.events.is_none() && item.log.is_none() {
+    if let Some(forced) = forced.filter(|f| *f != parts.format && *f != Format::ListJson) {
         sink(Record::Error(InputError::at(
             &ctx.path,
             start.line,
-            format!("expected {format} JSON, but the object has neither `events` nor `log`"),
+            format!("expected {forced} JSON, but the object is {}", parts.format),
         )));
         return Ok(Ok(()));
     }
-    if let Some(machine) = machine_from_item(item, &bytes, start, ctx, format, sink) {
+    if let Some(machine) = machine_from_parts(parts, &bytes, start, ctx, false, sink) {
         sink(Record::Machine(machine));
     }
     expect_end(splitter, ctx, sink)?;
     Ok(Ok(()))
 }
 
-/// Builds a machine from a describe/list object or an event response, naming each bad event.
-fn machine_from_item(
-    item: RawItem,
+/// Builds a machine from its parts, naming each bad event with its own line.
+fn machine_from_parts(
+    parts: MachineParts,
     bytes: &[u8],
     start: Position,
     ctx: &FileContext,
-    format: Format,
+    in_array: bool,
     sink: &mut dyn FnMut(Record),
 ) -> Option<MachineLog> {
-    let (block, log_path): (RawEventBlock, &[&str]) = match item.events {
-        Some(block) => (block, &["events", "log"]),
-        None => (
-            RawEventBlock {
-                log: item.log,
-                last_error_event: item.last_error_event,
-                last_event_time: item.last_event_time,
-                crash_loop: item.crash_loop,
-                failed_machine_reclaim: item.failed_machine_reclaim,
-            },
-            &["log"],
-        ),
-    };
-    let machine = match (item.id, format) {
-        (Some(id), _) => id.into_owned(),
-        (None, Format::ListJson) => {
+    let machine = match parts.id {
+        Some(id) => id.into_owned(),
+        // One machine per file may take its id from the file name; in an array it cannot.
+        None if !in_array => ctx.machine.clone(),
+        None => {
             sink(Record::Error(InputError::at(
                 &ctx.path,
                 start.line,
-                "machine object without `id`",
+                "machine without `id` (or `uuid`)",
             )));
             return None;
         }
-        (None, _) => ctx.machine.clone(),
     };
     let mut event_lines: Option<Vec<usize>> = None;
     let mut line_of = |index: usize| -> usize {
         // Only a bad event needs its own line, so the element is scanned again only then.
         let lines = event_lines.get_or_insert_with(|| {
-            element_lines_at(bytes, log_path)
+            element_lines_at(bytes, parts.log_path)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|l| l + start.line - 1)
@@ -326,19 +456,15 @@ fn machine_from_item(
         });
         lines.get(index).copied().unwrap_or(start.line)
     };
-    let mut events = Vec::with_capacity(block.log.as_ref().map_or(0, Vec::len));
-    for (index, raw) in block.log.unwrap_or_default().into_iter().enumerate() {
+    let mut events = Vec::with_capacity(parts.log.len());
+    for (index, raw) in parts.log.into_iter().enumerate() {
         match convert_event(raw) {
             Ok(event) => events.push(event.at_line(start.line)),
-            Err(message) => sink(Record::Error(InputError::at(
-                &ctx.path,
-                line_of(index),
-                message,
-            ))),
+            Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_of(index), message))),
         }
     }
     into_time_order(&mut events, true);
-    let last_error_event = match block.last_error_event.map(convert_event) {
+    let last_error_event = match parts.last_error_event.map(convert_event) {
         Some(Ok(event)) => Some(event.at_line(start.line)),
         Some(Err(message)) => {
             sink(Record::Error(InputError::at(
@@ -350,23 +476,27 @@ fn machine_from_item(
         }
         None => None,
     };
-    let last_event_time = block.last_event_time.and_then(|t| parse_rfc3339(&t).ok());
+    let last_event_time = parts
+        .last_event_time
+        .and_then(|t| parse_rfc3339(&t).ok());
     Some(MachineLog {
         machine,
         source: ctx.path.clone(),
-        format,
+        line: start.line,
+        format: parts.format,
         events,
         last_error_event,
         recorded: RecordedFlags {
             last_event_time,
-            crash_loop: block.crash_loop,
-            failed_machine_reclaim: block.failed_machine_reclaim,
+            crash_loop: parts.crash_loop,
+            failed_machine_reclaim: parts.failed_machine_reclaim,
         },
         annotated: true,
     })
 }
 
-fn convert_event(raw: RawEvent) -> Result<Event, String> {
+/// Turns an exported event into an [`Event`]; the error says what is missing or wrong.
+pub(crate) fn convert_event(raw: RawEvent) -> Result<Event, String> {
     let time = raw.time.ok_or("event without `time`")?;
     let time = parse_rfc3339(&time)?;
     let name = raw.event.ok_or("event without `event` name")?;

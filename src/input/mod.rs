@@ -2,6 +2,7 @@
 //! and hands every machine's log on as soon as it is read, one machine at a time.
 
 mod json;
+mod ndjson;
 mod table;
 pub mod time;
 
@@ -21,6 +22,8 @@ pub struct MachineLog {
     pub machine: String,
     /// The file (or `-`) the log came from.
     pub source: String,
+    /// The line the machine starts on in its file.
+    pub line: usize,
     pub format: Format,
     /// Oldest first; equal times keep the order metal-api stored them in.
     pub events: Vec<Event>,
@@ -50,6 +53,12 @@ pub enum Format {
     ListJson,
     /// metal-api's `GET /v1/machine/{id}/event` response (`{log, last_error_event, …}`).
     EventApi,
+    /// metal-api's stored containers, a dump of the event table (one object or an array).
+    ContainerDump,
+    /// The v2 API's machines (`uuid`, `recentProvisioningEvents`; camelCase or snake_case).
+    V2Json,
+    /// A raw event stream, one `{"machine", "time", "event", "message"}` a line, any order.
+    Ndjson,
     /// The table `metalctl machine logs ID` prints (also `-o wide`, `-o markdown`).
     Table,
 }
@@ -62,6 +71,9 @@ impl Format {
             Format::DescribeJson => "describe-json",
             Format::ListJson => "list-json",
             Format::EventApi => "event-api",
+            Format::ContainerDump => "container-dump",
+            Format::V2Json => "v2-json",
+            Format::Ndjson => "ndjson",
             Format::Table => "table",
         }
     }
@@ -248,23 +260,26 @@ fn read_stream(
     named: bool,
     sink: &mut dyn FnMut(Record),
 ) {
+    let head = match reader.fill_buf() {
+        Ok(head) => head,
+        Err(err) => {
+            sink(Record::Error(InputError::at(&ctx.path, 0, format!("cannot read: {err}"))));
+            return;
+        }
+    };
+    let bom = head.starts_with(BOM);
     let family = match ctx.options.format {
         Some(Format::Table) => Some(Family::Table),
+        Some(Format::Ndjson) => Some(Family::Stream),
         Some(_) => Some(Family::Json),
-        None => match reader.fill_buf() {
-            Ok(head) => detect(head),
-            Err(err) => {
-                sink(Record::Error(InputError::at(
-                    &ctx.path,
-                    0,
-                    format!("cannot read: {err}"),
-                )));
-                return;
-            }
-        },
+        None => detect(head),
     };
+    if bom {
+        reader.consume(BOM.len());
+    }
     let outcome = match family {
         Some(Family::Table) => table::read(reader, ctx, sink),
+        Some(Family::Stream) => ndjson::read(reader, ctx, sink),
         Some(Family::Json) => json::read(reader, ctx, ctx.options.format, sink),
         None => Err(NotALog(
             "neither JSON nor a metalctl table (binary or empty?)".to_string(),
@@ -290,27 +305,70 @@ fn read_stream(
 /// A file that holds no machine log at all (as opposed to a damaged one).
 pub(crate) struct NotALog(pub String);
 
-/// The two families of formats, told apart by the first bytes; each reader then tells the
-/// exact format from the content.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The families of formats, told apart by the first bytes; each reader then tells the exact
+/// format from the content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Family {
+    /// One JSON document (or metalctl's two): the JSON exports.
     Json,
+    /// A JSON object per line: the raw event stream.
+    Stream,
+    /// metalctl's tables.
     Table,
 }
 
-/// Guesses the family from the first bytes: JSON by its first character, a table otherwise.
+/// Guesses the family from the first bytes: a first line that is a whole event object is a
+/// stream, other JSON is a document, anything else without NUL bytes a table.
 fn detect(head: &[u8]) -> Option<Family> {
-    let text = trim_bom(head);
-    let first = text.iter().find(|b| !b.is_ascii_whitespace())?;
-    match first {
-        b'[' | b'{' => Some(Family::Json),
+    let text = head.strip_prefix(BOM).unwrap_or(head);
+    let start = text.iter().position(|b| !b.is_ascii_whitespace())?;
+    let text = &text[start..];
+    match text[0] {
+        b'{' => {
+            let first_line = text.split(|&b| b == b'\n').next().unwrap_or(text);
+            if ndjson::looks_like_stream(first_line) {
+                Some(Family::Stream)
+            } else {
+                Some(Family::Json)
+            }
+        }
+        b'[' => Some(Family::Json),
         _ if text.contains(&0) => None,
         _ => Some(Family::Table),
     }
 }
 
-fn trim_bom(head: &[u8]) -> &[u8] {
-    head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head)
+/// The longest line a line-based reader accepts; longer ones are skipped and named.
+pub(crate) const MAX_LINE: usize = 1 << 20;
+
+/// Reads one line into `buf` (without keeping more than [`MAX_LINE`] bytes of it): `None` at
+/// the end, `Some(false)` when the line was too long and was skipped.
+pub(crate) fn read_line_capped(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<bool>> {
+    let mut any = false;
+    let mut fits = true;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(any.then_some(fits));
+        }
+        any = true;
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if fits && buf.len() + take <= MAX_LINE {
+            buf.extend_from_slice(&chunk[..take]);
+        } else {
+            fits = false;
+            buf.clear();
+        }
+        reader.consume(take);
+        if done {
+            return Ok(Some(fits));
+        }
+    }
 }
 
 /// The machine id a file stands for: its name without extensions (`ID.json.gz` → `ID`).
@@ -355,6 +413,11 @@ mod tests {
     #[test]
     fn detect_by_first_character() {
         assert_eq!(detect(b"  \n[{"), Some(Family::Json));
+        assert_eq!(
+            detect(b"{\"machine\": \"m\", \"event\": \"Alive\"}\n{"),
+            Some(Family::Stream)
+        );
+        assert_eq!(detect(b"{\"id\": \"m\",\n \"events\": {}}"), Some(Family::Json));
         assert_eq!(detect(b"TIME  EVENT"), Some(Family::Table));
         assert_eq!(detect(b""), None);
         assert_eq!(detect(b"\x7fELF\0\0"), None);

@@ -10,7 +10,7 @@ use regex::Regex;
 use super::time::parse_rfc1123;
 use super::{
     FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags, into_time_order,
-    machine_from_path,
+    machine_from_path, read_line_capped,
 };
 use crate::event::{Event, EventName};
 
@@ -29,21 +29,21 @@ static COLUMN_GAP: LazyLock<Regex> =
 /// The machine being read and what has been found for it so far.
 struct Section {
     machine: String,
+    line: usize,
     events: Vec<Event>,
     last_error: Option<Event>,
     /// Set after `Recent last error`: the next row is the last error event, not a log row.
     in_last_error: bool,
-    rows: usize,
 }
 
 impl Section {
-    fn new(machine: String) -> Section {
+    fn new(machine: String, line: usize) -> Section {
         Section {
             machine,
+            line,
             events: Vec::new(),
             last_error: None,
             in_last_error: false,
-            rows: 0,
         }
     }
 
@@ -52,6 +52,7 @@ impl Section {
         MachineLog {
             machine: self.machine,
             source: ctx.path.clone(),
+            line: self.line,
             format: Format::Table,
             events: self.events,
             last_error_event: self.last_error,
@@ -74,9 +75,19 @@ pub(crate) fn read(
     let mut errors_before_first_row = Vec::new();
     loop {
         buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
+        match read_line_capped(&mut reader, &mut buf) {
+            Ok(None) => break,
+            Ok(Some(true)) => {}
+            Ok(Some(false)) => {
+                line_no += 1;
+                let error = InputError::at(&ctx.path, line_no, "line longer than 1 MiB; skipped");
+                if rows_seen == 0 {
+                    errors_before_first_row.push(error);
+                } else {
+                    sink(Record::Error(error));
+                }
+                continue;
+            }
             Err(err) => {
                 sink(Record::Error(InputError::at(
                     &ctx.path,
@@ -111,10 +122,13 @@ pub(crate) fn read(
             if let Some(done) = section.take() {
                 sink(Record::Machine(done.finish(ctx)));
             }
-            section = Some(Section::new(machine_from_path(Path::new(name.trim()))));
+            section = Some(Section::new(
+                machine_from_path(Path::new(name.trim())),
+                line_no,
+            ));
             continue;
         }
-        let current = section.get_or_insert_with(|| Section::new(ctx.machine.clone()));
+        let current = section.get_or_insert_with(|| Section::new(ctx.machine.clone(), line_no));
         if trimmed.starts_with("Recent last error") {
             current.in_last_error = true;
             continue;
@@ -127,7 +141,6 @@ pub(crate) fn read(
                     current.last_error = Some(event);
                     current.in_last_error = false;
                 } else {
-                    current.rows += 1;
                     current.events.push(event);
                 }
             }
