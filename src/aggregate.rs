@@ -7,6 +7,7 @@ use std::ops::AddAssign;
 use chrono::{DateTime, Utc};
 
 use crate::event::{EventKind, State};
+use crate::input::merge::Merged;
 use crate::input::{Format, InputError};
 use crate::replay::{Step, Trace, Verdict};
 
@@ -58,8 +59,12 @@ pub struct Summary {
     pub files: u64,
     pub formats: BTreeMap<Format, u64>,
     pub machines: u64,
-    /// Events read: replayed + rejected + unknown.
+    /// Events read: replayed + rejected + unknown + duplicates.
     pub events: u64,
+    /// Events dropped because another record of the same machine had them too.
+    pub duplicates: u64,
+    /// Machines assembled from more than one record.
+    pub merged_machines: u64,
     pub replayed: u64,
     pub rejected: u64,
     pub unknown_events: BTreeMap<String, NameTally>,
@@ -73,6 +78,16 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Folds one machine into the tallies: its trace and what merging its records dropped.
+    pub fn add_machine(&mut self, trace: &Trace, merged: &Merged) {
+        self.add_trace(trace);
+        self.events += merged.duplicates;
+        self.duplicates += merged.duplicates;
+        if merged.records > 1 {
+            self.merged_machines += 1;
+        }
+    }
+
     /// Folds one machine's trace into the tallies.
     pub fn add_trace(&mut self, trace: &Trace) {
         self.machines += 1;
@@ -171,6 +186,8 @@ impl AddAssign for Summary {
         }
         self.machines += other.machines;
         self.events += other.events;
+        self.duplicates += other.duplicates;
+        self.merged_machines += other.merged_machines;
         self.replayed += other.replayed;
         self.rejected += other.rejected;
         for (name, tally) in other.unknown_events {

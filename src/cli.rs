@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::input::Format;
+use crate::input::time::{ExtraZone, parse_zone_arg};
 use crate::rules::DEFAULT_RULES;
 
 /// Replay metal-stack machine provisioning logs through metal-api's FSM and report the
@@ -51,6 +52,9 @@ pub struct InputArgs {
     /// The machine id for single-machine files, instead of the file name.
     #[arg(long, value_name = "ID")]
     pub machine_id: Option<String>,
+    /// Resolve a time-zone abbreviation in tables, e.g. `--tz IST=+0530` (repeatable).
+    #[arg(long, value_name = "NAME=OFFSET", value_parser = parse_zone_arg)]
+    pub tz: Vec<ExtraZone>,
     /// Worker threads (default: one per core); output does not depend on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

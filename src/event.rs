@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, Timelike, Utc};
 
 /// A state of the provisioning FSM, in the order metal-api lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -258,6 +258,14 @@ impl Event {
         Event { line, ..self }
     }
 
+    /// Whether two records show the same event: same name, same instant (tables print whole
+    /// seconds) and the same message (tables may shorten it with `...`).
+    pub fn same_as(&self, other: &Event) -> bool {
+        self.name == other.name
+            && same_instant(self.time, other.time)
+            && same_message(&self.message, &other.message)
+    }
+
     /// The message as metal-api stored it, with the recorded verdict put back.
     pub fn recorded_message(&self) -> String {
         match self.recorded_state {
@@ -265,6 +273,20 @@ impl Event {
             None => self.message.clone(),
         }
     }
+}
+
+fn same_instant(a: DateTime<Utc>, b: DateTime<Utc>) -> bool {
+    let whole = |t: DateTime<Utc>| t.with_nanosecond(0).unwrap_or(t);
+    a == b || (a.nanosecond() == 0 && whole(b) == a) || (b.nanosecond() == 0 && whole(a) == b)
+}
+
+fn same_message(a: &str, b: &str) -> bool {
+    let shortened = |short: &str, long: &str| {
+        short
+            .strip_suffix("...")
+            .is_some_and(|head| long.starts_with(head.trim_end()))
+    };
+    a == b || shortened(a, b) || shortened(b, a)
 }
 
 /// metal-api's message for an event that arrived in `state` with no rule for it.

@@ -29,6 +29,10 @@ pub struct Position {
     pub column: usize,
 }
 
+/// The largest value handed out whole; a larger one is an error, so that no input can make
+/// memory grow without bound (a machine with 100 events is a few tens of KiB).
+pub const MAX_VALUE: usize = 64 << 20;
+
 /// A reader that hands out whole JSON values and tracks lines and columns.
 pub struct Splitter<R> {
     reader: R,

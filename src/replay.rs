@@ -175,8 +175,9 @@ impl<'r> Replayer<'r> {
         &self.container
     }
 
-    /// Takes the next event to arrive in `state` if nothing is stored yet: the oldest row of an
-    /// export that carries a recorded verdict arrived there (SPEC §2, last paragraph).
+    /// Takes the next event (only that one) to arrive in `state` if nothing is stored yet: the
+    /// oldest row of an export that carries a recorded verdict arrived there (SPEC §2, last
+    /// paragraph).
     pub fn assume_empty_state(&mut self, state: State) {
         self.empty_state = state;
     }
@@ -199,6 +200,7 @@ impl<'r> Replayer<'r> {
         line: usize,
     ) -> Step {
         let from = self.current_state();
+        self.empty_state = State::Initial;
         let (effect, verdict) = match self.rules.lookup(from, event) {
             None => (self.unexpected_effect(event), Verdict::Unexpected),
             Some(target) => {
@@ -218,9 +220,6 @@ impl<'r> Replayer<'r> {
             self.apply(&effect, time, event, message, from);
             verdict
         };
-        if !self.container.events.is_empty() {
-            self.empty_state = State::Initial;
-        }
         Step {
             time,
             event,
@@ -324,12 +323,12 @@ impl<'r> Replayer<'r> {
         }
     }
 
-    /// Strictly more than `threshold` since the last event; with no last event, there is
-    /// nothing to be within.
+    /// Strictly more than `threshold` since the last event; with no last event the time
+    /// since it is unknown, and nothing is flagged.
     fn elapsed_beyond(&self, time: DateTime<Utc>, threshold: TimeDelta) -> bool {
         self.container
             .last_event_time
-            .is_none_or(|last| time - last > threshold)
+            .is_some_and(|last| time - last > threshold)
     }
 
     /// The chronology guard (SPEC §2.6), checked on the container as the effect would leave it.
@@ -426,16 +425,23 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
         ));
     }
     let mut container = replayer.finish();
-    if log.recorded.failed_machine_reclaim == Some(true) {
+    if let Some(flag) = log.recorded.failed_machine_reclaim {
         // A failed reclaim is flagged by a Phoned Home that is never stored, so an export
         // cannot show it; the exported flag is the only witness.
-        container.failed_machine_reclaim = true;
+        container.failed_machine_reclaim = flag;
     }
-    let last_error_only = log
-        .last_error_event
-        .as_ref()
-        .filter(|le| !log.events.iter().any(|e| same_event(e, le)))
-        .and_then(|le| judge_in_recorded_state(le, rules));
+    let mut last_error_only = None;
+    if let Some(le) = &log.last_error_event
+        && !log.events.iter().any(|e| e.same_as(le))
+    {
+        match judge_outside_log(le, rules) {
+            Some(step) => last_error_only = Some(step),
+            None => unknown.push(UnknownEvent {
+                name: le.name.as_str().to_string(),
+                line: le.line,
+            }),
+        }
+    }
     Trace {
         machine: log.machine.clone(),
         source: log.source.clone(),
@@ -447,30 +453,27 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     }
 }
 
-fn same_event(a: &Event, b: &Event) -> bool {
-    // Text tables truncate long messages, so time and name identify an event.
-    a.time == b.time && a.name == b.name
-}
-
-/// Judges an event that is not in the log by the state its recorded verdict names.
-fn judge_in_recorded_state(event: &Event, rules: &Ruleset) -> Option<Step> {
+/// Judges the exported last error event when it is not among the log's rows: in the state its
+/// recorded verdict names, or as the expected event it was recorded as (its state before is
+/// unknown then, and shown as its home state). `None` for an unknown event name.
+fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
     let EventName::Known(kind) = event.name else {
         return None;
     };
-    let state = event.recorded_state?;
-    let verdict = match rules.lookup(state, kind) {
-        None => Verdict::Unexpected,
-        Some(_) => Verdict::Expected,
+    let (from, verdict) = match event.recorded_state {
+        Some(state) if rules.lookup(state, kind).is_none() => (state, Verdict::Unexpected),
+        Some(state) => (state, Verdict::Expected),
+        None => (kind.home_state(), Verdict::Expected),
     };
     Some(Step {
         time: event.time,
         event: kind,
         message: event.message.clone(),
-        from: state,
+        from,
         verdict,
-        to: state,
+        to: from,
         stored: false,
-        recorded_state: Some(state),
+        recorded_state: event.recorded_state,
         line: event.line,
     })
 }

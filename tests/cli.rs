@@ -375,16 +375,288 @@ fn named_non_log_file_is_an_error_but_found_one_is_skipped() {
         .code(2);
 }
 
+/// Sums `inputs` into (read, replayed + rejected + unknown + duplicates).
+fn accounting(report: &Value) -> (u64, u64) {
+    let inputs = &report["inputs"];
+    let unknown: u64 = inputs["unknown_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["count"].as_u64().unwrap())
+        .sum();
+    (
+        inputs["events"].as_u64().unwrap(),
+        inputs["replayed"].as_u64().unwrap()
+            + inputs["rejected"].as_u64().unwrap()
+            + unknown
+            + inputs["duplicates"].as_u64().unwrap(),
+    )
+}
+
 #[test]
-fn binary_file_is_not_a_log() {
+fn a_directory_of_good_damaged_and_foreign_files() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("blob.bin");
-    std::fs::write(&path, [0x7f, b'E', b'L', b'F', 0, 0, 1, 2]).unwrap();
+    let d = dir.path();
+    let copy = |from: &str, to: &str| std::fs::copy(testdata(from), d.join(to)).unwrap();
+    copy("fleet-v0.42.2/list-json/machines.json", "good-list.json");
+    copy(
+        "fleet-v0.19.0/text/63c1eeb5-1996-429e-a05f-084a98869567.txt",
+        "good-63c1eeb5.txt",
+    );
+    // Damage, one kind per file.
+    let list = std::fs::read(testdata("fleet-v0.19.0/list-json/machines.json")).unwrap();
+    std::fs::write(d.join("truncated.json"), &list[..list.len() / 2]).unwrap();
+    std::fs::write(
+        d.join("bad-utf8.txt"),
+        b"Mon, 22 Aug 2022 06:32:44 UTC   Waiting   waiting\nMon, 22 Aug 2022 06:36:15 UTC   PXE Booting   caf\xe9\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("blob.bin"), [0x7f, b'E', b'L', b'F', 0, 0, 1, 2]).unwrap();
+    std::fs::write(d.join("empty.json"), b"").unwrap();
+    let mut long = b"Mon, 22 Aug 2022 06:32:44 UTC   Waiting   waiting\n".to_vec();
+    long.extend(std::iter::repeat_n(b'x', 3 << 20));
+    long.extend(b"\nMon, 22 Aug 2022 06:36:15 UTC   PXE Booting   dhcp\n");
+    std::fs::write(d.join("long-line.txt"), long).unwrap();
+    std::fs::write(
+        d.join("column-missing.txt"),
+        "Mon, 22 Aug 2022 06:32:44 UTC   Waiting   waiting\nMon, 22 Aug 2022 06:36:15 UTC\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("no-time.json"),
+        "[\n {\"event\": \"Waiting\", \"message\": \"w\", \"time\": \"2025-09-22T12:23:48Z\"},\n {\"event\": \"Waiting\", \"message\": \"w\"}\n]\n",
+    )
+    .unwrap();
+    // Not logs at all: reported as skipped, with a hint.
+    std::fs::write(d.join("notes.md"), "# notes\n\nnothing to see\n").unwrap();
+    copy("fleet-v0.42.2/expected.json", "expected.json");
+
+    let (code, report, stderr) = run_json(&["report", "-o", "json", d.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    let errors = report["inputs"]["errors"].as_array().unwrap();
+    let error_of = |file: &str| {
+        errors
+            .iter()
+            .find(|e| e["path"].as_str().unwrap().ends_with(file))
+            .unwrap_or_else(|| panic!("no error for {file}: {errors:?}"))
+    };
+    assert!(error_of("truncated.json")["line"].as_u64().unwrap() > 1);
+    assert!(error_of("truncated.json")["column"].as_u64().is_some());
+    assert_eq!(error_of("bad-utf8.txt")["line"], 2);
+    assert_eq!(error_of("blob.bin")["line"], 1);
+    assert_eq!(error_of("empty.json")["message"], "the file is empty");
+    assert_eq!(error_of("long-line.txt")["line"], 2);
+    assert_eq!(error_of("column-missing.txt")["line"], 2);
+    assert_eq!(error_of("no-time.json")["line"], 3);
+    assert!(
+        error_of("no-time.json")["message"]
+            .as_str()
+            .unwrap()
+            .contains("without `time`")
+    );
+    let skipped: Vec<&str> = report["inputs"]["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        skipped.iter().any(|p| p.ends_with("notes.md")),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped.iter().any(|p| p.ends_with("expected.json")),
+        "{skipped:?}"
+    );
+    assert!(stderr.contains("use --format"), "{stderr}");
+    // The good files are all there: 12 machines of the list, the table, the half list's whole
+    // machines, and the partly readable tables.
+    let (read, accounted) = accounting(&report);
+    assert_eq!(read, accounted);
+    let unexpected = pairs(&report["unexpected"]);
+    assert!(
+        unexpected
+            .iter()
+            .any(|p| p.0 == "Preparing" && p.1 == "Preparing" && p.2 == 24)
+    );
+    assert!(
+        unexpected
+            .iter()
+            .any(|p| p.0 == "Phoned Home" && p.1 == "PXE Booting")
+    );
+}
+
+#[test]
+fn unknown_events_are_counted_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m1.json");
+    std::fs::write(
+        &path,
+        r#"[
+ {"event": "Foo", "message": "", "time": "2025-09-22T12:23:49Z"},
+ {"event": "Waiting", "message": "w", "time": "2025-09-22T12:23:48Z"},
+ {"event": "Foo", "message": "", "time": "2025-09-22T12:23:47Z"},
+ {"event": "Registering", "message": "r", "time": "2025-09-22T12:23:46Z"}
+]"#,
+    )
+    .unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        report["inputs"]["unknown_events"],
+        serde_json::json!([{"event": "Foo", "count": 2, "machines": 1}])
+    );
+    assert_eq!(report["inputs"]["events"], 4);
+    assert_eq!(report["inputs"]["replayed"], 2);
+    assert_eq!(report["unexpected"], serde_json::json!([]));
+    fsmlog()
+        .args(["report", path.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "unknown event \"Foo\" ×2 on 1 machines",
+        ));
+}
+
+#[test]
+fn the_same_machine_in_several_inputs_is_one_machine() {
+    let list = testdata("fleet-v0.19.0/list-json");
+    let logs = testdata("fleet-v0.19.0/logs-json");
+    let text = testdata("fleet-v0.19.0/text");
+    let (code, alone, _) = run_json(&["report", "-o", "json", list.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let (code, merged, _) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        list.to_str().unwrap(),
+        logs.to_str().unwrap(),
+        text.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(merged["inputs"]["machines"], 12);
+    assert_eq!(merged["inputs"]["merged_machines"], 12);
+    // Every event of the logs and tables is also in the list: all of them are duplicates.
+    assert_eq!(
+        merged["inputs"]["duplicates"].as_u64().unwrap(),
+        2 * alone["inputs"]["events"].as_u64().unwrap()
+    );
+    assert_eq!(merged["unexpected"], alone["unexpected"]);
+    let (read, accounted) = accounting(&merged);
+    assert_eq!(read, accounted);
+}
+
+#[test]
+fn every_export_format_gives_the_same_unexpected_table() {
+    // Tables print whole seconds, so times are compared to the second; the raw stream holds
+    // events metal-api swallowed and is not an export, so it is left out.
+    let formats = [
+        "logs-json",
+        "describe-json",
+        "list-json",
+        "event-api",
+        "container-dump",
+        "v2-json",
+        "text",
+        "markdown",
+        "concat-text",
+    ];
+    for fleet in FLEETS {
+        for rules in RULE_SETS {
+            let mut tables = Vec::new();
+            for format in formats {
+                let dir = testdata(&format!("{fleet}/{format}"));
+                let (_, report, _) = run_json(&[
+                    "report",
+                    "-o",
+                    "json",
+                    "--rules",
+                    rules,
+                    dir.to_str().unwrap(),
+                ]);
+                let mut table = report["unexpected"].clone();
+                for pair in table.as_array_mut().unwrap() {
+                    for key in ["first_seen", "last_seen"] {
+                        let t = pair[key].as_str().unwrap();
+                        pair[key] = Value::from(&t[..19]);
+                    }
+                }
+                tables.push((format, table));
+            }
+            for (format, table) in &tables[1..] {
+                assert_eq!(
+                    table, &tables[0].1,
+                    "{fleet} {rules}: {format} vs logs-json"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn forced_format_that_does_not_fit_is_an_error() {
+    let list = testdata("fleet-v0.42.2/list-json/machines.json");
+    fsmlog()
+        .args(["report", "--format", "v2-json", list.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("expected v2-json JSON"));
+    let text = testdata("seed-machine.txt");
+    fsmlog()
+        .args(["report", "--format", "list-json", text.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("expected list-json JSON"));
+}
+
+#[test]
+fn gzipped_input_is_read() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seed.txt.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::default(),
+    );
+    gz.write_all(&std::fs::read(testdata("seed-machine.txt")).unwrap())
+        .unwrap();
+    gz.finish().unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(report["unexpected"][0]["count"], 3);
+    assert_eq!(
+        report["unexpected"][0]["examples"],
+        serde_json::json!(["seed"])
+    );
+}
+
+#[test]
+fn tz_flag_resolves_an_unknown_zone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.txt");
+    std::fs::write(
+        &path,
+        "Mon, 22 Aug 2022 11:36:15 XST   PXE Booting   dhcp\nMon, 22 Aug 2022 11:32:44 XST   Waiting   waiting\n",
+    )
+    .unwrap();
     fsmlog()
         .args(["report", path.to_str().unwrap()])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("blob.bin: not a machine log"));
+        .stderr(predicates::str::contains("--tz XST=+HHMM"));
+    let (code, report, _) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        "--tz",
+        "XST=+0500",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        report["unexpected"][0]["first_seen"],
+        "2022-08-22T06:36:15Z"
+    );
 }
 
 #[test]
@@ -426,7 +698,7 @@ fn table_output_reads_well() {
         .stdout(predicates::str::contains("Waiting"))
         .stdout(predicates::str::contains("crash loop (1): seed-machine"))
         .stdout(predicates::str::contains(
-            "10 events (10 replayed, 0 rejected, 0 unknown)",
+            "10 events (10 replayed, 0 rejected, 0 unknown, 0 duplicates)",
         ));
 }
 

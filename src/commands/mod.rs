@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use crate::aggregate::Summary;
 use crate::cli::{Cli, Command, InputArgs};
+use crate::input::merge::Merger;
 use crate::input::{self, InputError, InputOptions, Record};
 use crate::replay::replay;
 use crate::rules::Ruleset;
@@ -42,7 +43,7 @@ pub(crate) struct Inputs {
     pub errors: Vec<InputError>,
     pub options: InputOptions,
     pub rules: Ruleset,
-    pub threads: Option<usize>,
+    pool: Option<rayon::ThreadPool>,
 }
 
 impl Inputs {
@@ -56,38 +57,56 @@ impl Inputs {
             options: InputOptions {
                 format: args.format,
                 machine_id: args.machine_id.clone(),
+                zones: args.tz.clone(),
             },
             rules,
-            threads: args.threads,
+            pool: match args.threads {
+                Some(n) => Some(
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(n)
+                        .build()
+                        .context("cannot start the worker threads")?,
+                ),
+                None => None,
+            },
         })
+    }
+
+    /// Runs `work` on the chosen number of threads.
+    pub fn install<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    }
+
+    /// Learns which machines have records in several places (see [`Merger::plan`]).
+    pub fn merger(&self) -> Merger {
+        self.install(|| Merger::plan(&self.files, &self.options))
     }
 
     /// Reads, replays and tallies every file, in parallel; the result does not depend on the
     /// number of threads.
-    pub fn summarize(&self) -> Result<Summary> {
-        let work = || {
+    pub fn summarize(&self) -> Summary {
+        let merger = self.merger();
+        let mut summary = self.install(|| {
             self.files
                 .par_iter()
-                .map(|file| self.summarize_file(file))
+                .map(|file| self.summarize_file(file, &merger))
                 .reduce(Summary::default, |mut a, b| {
                     a += b;
                     a
                 })
-        };
-        let mut summary = match self.threads {
-            Some(n) => rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .context("cannot start the worker threads")?
-                .install(work),
-            None => work(),
-        };
+        });
+        for merged in merger.drain() {
+            summary.add_machine(&replay(&merged.log, &self.rules), &merged);
+        }
         summary.errors.extend(self.errors.iter().cloned());
         summary.sort();
-        Ok(summary)
+        summary
     }
 
-    fn summarize_file(&self, file: &input::InputFile) -> Summary {
+    fn summarize_file(&self, file: &input::InputFile, merger: &Merger) -> Summary {
         let mut summary = Summary::default();
         let mut read_any = false;
         input::read_file(file, &self.options, &mut |record| match record {
@@ -96,7 +115,9 @@ impl Inputs {
                     read_any = true;
                     *summary.formats.entry(log.format).or_default() += 1;
                 }
-                summary.add_trace(&replay(&log, &self.rules));
+                if let Some(merged) = merger.offer(log) {
+                    summary.add_machine(&replay(&merged.log, &self.rules), &merged);
+                }
             }
             Record::Error(err) => summary.errors.push(err),
             Record::Skipped { path, reason } => summary.skipped.push((path, reason)),

@@ -20,11 +20,14 @@ pub fn run(args: &ReplayArgs) -> Result<Outcome> {
     let mut errors = inputs.errors.clone();
     let mut skipped = Vec::new();
     let mut write_error: Option<io::Error> = None;
+    let merger = inputs.merger();
     for file in &inputs.files {
         input::read_file(file, &inputs.options, &mut |record| match record {
             Record::Machine(log) => {
-                if write_error.is_none() {
-                    let trace = replay(&log, &inputs.rules);
+                if write_error.is_none()
+                    && let Some(merged) = merger.offer(log)
+                {
+                    let trace = replay(&merged.log, &inputs.rules);
                     if let Err(err) = renderer.machine(&trace, &mut out) {
                         write_error = Some(err);
                     }
@@ -36,6 +39,9 @@ pub fn run(args: &ReplayArgs) -> Result<Outcome> {
         if let Some(err) = write_error {
             return Err(err.into());
         }
+    }
+    for merged in merger.drain() {
+        renderer.machine(&replay(&merged.log, &inputs.rules), &mut out)?;
     }
     renderer.end(&mut out)?;
     out.flush()?;

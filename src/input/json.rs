@@ -223,7 +223,14 @@ pub(crate) fn read(
                 forced.map_or("metalctl", |f| f.name())
             )));
         }
-        Ok(None) => return Err(NotALog("the file is empty".to_string())),
+        Ok(None) => {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                0,
+                "the file is empty",
+            )));
+            return Ok(());
+        }
         Err(err) => Err(err),
     };
     match result {
@@ -306,7 +313,9 @@ fn read_array<R: BufRead>(
         if is_events {
             match convert_event(item.into_event()) {
                 Ok(event) => log_events.push(event.at_line(start.line)),
-                Err(message) => sink(Record::Error(InputError::at(&ctx.path, start.line, message))),
+                Err(message) => sink(Record::Error(InputError::at(
+                    &ctx.path, start.line, message,
+                ))),
             }
             return Ok(());
         }
@@ -373,7 +382,12 @@ fn parse_element<'a>(
     match serde_json::from_slice(bytes) {
         Ok(item) => Ok(Some(item)),
         Err(err) => {
-            sink(Record::Error(element_error(&ctx.path, start, &err, "array element")));
+            sink(Record::Error(element_error(
+                &ctx.path,
+                start,
+                &err,
+                "array element",
+            )));
             Ok(None)
         }
     }
@@ -460,7 +474,11 @@ fn machine_from_parts(
     for (index, raw) in parts.log.into_iter().enumerate() {
         match convert_event(raw) {
             Ok(event) => events.push(event.at_line(start.line)),
-            Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_of(index), message))),
+            Err(message) => sink(Record::Error(InputError::at(
+                &ctx.path,
+                line_of(index),
+                message,
+            ))),
         }
     }
     into_time_order(&mut events, true);
@@ -476,9 +494,7 @@ fn machine_from_parts(
         }
         None => None,
     };
-    let last_event_time = parts
-        .last_event_time
-        .and_then(|t| parse_rfc3339(&t).ok());
+    let last_event_time = parts.last_event_time.and_then(|t| parse_rfc3339(&t).ok());
     Some(MachineLog {
         machine,
         source: ctx.path.clone(),

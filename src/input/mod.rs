@@ -2,6 +2,7 @@
 //! and hands every machine's log on as soon as it is read, one machine at a time.
 
 mod json;
+pub mod merge;
 mod ndjson;
 mod table;
 pub mod time;
@@ -140,6 +141,8 @@ pub struct InputOptions {
     pub format: Option<Format>,
     /// The machine id for single-machine formats instead of the file stem.
     pub machine_id: Option<String>,
+    /// Zone abbreviations resolved by `--tz`, before the built-in table.
+    pub zones: Vec<time::ExtraZone>,
 }
 
 /// One file to read, and whether it was named by the user or found in a directory.
@@ -263,27 +266,36 @@ fn read_stream(
     let head = match reader.fill_buf() {
         Ok(head) => head,
         Err(err) => {
-            sink(Record::Error(InputError::at(&ctx.path, 0, format!("cannot read: {err}"))));
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                0,
+                format!("cannot read: {err}"),
+            )));
             return;
         }
     };
     let bom = head.starts_with(BOM);
-    let family = match ctx.options.format {
-        Some(Format::Table) => Some(Family::Table),
-        Some(Format::Ndjson) => Some(Family::Stream),
-        Some(_) => Some(Family::Json),
-        None => detect(head),
+    let family = match (ctx.options.format, detect(head)) {
+        (_, Err(damage)) => {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                damage.line,
+                damage.message,
+            )));
+            return;
+        }
+        (Some(Format::Table), _) => Family::Table,
+        (Some(Format::Ndjson), _) => Family::Stream,
+        (Some(_), _) => Family::Json,
+        (None, Ok(family)) => family,
     };
     if bom {
         reader.consume(BOM.len());
     }
     let outcome = match family {
-        Some(Family::Table) => table::read(reader, ctx, sink),
-        Some(Family::Stream) => ndjson::read(reader, ctx, sink),
-        Some(Family::Json) => json::read(reader, ctx, ctx.options.format, sink),
-        None => Err(NotALog(
-            "neither JSON nor a metalctl table (binary or empty?)".to_string(),
-        )),
+        Family::Table => table::read(reader, ctx, sink),
+        Family::Stream => ndjson::read(reader, ctx, sink),
+        Family::Json => json::read(reader, ctx, ctx.options.format, sink),
     };
     if let Err(NotALog(reason)) = outcome {
         let hint = "; use --format to read it as a given format";
@@ -319,25 +331,42 @@ enum Family {
     Table,
 }
 
+/// A file no reader can take: empty, or binary.
+#[derive(Debug, PartialEq, Eq)]
+struct Damage {
+    line: usize,
+    message: String,
+}
+
 /// Guesses the family from the first bytes: a first line that is a whole event object is a
-/// stream, other JSON is a document, anything else without NUL bytes a table.
-fn detect(head: &[u8]) -> Option<Family> {
+/// stream, other JSON is a document, other text a table. Empty and binary files are damage.
+fn detect(head: &[u8]) -> Result<Family, Damage> {
+    if let Some(nul) = head.iter().position(|&b| b == 0) {
+        return Err(Damage {
+            line: 1 + head[..nul].iter().filter(|&&b| b == b'\n').count(),
+            message: "binary content (a NUL byte), not a machine log".to_string(),
+        });
+    }
     let text = head.strip_prefix(BOM).unwrap_or(head);
-    let start = text.iter().position(|b| !b.is_ascii_whitespace())?;
+    let Some(start) = text.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return Err(Damage {
+            line: 0,
+            message: "the file is empty".to_string(),
+        });
+    };
     let text = &text[start..];
-    match text[0] {
+    Ok(match text[0] {
         b'{' => {
             let first_line = text.split(|&b| b == b'\n').next().unwrap_or(text);
             if ndjson::looks_like_stream(first_line) {
-                Some(Family::Stream)
+                Family::Stream
             } else {
-                Some(Family::Json)
+                Family::Json
             }
         }
-        b'[' => Some(Family::Json),
-        _ if text.contains(&0) => None,
-        _ => Some(Family::Table),
-    }
+        b'[' => Family::Json,
+        _ => Family::Table,
+    })
 }
 
 /// The longest line a line-based reader accepts; longer ones are skipped and named.
@@ -345,7 +374,10 @@ pub(crate) const MAX_LINE: usize = 1 << 20;
 
 /// Reads one line into `buf` (without keeping more than [`MAX_LINE`] bytes of it): `None` at
 /// the end, `Some(false)` when the line was too long and was skipped.
-pub(crate) fn read_line_capped(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<bool>> {
+pub(crate) fn read_line_capped(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+) -> io::Result<Option<bool>> {
     let mut any = false;
     let mut fits = true;
     loop {
@@ -412,14 +444,17 @@ mod tests {
 
     #[test]
     fn detect_by_first_character() {
-        assert_eq!(detect(b"  \n[{"), Some(Family::Json));
+        assert_eq!(detect(b"  \n[{"), Ok(Family::Json));
         assert_eq!(
             detect(b"{\"machine\": \"m\", \"event\": \"Alive\"}\n{"),
-            Some(Family::Stream)
+            Ok(Family::Stream)
         );
-        assert_eq!(detect(b"{\"id\": \"m\",\n \"events\": {}}"), Some(Family::Json));
-        assert_eq!(detect(b"TIME  EVENT"), Some(Family::Table));
-        assert_eq!(detect(b""), None);
-        assert_eq!(detect(b"\x7fELF\0\0"), None);
+        assert_eq!(
+            detect(b"{\"id\": \"m\",\n \"events\": {}}"),
+            Ok(Family::Json)
+        );
+        assert_eq!(detect(b"TIME  EVENT"), Ok(Family::Table));
+        assert_eq!(detect(b" \n ").unwrap_err().message, "the file is empty");
+        assert_eq!(detect(b"a\nb\x7fELF\0\0").unwrap_err().line, 2);
     }
 }

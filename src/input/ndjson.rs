@@ -61,7 +61,11 @@ pub(crate) fn read(
                 continue;
             }
             Err(err) => {
-                sink(Record::Error(InputError::at(&ctx.path, line_no, format!("cannot read: {err}"))));
+                sink(Record::Error(InputError::at(
+                    &ctx.path,
+                    line_no,
+                    format!("cannot read: {err}"),
+                )));
                 break;
             }
         }
@@ -83,7 +87,9 @@ pub(crate) fn read(
         match parsed {
             Ok((machine, event)) => {
                 good_lines += 1;
-                let entry = machines.entry(machine).or_insert_with(|| (line_no, Vec::new()));
+                let entry = machines
+                    .entry(machine)
+                    .or_insert_with(|| (line_no, Vec::new()));
                 entry.1.push(event.at_line(line_no));
             }
             Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::time::parse_rfc1123;
+use super::time::{ExtraZone, parse_rfc1123};
 use super::{
     FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags, into_time_order,
     machine_from_path, read_line_capped,
@@ -99,9 +99,6 @@ pub(crate) fn read(
         }
         line_no += 1;
         let Ok(text) = std::str::from_utf8(&buf) else {
-            if buf.contains(&0) && rows_seen == 0 {
-                return Err(NotALog("binary content (NUL bytes)".to_string()));
-            }
             let error = InputError::at(&ctx.path, line_no, "invalid UTF-8; the row is skipped");
             if rows_seen == 0 {
                 errors_before_first_row.push(error);
@@ -133,7 +130,7 @@ pub(crate) fn read(
             current.in_last_error = true;
             continue;
         }
-        match parse_row(trimmed) {
+        match parse_row(trimmed, &ctx.options.zones) {
             Ok(event) => {
                 rows_seen += 1;
                 let event = event.at_line(line_no);
@@ -183,9 +180,9 @@ fn is_header(line: &str) -> bool {
 }
 
 /// Parses one row: `TIME  EVENT  MESSAGE` or `| TIME | EVENT | MESSAGE |`.
-fn parse_row(line: &str) -> Result<Event, String> {
+fn parse_row(line: &str, zones: &[ExtraZone]) -> Result<Event, String> {
     if let Some(inner) = line.strip_prefix('|') {
-        return parse_markdown_row(inner);
+        return parse_markdown_row(inner, zones);
     }
     let Some(time_match) = ROW_TIME.find(line) else {
         return Err(format!(
@@ -193,7 +190,7 @@ fn parse_row(line: &str) -> Result<Event, String> {
             shorten(line)
         ));
     };
-    let time = parse_rfc1123(time_match.as_str())?;
+    let time = parse_rfc1123(time_match.as_str(), zones)?;
     let rest = &line[time_match.end()..];
     if !rest.is_empty() && COLUMN_GAP.find(rest).is_none_or(|m| m.start() != 0) {
         return Err(format!(
@@ -208,13 +205,13 @@ fn parse_row(line: &str) -> Result<Event, String> {
     finish_row(time, name, message)
 }
 
-fn parse_markdown_row(inner: &str) -> Result<Event, String> {
+fn parse_markdown_row(inner: &str, zones: &[ExtraZone]) -> Result<Event, String> {
     let inner = inner.trim_end().strip_suffix('|').unwrap_or(inner);
     let mut cells = inner.splitn(3, '|');
     let time_text = cells.next().unwrap_or("").trim();
     let name = cells.next().unwrap_or("").trim();
     let message = cells.next().unwrap_or("").trim().replace("\\|", "|");
-    let time = parse_rfc1123(time_text)?;
+    let time = parse_rfc1123(time_text, zones)?;
     finish_row(time, name, &message)
 }
 
@@ -254,6 +251,7 @@ mod tests {
     fn plain_row_with_spaced_event_name() {
         let e = parse_row(
             "Mon, 22 Aug 2022 06:36:15 UTC   Booting New Kernel   boot into  distribution kernel  ",
+            &[],
         )
         .unwrap();
         assert_eq!(e.name, EventName::Known(EventKind::BootingNewKernel));
@@ -262,15 +260,18 @@ mod tests {
 
     #[test]
     fn recorded_verdict_is_split_off() {
-        let e = parse_row("Mon, 22 Aug 2022 06:36:15 UTC  PXE Booting  [unexpectedly received in state waiting]: machine sent extended dhcp request").unwrap();
+        let e = parse_row("Mon, 22 Aug 2022 06:36:15 UTC  PXE Booting  [unexpectedly received in state waiting]: machine sent extended dhcp request", &[]).unwrap();
         assert_eq!(e.recorded_state, Some(State::Waiting));
         assert_eq!(e.message, "machine sent extended dhcp request");
     }
 
     #[test]
     fn markdown_row() {
-        let e = parse_row("| Mon, 22 Aug 2022 06:36:15 CEST | Waiting | waiting for allocation |")
-            .unwrap();
+        let e = parse_row(
+            "| Mon, 22 Aug 2022 06:36:15 CEST | Waiting | waiting for allocation |",
+            &[],
+        )
+        .unwrap();
         assert_eq!(e.name, EventName::Known(EventKind::Waiting));
         assert_eq!(e.time.to_rfc3339(), "2022-08-22T04:36:15+00:00");
         assert_eq!(e.message, "waiting for allocation");
@@ -278,7 +279,7 @@ mod tests {
 
     #[test]
     fn row_without_message_is_fine() {
-        let e = parse_row("Mon, 22 Aug 2022 06:36:15 +0200  Alive").unwrap();
+        let e = parse_row("Mon, 22 Aug 2022 06:36:15 +0200  Alive", &[]).unwrap();
         assert_eq!(e.name, EventName::Known(EventKind::Alive));
         assert_eq!(e.message, "");
     }
@@ -286,17 +287,17 @@ mod tests {
     #[test]
     fn bad_rows_say_why() {
         assert!(
-            parse_row("yesterday  Waiting  x")
+            parse_row("yesterday  Waiting  x", &[])
                 .unwrap_err()
                 .contains("expected a row")
         );
         assert!(
-            parse_row("Mon, 22 Aug 2022 06:36:15 UTC")
+            parse_row("Mon, 22 Aug 2022 06:36:15 UTC", &[])
                 .unwrap_err()
                 .contains("no EVENT column")
         );
         assert!(
-            parse_row("Mon, 22 Aug 2022 06:36:15 UTC  waiting for allocation")
+            parse_row("Mon, 22 Aug 2022 06:36:15 UTC  waiting for allocation", &[])
                 .unwrap_err()
                 .contains("cannot tell the EVENT column")
         );

@@ -43,8 +43,22 @@ pub fn parse_rfc3339(text: &str) -> Result<DateTime<Utc>, String> {
         .map_err(|err| format!("invalid RFC 3339 time {text:?}: {err}"))
 }
 
-/// Parses `Mon, 22 Aug 2022 06:36:15 UTC` (or `+0200`) as Go's RFC 1123 layouts print it.
-pub fn parse_rfc1123(text: &str) -> Result<DateTime<Utc>, String> {
+/// A zone abbreviation the user resolved with `--tz NAME=OFFSET`, offset in minutes.
+pub type ExtraZone = (String, i32);
+
+/// Parses `--tz`'s `NAME=OFFSET`, e.g. `IST=+0530`.
+pub fn parse_zone_arg(text: &str) -> Result<ExtraZone, String> {
+    let (name, offset) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=OFFSET such as IST=+0530, found {text:?}"))?;
+    let minutes = numeric_offset(offset.trim())
+        .ok_or_else(|| format!("expected an offset such as +0530 or -0700, found {offset:?}"))?;
+    Ok((name.trim().to_string(), minutes))
+}
+
+/// Parses `Mon, 22 Aug 2022 06:36:15 UTC` (or `+0200`) as Go's RFC 1123 layouts print it;
+/// `extra` zones (from `--tz`) come before the built-in table.
+pub fn parse_rfc1123(text: &str, extra: &[ExtraZone]) -> Result<DateTime<Utc>, String> {
     let text = text.trim();
     let without_weekday = match text.split_once(", ") {
         Some((_, rest)) => rest,
@@ -55,12 +69,17 @@ pub fn parse_rfc1123(text: &str) -> Result<DateTime<Utc>, String> {
     };
     let naive = NaiveDateTime::parse_from_str(local, "%d %b %Y %H:%M:%S%.f")
         .map_err(|err| format!("invalid RFC 1123 time {text:?}: {err}"))?;
-    let offset_minutes = zone_offset(zone).ok_or_else(|| {
-        format!(
-            "unknown time zone {zone:?} in {text:?}; known abbreviations: {}",
-            zone_list()
-        )
-    })?;
+    let offset_minutes = extra
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(zone))
+        .map(|(_, offset)| *offset)
+        .or_else(|| zone_offset(zone))
+        .ok_or_else(|| {
+            format!(
+                "unknown time zone {zone:?} in {text:?}; known: {}; resolve others with --tz {zone}=+HHMM",
+                zone_list()
+            )
+        })?;
     let offset = FixedOffset::east_opt(offset_minutes * 60)
         .ok_or_else(|| format!("time zone offset out of range in {text:?}"))?;
     offset
@@ -70,13 +89,20 @@ pub fn parse_rfc1123(text: &str) -> Result<DateTime<Utc>, String> {
         .ok_or_else(|| format!("invalid local time {text:?}"))
 }
 
-fn zone_offset(zone: &str) -> Option<i32> {
+fn numeric_offset(zone: &str) -> Option<i32> {
     let bytes = zone.as_bytes();
-    if bytes.len() == 5 && (bytes[0] == b'+' || bytes[0] == b'-') {
-        let hours: i32 = zone[1..3].parse().ok()?;
-        let minutes: i32 = zone[3..5].parse().ok()?;
-        let sign = if bytes[0] == b'-' { -1 } else { 1 };
-        return Some(sign * (hours * 60 + minutes));
+    if bytes.len() != 5 || !(bytes[0] == b'+' || bytes[0] == b'-') {
+        return None;
+    }
+    let hours: i32 = zone.get(1..3)?.parse().ok()?;
+    let minutes: i32 = zone.get(3..5)?.parse().ok()?;
+    let sign = if bytes[0] == b'-' { -1 } else { 1 };
+    Some(sign * (hours * 60 + minutes))
+}
+
+fn zone_offset(zone: &str) -> Option<i32> {
+    if let Some(minutes) = numeric_offset(zone) {
+        return Some(minutes);
     }
     ZONES
         .iter()
@@ -94,23 +120,32 @@ mod tests {
 
     #[test]
     fn rfc1123_with_abbreviation_and_offset() {
-        let utc = parse_rfc1123("Mon, 22 Aug 2022 06:36:15 UTC").unwrap();
+        let utc = parse_rfc1123("Mon, 22 Aug 2022 06:36:15 UTC", &[]).unwrap();
         assert_eq!(utc.to_rfc3339(), "2022-08-22T06:36:15+00:00");
-        let cest = parse_rfc1123("Sun, 21 Sep 2025 16:19:52 CEST").unwrap();
+        let cest = parse_rfc1123("Sun, 21 Sep 2025 16:19:52 CEST", &[]).unwrap();
         assert_eq!(cest.to_rfc3339(), "2025-09-21T14:19:52+00:00");
-        let numeric = parse_rfc1123("Mon, 22 Aug 2022 06:36:15 -0130").unwrap();
+        let numeric = parse_rfc1123("Mon, 22 Aug 2022 06:36:15 -0130", &[]).unwrap();
         assert_eq!(numeric.to_rfc3339(), "2022-08-22T08:06:15+00:00");
     }
 
     #[test]
     fn rfc1123_rejects_unknown_zone_and_garbage() {
         assert!(
-            parse_rfc1123("Mon, 22 Aug 2022 06:36:15 XYZT")
+            parse_rfc1123("Mon, 22 Aug 2022 06:36:15 XYZT", &[])
                 .unwrap_err()
                 .contains("unknown time zone")
         );
-        assert!(parse_rfc1123("yesterday").is_err());
-        assert!(parse_rfc1123("Mon, 32 Aug 2022 06:36:15 UTC").is_err());
+        assert!(parse_rfc1123("yesterday", &[]).is_err());
+        assert!(parse_rfc1123("Mon, 32 Aug 2022 06:36:15 UTC", &[]).is_err());
+    }
+
+    #[test]
+    fn tz_argument_resolves_an_unknown_abbreviation() {
+        let zone = parse_zone_arg("IST=+0530").unwrap();
+        let t = parse_rfc1123("Mon, 22 Aug 2022 06:36:15 IST", &[zone]).unwrap();
+        assert_eq!(t.to_rfc3339(), "2022-08-22T01:06:15+00:00");
+        assert!(parse_zone_arg("IST").is_err());
+        assert!(parse_zone_arg("IST=5:30").is_err());
     }
 
     #[test]

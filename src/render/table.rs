@@ -79,7 +79,7 @@ pub fn report(report: &Report, out: &mut dyn Write, style: Style) -> io::Result<
     }
     writeln!(
         out,
-        "rules {} · {} files · {} machines · {} events ({} replayed, {} rejected, {} unknown) · {} input errors",
+        "rules {} · {} files · {} machines · {} events ({} replayed, {} rejected, {} unknown, {} duplicates) · {} input errors",
         report.rules,
         s.files,
         s.machines,
@@ -87,8 +87,16 @@ pub fn report(report: &Report, out: &mut dyn Write, style: Style) -> io::Result<
         s.replayed,
         s.rejected,
         unknown,
+        s.duplicates,
         s.errors.len()
     )?;
+    if s.merged_machines > 0 {
+        writeln!(
+            out,
+            "{} machines had records in several inputs and were merged; {} duplicate events counted once",
+            s.merged_machines, s.duplicates
+        )?;
+    }
 
     let pairs = s.pairs_by_count();
     heading(

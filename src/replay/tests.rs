@@ -49,8 +49,14 @@ fn to_waiting(replayer: &mut Replayer) {
 #[test]
 fn state_is_initial_when_nothing_is_stored() {
     let r = rules(V0422);
-    let replayer = Replayer::new(&r);
-    assert_eq!(replayer.container().state(), State::Initial);
+    let mut replayer = Replayer::new(&r);
+    assert_eq!(replayer.current_state(), State::Initial);
+    // An Alive is valid in Initial but never stored: still Initial afterwards.
+    let step = replayer.step(at(0), Alive, "", None, 0);
+    assert_eq!((step.from, step.to), (State::Initial, State::Initial));
+    // Only Initial accepts Waiting straight away; anything stored would have refused it.
+    let step = replayer.step(at(1), Waiting, "", None, 0);
+    assert_eq!(step.verdict, Verdict::Expected);
 }
 
 #[test]
@@ -101,7 +107,12 @@ fn three_outcomes_of_the_lookup() {
 fn valid_alive_updates_time_and_is_never_stored() {
     let r = rules(V0422);
     let mut replayer = Replayer::new(&r);
-    let steps = feed(&mut replayer, &[(0, PxeBooting), (100, Alive)]);
+    let steps = feed(&mut replayer, &[(0, PxeBooting)]);
+    replayer.container.liveliness = Liveliness::Unknown;
+    let steps = [
+        steps[0].clone(),
+        replayer.step(at(100), Alive, "m", None, 0),
+    ];
     assert_eq!(steps[1].verdict, Verdict::Expected);
     assert!(!steps[1].stored);
     let c = replayer.container();
@@ -248,10 +259,15 @@ fn planned_reboot_and_machine_reclaim_clear_crash_loop_and_store_even_when_repea
     for event in [PlannedReboot, MachineReclaim] {
         let mut replayer = Replayer::new(&r);
         feed(&mut replayer, &[(0, Installing), (10, Crashed)]);
-        let steps = feed(&mut replayer, &[(20, event), (30, event)]);
-        assert!(steps.iter().all(|s| s.stored), "{event}");
-        assert_eq!(steps[1].verdict, Verdict::Expected);
-        assert!(!replayer.container().crash_loop);
+        let first = replayer.step(at(20), event, "m", None, 0);
+        assert!(first.stored);
+        assert!(!replayer.container().crash_loop, "{event}");
+        // The repeat is a self transition: it is stored and clears the flag again.
+        replayer.container.crash_loop = true;
+        let repeat = replayer.step(at(30), event, "m", None, 0);
+        assert_eq!(repeat.verdict, Verdict::Expected);
+        assert!(repeat.stored, "{event}");
+        assert!(!replayer.container().crash_loop, "{event}");
         assert_eq!(replayer.container().events.len(), 4);
     }
 }
@@ -542,6 +558,22 @@ fn keeps_only_the_newest_hundred_events() {
 // The oldest row of an export.
 
 #[test]
+fn assumed_state_applies_to_the_next_event_only() {
+    let r = rules(V0422);
+    let mut replayer = Replayer::new(&r);
+    replayer.assume_empty_state(State::PxeBooting);
+    // Received by PXE Booting as a time update: nothing stored.
+    let step = replayer.step(at(0), PhonedHome, "ph", Some(State::PxeBooting), 0);
+    assert_eq!((step.from, step.stored), (State::PxeBooting, false));
+    // The next row arrives in an empty container again: Initial.
+    let step = replayer.step(at(60), Registering, "r", None, 0);
+    assert_eq!(
+        (step.from, step.verdict),
+        (State::Initial, Verdict::Expected)
+    );
+}
+
+#[test]
 fn oldest_row_with_recorded_verdict_is_replayed_from_that_state() {
     let r = rules(V0190);
     let mut replayer = Replayer::new(&r);
@@ -589,4 +621,212 @@ fn registering_to_installing_differs_between_v0_19_0_and_v0_19_3() {
         verdicts,
         vec![Verdict::Unexpected, Verdict::Expected, Verdict::Expected]
     );
+}
+
+// Flags and paths the rules above leave implicit.
+
+#[test]
+fn repeated_pxe_booting_clears_failed_reclaim_on_the_time_update_path() {
+    let r = rules(V0422);
+    let mut replayer = Replayer::new(&r);
+    feed(&mut replayer, &[(0, PxeBooting)]);
+    replayer.container.failed_machine_reclaim = true;
+    let step = replayer.step(at(10), PxeBooting, "m", None, 0);
+    assert!(!step.stored);
+    assert!(!replayer.container().failed_machine_reclaim);
+    // The late Phoned Home that PXE Booting receives runs the same handler.
+    replayer.container.failed_machine_reclaim = true;
+    let step = replayer.step(at(700), PhonedHome, "m", None, 0);
+    assert!(!step.stored);
+    assert!(!replayer.container().failed_machine_reclaim);
+}
+
+#[test]
+fn phoned_home_from_initial_clears_crash_loop() {
+    let r = rules(V0422);
+    let mut replayer = Replayer::new(&r);
+    replayer.container.crash_loop = true;
+    let step = replayer.step(at(0), PhonedHome, "m", None, 0);
+    assert!(step.stored);
+    assert!(!replayer.container().crash_loop);
+}
+
+#[test]
+fn unexpected_pxe_booting_or_preparing_leaves_failed_reclaim_alone() {
+    let r = rules(V0422);
+    for event in [PxeBooting, Preparing] {
+        let mut replayer = Replayer::new(&r);
+        to_waiting(&mut replayer);
+        replayer.container.failed_machine_reclaim = true;
+        let step = replayer.step(at(40), event, "m", None, 0);
+        assert_eq!(step.verdict, Verdict::Unexpected, "{event}");
+        assert!(replayer.container().failed_machine_reclaim, "{event}");
+    }
+}
+
+#[test]
+fn a_time_update_alone_sets_liveliness() {
+    let r = rules(V0422);
+    let mut replayer = Replayer::new(&r);
+    feed(&mut replayer, &[(0, MachineReclaim)]);
+    replayer.container.liveliness = Liveliness::Unknown;
+    let step = replayer.step(at(400), PhonedHome, "m", None, 0);
+    assert!(!step.stored);
+    assert_eq!(replayer.container().liveliness, Liveliness::Alive);
+}
+
+#[test]
+fn a_swallowed_event_may_move_time_backwards() {
+    let r = rules(V0422);
+    let mut replayer = Replayer::new(&r);
+    feed(
+        &mut replayer,
+        &[(0, BootingNewKernel), (100, PhonedHome), (900, PhonedHome)],
+    );
+    // A repeated Phoned Home at 200 is a time update: behind 900, but not behind 100.
+    let step = replayer.step(at(200), PhonedHome, "m", None, 0);
+    assert_eq!(step.verdict, Verdict::Expected);
+    assert_eq!(replayer.container().last_event_time, Some(at(200)));
+}
+
+#[test]
+fn buffered_phoned_home_needs_a_last_event_time() {
+    let r = rules(V0422);
+    let mut replayer = Replayer::new(&r);
+    replayer.assume_empty_state(State::Waiting);
+    let step = replayer.step(at(0), PhonedHome, "m", None, 0);
+    assert_eq!(step.verdict, Verdict::Expected);
+    assert!(
+        step.stored,
+        "no last_event_time: nothing to be within five minutes of"
+    );
+}
+
+// replay(): how an exported log is read (SPEC §2, last paragraph).
+
+mod exported_log {
+    use super::*;
+    use crate::event::{Event, EventName};
+    use crate::input::{Format, MachineLog, RecordedFlags};
+
+    fn event(seconds: i64, kind: EventKind, message: &str) -> Event {
+        Event::from_recorded(at(seconds), EventName::Known(kind), message, 0)
+    }
+
+    fn log(events: Vec<Event>) -> MachineLog {
+        MachineLog {
+            machine: "m".to_string(),
+            source: "m.json".to_string(),
+            line: 1,
+            format: Format::LogsJson,
+            events,
+            last_error_event: None,
+            recorded: RecordedFlags::default(),
+            annotated: true,
+        }
+    }
+
+    #[test]
+    fn oldest_row_with_a_recorded_verdict_arrives_in_that_state() {
+        let trace = replay(
+            &log(vec![
+                event(
+                    0,
+                    PxeBooting,
+                    "[unexpectedly received in state waiting]: dhcp",
+                ),
+                event(60, Preparing, "hammer"),
+            ]),
+            &rules(V0422),
+        );
+        assert_eq!(trace.steps[0].from, State::Waiting);
+        assert_eq!(trace.steps[0].verdict, Verdict::Unexpected);
+        assert_eq!(
+            trace.container.events[1].message,
+            "[unexpectedly received in state waiting]: dhcp"
+        );
+        // Without the recorded verdict, the oldest row comes from Initial.
+        let trace = replay(&log(vec![event(0, PxeBooting, "dhcp")]), &rules(V0422));
+        assert_eq!(trace.steps[0].from, State::Initial);
+        assert_eq!(trace.steps[0].verdict, Verdict::Expected);
+    }
+
+    #[test]
+    fn exported_failed_reclaim_flag_is_taken_either_way() {
+        let mut reclaim = log(vec![event(0, MachineReclaim, "free")]);
+        reclaim.recorded.failed_machine_reclaim = Some(true);
+        assert!(
+            replay(&reclaim, &rules(V0422))
+                .container
+                .failed_machine_reclaim
+        );
+        let mut stream = log(vec![
+            event(0, MachineReclaim, "free"),
+            event(400, PhonedHome, ""),
+        ]);
+        assert!(
+            replay(&stream, &rules(V0422))
+                .container
+                .failed_machine_reclaim
+        );
+        stream.recorded.failed_machine_reclaim = Some(false);
+        assert!(
+            !replay(&stream, &rules(V0422))
+                .container
+                .failed_machine_reclaim
+        );
+    }
+
+    #[test]
+    fn last_error_in_the_log_is_not_counted_again() {
+        let mut l = log(vec![
+            event(0, Waiting, "w"),
+            event(
+                60,
+                PxeBooting,
+                "[unexpectedly received in state waiting]: dhcp",
+            ),
+        ]);
+        l.last_error_event = Some(event(
+            60,
+            PxeBooting,
+            "[unexpectedly received in state waiting]: dhcp",
+        ));
+        assert!(replay(&l, &rules(V0422)).last_error_only.is_none());
+    }
+
+    #[test]
+    fn last_error_outside_the_log_is_judged_in_its_recorded_state() {
+        let mut l = log(vec![event(100, Waiting, "w")]);
+        l.last_error_event = Some(event(
+            50,
+            Installing,
+            "[unexpectedly received in state registering]: inst",
+        ));
+        let step = replay(&l, &rules(V0190)).last_error_only.unwrap();
+        assert_eq!(
+            (step.from, step.verdict),
+            (State::Registering, Verdict::Unexpected)
+        );
+        let step = replay(&l, &rules(V0193)).last_error_only.unwrap();
+        assert_eq!(step.verdict, Verdict::Expected);
+    }
+
+    #[test]
+    fn last_error_outside_the_log_without_verdict_is_still_counted() {
+        let mut l = log(vec![event(100, PxeBooting, "dhcp")]);
+        l.last_error_event = Some(event(50, Crashed, "boom"));
+        let trace = replay(&l, &rules(V0422));
+        let step = trace.last_error_only.unwrap();
+        assert_eq!(step.verdict, Verdict::Expected);
+        l.last_error_event = Some(Event::from_recorded(
+            at(50),
+            EventName::Unknown("Bogus".to_string()),
+            "",
+            0,
+        ));
+        let trace = replay(&l, &rules(V0422));
+        assert!(trace.last_error_only.is_none());
+        assert_eq!(trace.unknown.len(), 1);
+    }
 }
