@@ -4,12 +4,14 @@
 //! [`input::MachineLog`]s; [`rules`] provides the [`rules::Ruleset`] to judge them by;
 //! [`replay`] turns a log into a [`replay::Trace`] exactly as metal-api would have handled each
 //! event; [`aggregate`] folds traces into a fleet [`aggregate::Summary`]; [`render`] prints
-//! summaries and traces for people and programs. [`commands`] wires these per subcommand.
+//! summaries and traces for people and programs. [`commands`] wires these per subcommand;
+//! [`export`] writes machines back in every input format, for the fleet generator and tests.
 
 pub mod aggregate;
 pub mod cli;
 pub mod commands;
 pub mod event;
+pub mod export;
 pub mod input;
 pub mod jsonsplit;
 pub mod render;

@@ -257,6 +257,25 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
     );
 }
 
+/// Reads one input from any reader as if it were the file `name` named on the command line
+/// (for standard input, tests and fuzzing).
+pub fn read_reader(
+    reader: impl BufRead,
+    name: &str,
+    options: &InputOptions,
+    sink: &mut dyn FnMut(Record),
+) {
+    let ctx = FileContext {
+        machine: options
+            .machine_id
+            .clone()
+            .unwrap_or_else(|| machine_from_path(Path::new(name))),
+        path: name.to_string(),
+        options,
+    };
+    read_stream(reader, &ctx, true, sink);
+}
+
 fn read_stream(
     mut reader: impl BufRead,
     ctx: &FileContext,

@@ -1,0 +1,265 @@
+//! Writes machines in every input format: the inverse of [`crate::input`], for the fleet
+//! generator (`examples/gen_fleet.rs`) and for round-trip tests of the readers.
+
+use std::io::{self, Write};
+
+use chrono::{DateTime, Utc};
+use clap::ValueEnum;
+use serde_json::{Value, json};
+
+use crate::event::{EventKind, format_time};
+use crate::replay::{Container, StoredEvent};
+
+/// The layouts the exporter writes; each is read back by one of the input formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Layout {
+    /// `metalctl machine logs ID -o json`, with the `Recent last error` block when there is one.
+    LogsJson,
+    /// `metalctl machine describe ID -o json`.
+    DescribeJson,
+    /// `metalctl machine list -o json`.
+    ListJson,
+    /// metal-api's `GET /v1/machine/{id}/event`.
+    EventApi,
+    /// metal-api's event table dump.
+    ContainerDump,
+    /// The v2 API's machines.
+    V2Json,
+    /// Raw events, one a line, oldest first.
+    Ndjson,
+    /// `metalctl machine logs ID` as printed.
+    Table,
+    /// `metalctl machine logs ID -o markdown`.
+    Markdown,
+    /// Tables of several machines under `==> ID.txt <==` headers.
+    ConcatTable,
+}
+
+impl Layout {
+    /// Whether the layout holds one machine per file (the others hold a fleet).
+    pub fn one_machine_per_file(self) -> bool {
+        matches!(
+            self,
+            Layout::LogsJson
+                | Layout::DescribeJson
+                | Layout::EventApi
+                | Layout::Table
+                | Layout::Markdown
+        )
+    }
+
+    /// The file extension for this layout.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Layout::Ndjson => "ndjson",
+            Layout::Table | Layout::ConcatTable => "txt",
+            Layout::Markdown => "md",
+            _ => "json",
+        }
+    }
+}
+
+/// Writes machines one at a time in one layout.
+pub struct Exporter<W: Write> {
+    layout: Layout,
+    out: W,
+    written: usize,
+}
+
+impl<W: Write> Exporter<W> {
+    /// Starts a file in `layout`.
+    pub fn new(layout: Layout, out: W) -> Self {
+        Exporter {
+            layout,
+            out,
+            written: 0,
+        }
+    }
+
+    /// Writes one machine's container.
+    pub fn machine(&mut self, id: &str, c: &Container) -> io::Result<()> {
+        let first = self.written == 0;
+        self.written += 1;
+        let out = &mut self.out;
+        match self.layout {
+            Layout::LogsJson => {
+                write_pretty(out, &log_json(&c.events))?;
+                if let Some(e) = &c.last_error_event {
+                    write!(out, "\nRecent last error (1h0m0s ago):\n\n")?;
+                    write_pretty(out, &event_json(e))?;
+                }
+                Ok(())
+            }
+            Layout::DescribeJson => write_pretty(out, &describe_json(id, c)),
+            Layout::EventApi => write_pretty(out, &event_block(c)),
+            Layout::ListJson => array_item(out, first, &describe_json(id, c)),
+            Layout::ContainerDump => array_item(out, first, &container_json(id, c)),
+            Layout::V2Json => array_item(out, first, &v2_json(id, c)),
+            Layout::Ndjson => {
+                for e in c.events.iter().rev() {
+                    let line = json!({
+                        "machine": id,
+                        "time": format_time(e.time),
+                        "event": e.event.name(),
+                        "message": e.message,
+                    });
+                    serde_json::to_writer(&mut *out, &line)?;
+                    out.write_all(b"\n")?;
+                }
+                Ok(())
+            }
+            Layout::Table => write_table(out, c, false),
+            Layout::Markdown => write_table(out, c, true),
+            Layout::ConcatTable => {
+                if !first {
+                    out.write_all(b"\n")?;
+                }
+                writeln!(out, "==> {id}.txt <==")?;
+                write_table(out, c, false)
+            }
+        }
+    }
+
+    /// Closes the file (the array of a fleet layout) and hands back the writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        if matches!(
+            self.layout,
+            Layout::ListJson | Layout::ContainerDump | Layout::V2Json
+        ) {
+            if self.written == 0 {
+                self.out.write_all(b"[")?;
+            }
+            self.out.write_all(b"\n]\n")?;
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+fn write_pretty(out: &mut impl Write, value: &Value) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    out.write_all(b"\n")
+}
+
+/// One machine per line inside a JSON array, so a fleet file stays streamable and diffable.
+fn array_item(out: &mut impl Write, first: bool, value: &Value) -> io::Result<()> {
+    out.write_all(if first { b"[\n" } else { b",\n" })?;
+    serde_json::to_writer(&mut *out, value)?;
+    Ok(())
+}
+
+fn event_json(e: &StoredEvent) -> Value {
+    json!({"event": e.event.name(), "message": e.message, "time": format_time(e.time)})
+}
+
+fn log_json(events: &[StoredEvent]) -> Value {
+    Value::Array(events.iter().map(event_json).collect())
+}
+
+fn time_json(t: Option<DateTime<Utc>>) -> Value {
+    t.map_or(Value::Null, |t| Value::String(format_time(t)))
+}
+
+fn event_block(c: &Container) -> Value {
+    json!({
+        "log": log_json(&c.events),
+        "last_event_time": time_json(c.last_event_time),
+        "last_error_event": c.last_error_event.as_ref().map_or(Value::Null, event_json),
+        "crash_loop": c.crash_loop,
+        "failed_machine_reclaim": c.failed_machine_reclaim,
+    })
+}
+
+fn describe_json(id: &str, c: &Container) -> Value {
+    json!({
+        "id": id,
+        "name": id,
+        "liveliness": c.liveliness.name(),
+        "events": event_block(c),
+    })
+}
+
+fn container_json(id: &str, c: &Container) -> Value {
+    json!({
+        "id": id,
+        "liveliness": c.liveliness.name(),
+        "events": log_json(&c.events),
+        "last_event_time": time_json(c.last_event_time),
+        "last_error_event": c.last_error_event.as_ref().map_or(Value::Null, event_json),
+        "crash_loop": c.crash_loop,
+        "failed_machine_reclaim": c.failed_machine_reclaim,
+    })
+}
+
+/// The v2 API's enum spelling of an event.
+fn v2_event_name(kind: EventKind) -> String {
+    format!(
+        "MACHINE_PROVISIONING_EVENT_TYPE_{}",
+        kind.name().to_ascii_uppercase().replace(' ', "_")
+    )
+}
+
+fn v2_json(id: &str, c: &Container) -> Value {
+    let event = |e: &StoredEvent| json!({"time": format_time(e.time), "event": v2_event_name(e.event), "message": e.message});
+    let mut recent = json!({
+        "events": c.events.iter().map(event).collect::<Vec<_>>(),
+        "lastEventTime": time_json(c.last_event_time),
+    });
+    if let Some(e) = &c.last_error_event {
+        recent["lastErrorEvent"] = event(e);
+    }
+    if c.failed_machine_reclaim {
+        recent["state"] = json!("MACHINE_PROVISIONING_EVENT_STATE_FAILED_RECLAIM");
+    } else if c.crash_loop {
+        recent["state"] = json!("MACHINE_PROVISIONING_EVENT_STATE_CRASHLOOP");
+    }
+    json!({"uuid": id, "recentProvisioningEvents": recent})
+}
+
+fn rfc1123(t: DateTime<Utc>) -> String {
+    t.format("%a, %d %b %Y %H:%M:%S UTC").to_string()
+}
+
+fn write_table(out: &mut impl Write, c: &Container, markdown: bool) -> io::Result<()> {
+    let rows = c
+        .events
+        .iter()
+        .map(|e| (rfc1123(e.time), e.event.name(), &e.message));
+    if markdown {
+        writeln!(out, "| TIME | EVENT | MESSAGE |")?;
+        writeln!(out, "|------|-------|---------|")?;
+        for (time, event, message) in rows {
+            writeln!(
+                out,
+                "| {time} | {event} | {} |",
+                message.replace('|', "\\|")
+            )?;
+        }
+    } else {
+        writeln!(out, "{:<31} {:<20} MESSAGE", "TIME", "EVENT")?;
+        for (time, event, message) in rows {
+            writeln!(out, "{time:<31} {event:<20} {message}")?;
+        }
+    }
+    if let Some(e) = &c.last_error_event {
+        writeln!(out, "\nRecent last error (1h0m0s ago):\n")?;
+        if markdown {
+            writeln!(
+                out,
+                "| {} | {} | {} |",
+                rfc1123(e.time),
+                e.event.name(),
+                e.message.replace('|', "\\|")
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{:<31} {:<20} {}",
+                rfc1123(e.time),
+                e.event.name(),
+                e.message
+            )?;
+        }
+    }
+    Ok(())
+}
