@@ -25,7 +25,39 @@ pub struct PairTally {
 }
 
 impl PairTally {
-    fn merge(&mut self, other: PairTally) {
+    /// A tally with nothing counted yet.
+    pub fn new(time: DateTime<Utc>) -> PairTally {
+        PairTally {
+            count: 0,
+            machines: 0,
+            first_seen: time,
+            last_seen: time,
+            examples: BTreeSet::new(),
+        }
+    }
+
+    /// Counts one event at `time` on `machine`; `first_on_machine` when the machine has not
+    /// been counted for this pair yet.
+    pub fn observe(&mut self, time: DateTime<Utc>, machine: &str, first_on_machine: bool) {
+        self.count += 1;
+        self.first_seen = self.first_seen.min(time);
+        self.last_seen = self.last_seen.max(time);
+        if first_on_machine {
+            self.machines += 1;
+            if self.examples.len() < EXAMPLES
+                || self
+                    .examples
+                    .last()
+                    .is_some_and(|last| machine < last.as_str())
+            {
+                self.examples.insert(machine.to_string());
+                keep_smallest(&mut self.examples);
+            }
+        }
+    }
+
+    /// Adds another tally of the same pair.
+    pub fn merge(&mut self, other: PairTally) {
         self.count += other.count;
         self.machines += other.machines;
         self.first_seen = self.first_seen.min(other.first_seen);
@@ -156,9 +188,7 @@ impl Summary {
 
     /// The unexpected pairs, most frequent first, then by state and event.
     pub fn pairs_by_count(&self) -> Vec<(&(State, EventKind), &PairTally)> {
-        let mut pairs: Vec<_> = self.pairs.iter().collect();
-        pairs.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
-        pairs
+        by_count(&self.pairs)
     }
 
     /// Puts errors in file and line order so output does not depend on scheduling.
@@ -166,6 +196,25 @@ impl Summary {
         self.errors.sort();
         self.skipped.sort();
     }
+}
+
+/// Adds tallies keyed by pair into another such map.
+pub fn merge_pairs<K: Ord>(mine: &mut BTreeMap<K, PairTally>, other: BTreeMap<K, PairTally>) {
+    for (key, tally) in other {
+        match mine.get_mut(&key) {
+            Some(existing) => existing.merge(tally),
+            None => {
+                mine.insert(key, tally);
+            }
+        }
+    }
+}
+
+/// Sorts tallies most frequent first, then by key.
+pub fn by_count<K: Ord>(pairs: &BTreeMap<K, PairTally>) -> Vec<(&K, &PairTally)> {
+    let mut sorted: Vec<_> = pairs.iter().collect();
+    sorted.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+    sorted
 }
 
 /// The disagreement a step shows, if its recorded verdict differs from the replayed one.
@@ -195,14 +244,7 @@ impl AddAssign for Summary {
             mine.count += tally.count;
             mine.machines += tally.machines;
         }
-        for (pair, tally) in other.pairs {
-            match self.pairs.get_mut(&pair) {
-                Some(mine) => mine.merge(tally),
-                None => {
-                    self.pairs.insert(pair, tally);
-                }
-            }
-        }
+        merge_pairs(&mut self.pairs, other.pairs);
         self.crash_loop.extend(other.crash_loop);
         self.failed_machine_reclaim
             .extend(other.failed_machine_reclaim);

@@ -30,6 +30,12 @@ pub enum Command {
     ///
     /// Holds one machine's events at a time.
     Replay(ReplayArgs),
+    /// The (state, event) pairs whose verdict changes between two rule sets, and the machines
+    /// whose crash-loop or failed-reclaim flag flips. Exit 1 when something becomes newly
+    /// unexpected (see --fail-on).
+    Diff(DiffArgs),
+    /// The CI gate: exit 1 when unexpected pairs go beyond the accepted baseline.
+    Check(CheckArgs),
     /// The built-in rule sets.
     #[command(subcommand)]
     Rules(RulesCommand),
@@ -42,10 +48,6 @@ pub struct InputArgs {
     /// `.gz` files are decompressed.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// The rule set: a built-in name (`fsmlog rules list`), `metal-api` for the newest, or a
-    /// rule file.
-    #[arg(long, default_value = DEFAULT_RULES, value_name = "RULES")]
-    pub rules: String,
     /// Read every file as this format instead of detecting it.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
@@ -60,11 +62,22 @@ pub struct InputArgs {
     pub threads: Option<usize>,
 }
 
+/// `--rules` for the commands that judge by one rule set.
+#[derive(Debug, Args)]
+pub struct RulesArg {
+    /// The rule set: a built-in name (`fsmlog rules list`), `metal-api` for the newest, or a
+    /// rule file.
+    #[arg(long, default_value = DEFAULT_RULES, value_name = "RULES")]
+    pub rules: String,
+}
+
 /// `fsmlog report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub rules: RulesArg,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ReportFormat::Table)]
     pub output: ReportFormat,
@@ -75,6 +88,8 @@ pub struct ReportArgs {
 pub struct ReplayArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub rules: RulesArg,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ReplayFormat::Table)]
     pub output: ReplayFormat,
@@ -85,6 +100,76 @@ pub struct ReplayArgs {
 pub enum ReportFormat {
     Table,
     Json,
+    Markdown,
+}
+
+/// `fsmlog diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The rule set the events are judged by today (name or file).
+    #[arg(long, value_name = "RULES")]
+    pub old: String,
+    /// The rule set to compare with (name or file).
+    #[arg(long, value_name = "RULES")]
+    pub new: String,
+    /// What makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::NewlyUnexpected)]
+    pub fail_on: FailOn,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = DiffFormat::Table)]
+    pub output: DiffFormat,
+}
+
+/// When `diff` fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Something becomes unexpected that was not (a regression).
+    NewlyUnexpected,
+    /// Any verdict or flag changes.
+    Any,
+    /// Never; only report.
+    Never,
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Table,
+    Json,
+    Markdown,
+}
+
+/// `fsmlog check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    /// The accepted pairs (a file written by --write-baseline, maybe edited). Without it, every
+    /// unexpected pair fails the gate.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record today's unexpected pairs as the accepted baseline in FILE (and pass).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = CheckFormat::Table)]
+    pub output: CheckFormat,
+}
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Table,
+    Json,
+    /// SARIF 2.1.0, for code-scanning UIs.
+    Sarif,
+    /// JUnit XML, for Jenkins and GitLab.
+    Junit,
+    /// A summary for a pull-request comment.
     Markdown,
 }
 
@@ -112,5 +197,25 @@ pub enum RulesCommand {
         /// A built-in name or a rule file.
         #[arg(default_value = DEFAULT_RULES)]
         rules: String,
+    },
+    /// Check a rule file; each mistake is named with its line. Exit 1 when there is one.
+    Lint {
+        /// The rule file.
+        path: PathBuf,
+    },
+    /// Read metal-api's `cmd/metal-api/internal/fsm/events.go` and write the rule file.
+    ImportGo {
+        /// The Go file.
+        events_go: PathBuf,
+        /// Take name-independent behaviour (buffering window, reclaim threshold, kept events)
+        /// from this rule set.
+        #[arg(long, default_value = DEFAULT_RULES, value_name = "RULES")]
+        like: String,
+        /// The name of the new rule set (default: the Go file's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Write here instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
 }

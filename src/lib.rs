@@ -10,8 +10,10 @@
 pub mod aggregate;
 pub mod cli;
 pub mod commands;
+pub mod diff;
 pub mod event;
 pub mod export;
+pub mod gate;
 pub mod input;
 pub mod jsonsplit;
 pub mod render;

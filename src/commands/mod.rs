@@ -1,28 +1,33 @@
 //! One module per subcommand, each the same shape: read → replay → aggregate → render.
-//! What they share (finding files, the thread pool, reporting input problems) lives here.
+//! What they share (finding files, the thread pool, merging, reporting input problems) lives
+//! here.
 
+mod check;
+mod diff;
 mod replay;
 mod report;
 mod rules;
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::ops::AddAssign;
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::aggregate::Summary;
 use crate::cli::{Cli, Command, InputArgs};
-use crate::input::merge::Merger;
-use crate::input::{self, InputError, InputOptions, Record};
-use crate::replay::replay;
-use crate::rules::Ruleset;
+use crate::diff::RuleDiff;
+use crate::input::merge::{Merged, Merger};
+use crate::input::{self, Format, InputError, InputOptions, Record};
 
 /// How a command ended, for the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// Exit 0.
     Ok,
-    /// Exit 1: `check` or `diff` found what it gates on.
+    /// Exit 1: `check`, `diff` or `rules lint` found what it gates on.
     GateFailed,
     /// Exit 2: some input could not be read; the rest was reported.
     InputErrors,
@@ -33,23 +38,65 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     match cli.command {
         Command::Report(args) => report::run(&args),
         Command::Replay(args) => replay::run(&args),
+        Command::Diff(args) => diff::run(&args),
+        Command::Check(args) => check::run(&args),
         Command::Rules(command) => rules::run(&command),
     }
 }
 
-/// The options every reading command shares, resolved.
+/// What a command accumulates over the fleet: it adds up with `+=` and takes the input's
+/// problems and file counts.
+pub(crate) trait Tally: Default + AddAssign + Send {
+    /// A problem met while reading.
+    fn input_error(&mut self, error: InputError);
+    /// A file found in a directory that holds no machine log.
+    fn skipped(&mut self, path: String, reason: String);
+    /// A file that was read; `format` of its first machine, if it had one.
+    fn file_read(&mut self, format: Option<Format>);
+}
+
+impl Tally for Summary {
+    fn input_error(&mut self, error: InputError) {
+        self.errors.push(error);
+    }
+
+    fn skipped(&mut self, path: String, reason: String) {
+        self.skipped.push((path, reason));
+    }
+
+    fn file_read(&mut self, format: Option<Format>) {
+        self.files += 1;
+        if let Some(format) = format {
+            *self.formats.entry(format).or_default() += 1;
+        }
+    }
+}
+
+impl Tally for RuleDiff {
+    fn input_error(&mut self, error: InputError) {
+        self.errors.push(error);
+    }
+
+    fn skipped(&mut self, path: String, reason: String) {
+        self.skipped.push((path, reason));
+    }
+
+    fn file_read(&mut self, _format: Option<Format>) {
+        self.files += 1;
+    }
+}
+
+/// The files and reading options every reading command shares, resolved.
 pub(crate) struct Inputs {
     pub files: Vec<input::InputFile>,
     pub errors: Vec<InputError>,
     pub options: InputOptions,
-    pub rules: Ruleset,
     pool: Option<rayon::ThreadPool>,
 }
 
 impl Inputs {
-    /// Resolves the rule set and finds the files; missing paths become input errors.
+    /// Finds the files; missing paths become input errors.
     pub fn resolve(args: &InputArgs) -> Result<Inputs> {
-        let rules = Ruleset::resolve(&args.rules)?;
         let (files, errors) = input::discover(&args.paths);
         Ok(Inputs {
             files,
@@ -59,7 +106,6 @@ impl Inputs {
                 machine_id: args.machine_id.clone(),
                 zones: args.tz.clone(),
             },
-            rules,
             pool: match args.threads {
                 Some(n) => Some(
                     rayon::ThreadPoolBuilder::new()
@@ -85,47 +131,47 @@ impl Inputs {
         self.install(|| Merger::plan(&self.files, &self.options))
     }
 
-    /// Reads, replays and tallies every file, in parallel; the result does not depend on the
-    /// number of threads.
-    pub fn summarize(&self) -> Summary {
+    /// Reads every file in parallel and folds each machine into a tally; the result does not
+    /// depend on the number of threads.
+    pub fn fold<T: Tally>(&self, per_machine: impl Fn(&mut T, Merged) + Sync) -> T {
         let merger = self.merger();
-        let mut summary = self.install(|| {
+        let mut total = self.install(|| {
             self.files
                 .par_iter()
-                .map(|file| self.summarize_file(file, &merger))
-                .reduce(Summary::default, |mut a, b| {
+                .map(|file| {
+                    let mut tally = T::default();
+                    let mut format = None;
+                    let mut skipped = false;
+                    input::read_file(file, &self.options, &mut |record| match record {
+                        Record::Machine(log) => {
+                            format.get_or_insert(log.format);
+                            if let Some(merged) = merger.offer(log) {
+                                per_machine(&mut tally, merged);
+                            }
+                        }
+                        Record::Error(err) => tally.input_error(err),
+                        Record::Skipped { path, reason } => {
+                            skipped = true;
+                            tally.skipped(path, reason);
+                        }
+                    });
+                    if !skipped {
+                        tally.file_read(format);
+                    }
+                    tally
+                })
+                .reduce(T::default, |mut a, b| {
                     a += b;
                     a
                 })
         });
         for merged in merger.drain() {
-            summary.add_machine(&replay(&merged.log, &self.rules), &merged);
+            per_machine(&mut total, merged);
         }
-        summary.errors.extend(self.errors.iter().cloned());
-        summary.sort();
-        summary
-    }
-
-    fn summarize_file(&self, file: &input::InputFile, merger: &Merger) -> Summary {
-        let mut summary = Summary::default();
-        let mut read_any = false;
-        input::read_file(file, &self.options, &mut |record| match record {
-            Record::Machine(log) => {
-                if !read_any {
-                    read_any = true;
-                    *summary.formats.entry(log.format).or_default() += 1;
-                }
-                if let Some(merged) = merger.offer(log) {
-                    summary.add_machine(&replay(&merged.log, &self.rules), &merged);
-                }
-            }
-            Record::Error(err) => summary.errors.push(err),
-            Record::Skipped { path, reason } => summary.skipped.push((path, reason)),
-        });
-        if read_any || summary.skipped.is_empty() {
-            summary.files += 1;
+        for error in &self.errors {
+            total.input_error(error.clone());
         }
-        summary
+        total
     }
 }
 
@@ -139,4 +185,21 @@ pub(crate) fn print_problems(errors: &[InputError], skipped: &[(String, String)]
     for error in errors {
         let _ = writeln!(err, "fsmlog: {error}");
     }
+}
+
+/// Standard output, buffered.
+pub(crate) fn stdout() -> BufWriter<io::StdoutLock<'static>> {
+    BufWriter::new(io::stdout().lock())
+}
+
+/// Writes a file through `write`, naming the file in any error.
+pub(crate) fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut out = BufWriter::new(file);
+    write(&mut out).with_context(|| format!("cannot write {}", path.display()))?;
+    out.flush()
+        .with_context(|| format!("cannot write {}", path.display()))
 }

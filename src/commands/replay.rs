@@ -9,14 +9,16 @@ use crate::cli::ReplayArgs;
 use crate::input::{self, Record};
 use crate::render::trace_renderer;
 use crate::replay::replay;
+use crate::rules::Ruleset;
 
 /// Streams the traces in input order.
 pub fn run(args: &ReplayArgs) -> Result<Outcome> {
+    let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut renderer = trace_renderer(args.output);
-    renderer.begin(&inputs.rules.name, &mut out)?;
+    renderer.begin(&rules.name, &mut out)?;
     let mut errors = inputs.errors.clone();
     let mut skipped = Vec::new();
     let mut write_error: Option<io::Error> = None;
@@ -27,7 +29,7 @@ pub fn run(args: &ReplayArgs) -> Result<Outcome> {
                 if write_error.is_none()
                     && let Some(merged) = merger.offer(log)
                 {
-                    let trace = replay(&merged.log, &inputs.rules);
+                    let trace = replay(&merged.log, &rules);
                     if let Err(err) = renderer.machine(&trace, &mut out) {
                         write_error = Some(err);
                     }
@@ -41,7 +43,7 @@ pub fn run(args: &ReplayArgs) -> Result<Outcome> {
         }
     }
     for merged in merger.drain() {
-        renderer.machine(&replay(&merged.log, &inputs.rules), &mut out)?;
+        renderer.machine(&replay(&merged.log, &rules), &mut out)?;
     }
     renderer.end(&mut out)?;
     out.flush()?;

@@ -1,23 +1,26 @@
 //! `fsmlog report`: the fleet's unexpected transitions, flagged machines and disagreements.
 
-use std::io::{self, BufWriter, Write};
+use std::io::Write;
 
 use anyhow::Result;
 
-use super::{Inputs, Outcome, print_problems};
+use super::{Inputs, Outcome, print_problems, stdout};
+use crate::aggregate::Summary;
 use crate::cli::ReportArgs;
 use crate::render::{Report, render_report};
+use crate::replay::replay;
+use crate::rules::Ruleset;
 
 /// Reads everything, tallies it, renders the summary.
 pub fn run(args: &ReportArgs) -> Result<Outcome> {
+    let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
-    let summary = inputs.summarize();
+    let summary = summarize(&inputs, &rules);
     let report = Report {
-        rules: &inputs.rules.name,
+        rules: &rules.name,
         summary: &summary,
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = stdout();
     render_report(args.output, &report, &mut out)?;
     out.flush()?;
     print_problems(&summary.errors, &summary.skipped);
@@ -26,4 +29,13 @@ pub fn run(args: &ReportArgs) -> Result<Outcome> {
     } else {
         Outcome::InputErrors
     })
+}
+
+/// The fleet summary under one rule set (shared with `check`).
+pub(crate) fn summarize(inputs: &Inputs, rules: &Ruleset) -> Summary {
+    let mut summary: Summary = inputs.fold(|summary: &mut Summary, merged| {
+        summary.add_machine(&replay(&merged.log, rules), &merged);
+    });
+    summary.sort();
+    summary
 }

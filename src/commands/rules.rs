@@ -1,33 +1,94 @@
-//! `fsmlog rules`: list, show and export rule sets.
+//! `fsmlog rules`: list, show, export, lint and import rule sets.
 
-use std::io::{self, Write};
+use std::io::Write;
+use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
-use super::Outcome;
+use super::{Outcome, stdout, write_file};
 use crate::cli::RulesCommand;
 use crate::render::rules_matrix;
-use crate::rules::{Ruleset, builtins};
+use crate::rules::{Ruleset, builtins, go};
 
 /// Runs one `rules` subcommand.
 pub fn run(command: &RulesCommand) -> Result<Outcome> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = stdout();
     match command {
         RulesCommand::List => {
             for rules in builtins() {
                 writeln!(out, "{:<20} {}", rules.name, rules.description)?;
             }
+            writeln!(
+                out,
+                "{:<20} alias of the newest, {}",
+                "metal-api",
+                crate::rules::DEFAULT_RULES
+            )?;
         }
         RulesCommand::Show { rules } => {
             let rules = Ruleset::resolve(rules)?;
             writeln!(out, "{}: {}", rules.name, rules.description)?;
             writeln!(out, "{}", rules_matrix(&rules))?;
+            let window = match rules.buffered_phoned_home {
+                Some(w) => format!("{} s", w.num_seconds()),
+                None => "none".to_string(),
+            };
+            writeln!(
+                out,
+                "buffered phoned home: {window} · failed reclaim after {} s · keeps {} events",
+                rules.failed_reclaim_threshold.num_seconds(),
+                rules.kept_events
+            )?;
         }
         RulesCommand::Export { rules } => {
-            let rules = Ruleset::resolve(rules)?;
-            writeln!(out, "{}", serde_json::to_string_pretty(&rules.file)?)?;
+            write!(out, "{}", Ruleset::resolve(rules)?.file.to_json())?;
+        }
+        RulesCommand::Lint { path } => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            match Ruleset::from_json(&text) {
+                Ok(rules) => writeln!(out, "{}: ok ({})", path.display(), rules.name)?,
+                Err(err) => {
+                    out.flush()?;
+                    for problem in format!("{err:#}").lines() {
+                        // "line N: …" becomes "PATH:N: …", like every other input problem.
+                        match problem.strip_prefix("line ") {
+                            Some(rest) => eprintln!("fsmlog: {}:{rest}", path.display()),
+                            None => eprintln!("fsmlog: {}: {problem}", path.display()),
+                        }
+                    }
+                    return Ok(Outcome::GateFailed);
+                }
+            }
+        }
+        RulesCommand::ImportGo {
+            events_go,
+            like,
+            name,
+            out: target,
+        } => {
+            let text = std::fs::read_to_string(events_go)
+                .with_context(|| format!("cannot read {}", events_go.display()))?;
+            let like = Ruleset::resolve(like)?;
+            let name = name.clone().unwrap_or_else(|| stem(events_go));
+            let file = go::import(&text, &like.file, &name)
+                .with_context(|| format!("{}", events_go.display()))?;
+            // Check the result the way `--rules` will load it.
+            let json = file.to_json();
+            Ruleset::from_json(&json).context("the imported rules do not check")?;
+            match target {
+                Some(path) => write_file(path, |w| Ok(w.write_all(json.as_bytes())?))?,
+                None => write!(out, "{json}")?,
+            }
         }
     }
+    out.flush()?;
     Ok(Outcome::Ok)
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || "imported".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
 }

@@ -4,7 +4,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{Report, TraceRenderer, time};
+use super::{CheckReport, DiffReport, Report, TraceRenderer, time};
+use crate::aggregate::PairTally;
+use crate::diff::Change;
 use crate::event::State;
 use crate::replay::{Container, Step, StoredEvent, Trace};
 
@@ -101,16 +103,7 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                     machines: t.machines,
                 })
                 .collect(),
-            errors: s
-                .errors
-                .iter()
-                .map(|e| ErrorJson {
-                    path: &e.path,
-                    line: (e.line > 0).then_some(e.line),
-                    column: (e.column > 0).then_some(e.column),
-                    message: &e.message,
-                })
-                .collect(),
+            errors: errors(&s.errors),
             skipped: s
                 .skipped
                 .iter()
@@ -120,15 +113,7 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         unexpected: s
             .pairs_by_count()
             .into_iter()
-            .map(|((state, event), t)| PairJson {
-                state: state.name(),
-                event: event.name(),
-                count: t.count,
-                machines: t.machines,
-                first_seen: time(t.first_seen),
-                last_seen: time(t.last_seen),
-                examples: t.examples.iter().cloned().collect(),
-            })
+            .map(|((state, event), t)| PairJson::new(*state, *event, t))
             .collect(),
         machines: MachinesJson {
             crash_loop: s.crash_loop.iter().map(String::as_str).collect(),
@@ -146,6 +131,146 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 recorded_state: recorded.map(State::name),
                 replayed_state: replayed.map(State::name),
                 count: *count,
+            })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+impl PairJson {
+    fn new(state: State, event: crate::event::EventKind, t: &PairTally) -> PairJson {
+        PairJson {
+            state: state.name(),
+            event: event.name(),
+            count: t.count,
+            machines: t.machines,
+            first_seen: time(t.first_seen),
+            last_seen: time(t.last_seen),
+            examples: t.examples.iter().cloned().collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct DiffJson<'a> {
+    old: &'a str,
+    new: &'a str,
+    inputs: DiffInputsJson<'a>,
+    newly_expected: Vec<PairJson>,
+    newly_unexpected: Vec<PairJson>,
+    flags: Vec<FlipJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct DiffInputsJson<'a> {
+    files: u64,
+    machines: u64,
+    events: u64,
+    errors: Vec<ErrorJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct FlipJson<'a> {
+    machine: &'a str,
+    flag: &'static str,
+    old: bool,
+    new: bool,
+}
+
+fn errors(list: &[crate::input::InputError]) -> Vec<ErrorJson<'_>> {
+    list.iter()
+        .map(|e| ErrorJson {
+            path: &e.path,
+            line: (e.line > 0).then_some(e.line),
+            column: (e.column > 0).then_some(e.column),
+            message: &e.message,
+        })
+        .collect()
+}
+
+/// Writes `diff -o json`.
+pub fn diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
+    let d = report.diff;
+    let pairs = |change| {
+        d.changes(change)
+            .into_iter()
+            .map(|((state, event), t)| PairJson::new(state, event, t))
+            .collect()
+    };
+    let doc = DiffJson {
+        old: report.old,
+        new: report.new,
+        inputs: DiffInputsJson {
+            files: d.files,
+            machines: d.machines,
+            events: d.events,
+            errors: errors(&d.errors),
+        },
+        newly_expected: pairs(Change::NewlyExpected),
+        newly_unexpected: pairs(Change::NewlyUnexpected),
+        flags: d
+            .flips
+            .iter()
+            .map(|((flag, machine), (old, new))| FlipJson {
+                machine,
+                flag: flag.name(),
+                old: *old,
+                new: *new,
+            })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    rules: &'a str,
+    baseline: Option<String>,
+    passed: bool,
+    machines: u64,
+    events: u64,
+    errors: Vec<ErrorJson<'a>>,
+    pairs: Vec<CheckPairJson>,
+}
+
+#[derive(Serialize)]
+struct CheckPairJson {
+    state: &'static str,
+    event: &'static str,
+    baseline_state: &'static str,
+    count: u64,
+    machines: u64,
+    machine_share: f64,
+    max_machine_share: Option<f64>,
+    violation: Option<&'static str>,
+    message: String,
+}
+
+/// Writes `check -o json`.
+pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
+    let doc = CheckJson {
+        rules: report.rules,
+        baseline: report.baseline.map(|p| p.display().to_string()),
+        passed: report.result.passed(),
+        machines: report.summary.machines,
+        events: report.summary.events,
+        errors: errors(&report.summary.errors),
+        pairs: report
+            .result
+            .pairs
+            .iter()
+            .map(|p| CheckPairJson {
+                state: p.state.name(),
+                event: p.event.name(),
+                baseline_state: p.baseline.name(),
+                count: p.tally.as_ref().map_or(0, |t| t.count),
+                machines: p.tally.as_ref().map_or(0, |t| t.machines),
+                machine_share: p.share,
+                max_machine_share: p.ceiling,
+                violation: p.violation.as_ref().map(|v| v.id()),
+                message: p.message(),
             })
             .collect(),
     };

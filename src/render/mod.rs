@@ -3,14 +3,19 @@
 //! `replay` streams.
 
 mod json;
+mod junit;
+mod sarif;
 mod table;
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use crate::aggregate::Summary;
-use crate::cli::{ReplayFormat, ReportFormat};
+use crate::cli::{CheckFormat, DiffFormat, ReplayFormat, ReportFormat};
+use crate::diff::RuleDiff;
+use crate::gate::GateResult;
 use crate::replay::Trace;
 
 pub use table::rules_matrix;
@@ -28,6 +33,71 @@ pub fn render_report(format: ReportFormat, report: &Report, out: &mut dyn Write)
         ReportFormat::Markdown => table::report(report, out, table::Style::Markdown),
         ReportFormat::Json => json::report(report, out),
     }
+}
+
+/// What `diff` prints: the changes between two rule sets.
+pub struct DiffReport<'a> {
+    pub old: &'a str,
+    pub new: &'a str,
+    pub diff: &'a RuleDiff,
+}
+
+/// Renders a rule diff in the chosen format.
+pub fn render_diff(format: DiffFormat, report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        DiffFormat::Table => table::diff(report, out, table::Style::Terminal),
+        DiffFormat::Markdown => table::diff(report, out, table::Style::Markdown),
+        DiffFormat::Json => json::diff(report, out),
+    }
+}
+
+/// What `check` prints: the gate's verdict on the fleet.
+pub struct CheckReport<'a> {
+    pub rules: &'a str,
+    pub summary: &'a Summary,
+    pub result: &'a GateResult,
+    pub baseline: Option<&'a Path>,
+    /// The command line's paths (SARIF names the first as the results' location).
+    pub inputs: &'a [PathBuf],
+}
+
+/// Renders the gate's verdict in the chosen format.
+pub fn render_check(
+    format: CheckFormat,
+    report: &CheckReport,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match format {
+        CheckFormat::Table => table::check(report, out, table::Style::Terminal),
+        CheckFormat::Markdown => table::check(report, out, table::Style::Markdown),
+        CheckFormat::Json => json::check(report, out),
+        CheckFormat::Sarif => sarif::check(report, out),
+        CheckFormat::Junit => junit::check(report, out),
+    }
+}
+
+/// GitHub shows at most ten error annotations per step.
+const GITHUB_ANNOTATIONS: usize = 10;
+
+/// `::error` workflow commands for the top violations, for GitHub Actions. They go to stderr
+/// so that stdout stays the chosen output; the runner reads commands from both streams.
+pub fn github_annotations(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
+    let escape = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    for pair in report.result.violations().take(GITHUB_ANNOTATIONS) {
+        writeln!(
+            out,
+            "::error title={}::{}",
+            escape(&format!("fsmlog: {} / {}", pair.state, pair.event))
+                .replace(',', "%2C")
+                .replace(':', "%3A"),
+            escape(&pair.message())
+        )?;
+    }
+    Ok(())
 }
 
 /// Prints traces as they come: `begin` once, `machine` per trace, `end` once.

@@ -5,8 +5,11 @@ use std::io::{self, IsTerminal, Write};
 use comfy_table::presets::{ASCII_MARKDOWN, UTF8_FULL_CONDENSED};
 use comfy_table::{CellAlignment, ContentArrangement, Table};
 
-use super::{Report, TraceRenderer, time};
+use super::{CheckReport, DiffReport, Report, TraceRenderer, time};
+use crate::aggregate::PairTally;
+use crate::diff::Change;
 use crate::event::{EventKind, State};
+use crate::gate::BaselineState;
 use crate::replay::Trace;
 use crate::rules::Ruleset;
 
@@ -191,6 +194,159 @@ fn verdict_text(state: Option<State>) -> String {
         Some(state) => format!("unexpected in {state}"),
         None => "expected".to_string(),
     }
+}
+
+fn tally_cells(t: &PairTally) -> Vec<String> {
+    vec![
+        t.count.to_string(),
+        t.machines.to_string(),
+        time(t.first_seen),
+        time(t.last_seen),
+        t.examples.iter().cloned().collect::<Vec<_>>().join(", "),
+    ]
+}
+
+/// Writes `diff` as tables.
+pub fn diff(report: &DiffReport, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let d = report.diff;
+    if style == Style::Markdown {
+        writeln!(out, "## fsmlog diff\n")?;
+    }
+    writeln!(
+        out,
+        "{} → {} · {} files · {} machines · {} events · {} input errors",
+        report.old,
+        report.new,
+        d.files,
+        d.machines,
+        d.events,
+        d.errors.len()
+    )?;
+    let sections = [
+        (
+            Change::NewlyUnexpected,
+            "Newly unexpected (regressions)",
+            "state (new rules)",
+        ),
+        (
+            Change::NewlyExpected,
+            "Newly expected (fixed, or hidden)",
+            "state (old rules)",
+        ),
+    ];
+    for (change, title, state_header) in sections {
+        let rows = d.changes(change);
+        heading(style, &format!("{title}: {} pairs", rows.len()), out)?;
+        if rows.is_empty() {
+            writeln!(out, "none")?;
+            continue;
+        }
+        let mut table = new_table(
+            style,
+            &[
+                state_header,
+                "Event",
+                "Count",
+                "Machines",
+                "First seen",
+                "Last seen",
+                "Examples",
+            ],
+        );
+        for ((state, event), t) in rows {
+            let mut row = vec![state.name().to_string(), event.name().to_string()];
+            row.extend(tally_cells(t));
+            table.add_row(row);
+        }
+        align_right(&mut table, &[2, 3]);
+        writeln!(out, "{table}")?;
+    }
+    heading(
+        style,
+        &format!("Flags that flip: {} machines", d.flips.len()),
+        out,
+    )?;
+    if d.flips.is_empty() {
+        writeln!(out, "none")?;
+    } else {
+        let mut table = new_table(style, &["Machine", "Flag", "Old", "New"]);
+        for ((flag, machine), (old, new)) in &d.flips {
+            table.add_row(vec![
+                machine.clone(),
+                flag.name().to_string(),
+                old.to_string(),
+                new.to_string(),
+            ]);
+        }
+        writeln!(out, "{table}")?;
+    }
+    Ok(())
+}
+
+/// Writes `check` as tables.
+pub fn check(report: &CheckReport, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let result = report.result;
+    let failed = result.violations().count();
+    if style == Style::Markdown {
+        writeln!(out, "## fsmlog check\n")?;
+    }
+    let verdict = if failed == 0 {
+        "passed".to_string()
+    } else {
+        format!("FAILED: {failed} pairs beyond the baseline")
+    };
+    let baseline = report.baseline.map_or_else(
+        || "no baseline".to_string(),
+        |p| format!("baseline {}", p.display()),
+    );
+    let prefix = if style == Style::Markdown { "**" } else { "" };
+    writeln!(out, "{prefix}{verdict}{prefix}")?;
+    if style == Style::Markdown {
+        writeln!(out)?;
+    }
+    writeln!(
+        out,
+        "rules {} · {baseline} · {} machines · {} events · {} input errors",
+        report.rules,
+        report.summary.machines,
+        report.summary.events,
+        report.summary.errors.len()
+    )?;
+    heading(style, "Unexpected pairs against the baseline", out)?;
+    if result.pairs.is_empty() {
+        writeln!(out, "none")?;
+        return Ok(());
+    }
+    let mut table = new_table(
+        style,
+        &[
+            "State", "Event", "Baseline", "Count", "Machines", "Share", "Ceiling", "Verdict",
+        ],
+    );
+    for pair in &result.pairs {
+        let (count, machines) = pair
+            .tally
+            .as_ref()
+            .map_or((0, 0), |t| (t.count, t.machines));
+        let verdict = match (&pair.violation, pair.baseline) {
+            (Some(v), _) => v.id().to_string(),
+            (None, BaselineState::Absent) => "not seen".to_string(),
+            (None, _) => "accepted".to_string(),
+        };
+        table.add_row(vec![
+            pair.state.name().to_string(),
+            pair.event.name().to_string(),
+            pair.baseline.name().to_string(),
+            count.to_string(),
+            machines.to_string(),
+            format!("{:.1}%", pair.share * 100.0),
+            pair.ceiling
+                .map_or_else(|| "—".to_string(), |c| format!("{:.1}%", c * 100.0)),
+            verdict,
+        ]);
+    }
+    align_right(&mut table, &[3, 4, 5, 6]);
+    writeln!(out, "{table}")
 }
 
 /// `replay -o table`: a heading and a table per machine.

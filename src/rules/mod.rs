@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::event::{EventKind, State};
 use crate::jsonsplit::element_lines_at;
 
+pub mod go;
+
 const BUILTIN: [(&str, &str); 3] = [
     (
         "metal-api-v0.19.0",
@@ -72,6 +74,31 @@ pub struct RuleFile {
     pub kept_events: usize,
 }
 
+impl RuleFile {
+    /// The file as people read and diff it: one transition row per line.
+    pub fn to_json(&self) -> String {
+        let string = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let rows: Vec<String> = self
+            .transitions
+            .iter()
+            .map(|row| format!("    {}", serde_json::to_string(row).unwrap_or_default()))
+            .map(|row| row.replace("\":", "\": ").replace("\",\"", "\", \""))
+            .collect();
+        let window = match self.buffered_phoned_home_seconds {
+            Some(s) => s.to_string(),
+            None => "null".to_string(),
+        };
+        format!(
+            "{{\n  \"name\": {},\n  \"description\": {},\n  \"transitions\": [\n{}\n  ],\n  \"buffered_phoned_home_seconds\": {window},\n  \"failed_reclaim_seconds\": {},\n  \"kept_events\": {}\n}}\n",
+            string(&self.name),
+            string(&self.description),
+            rows.join(",\n"),
+            self.failed_reclaim_seconds,
+            self.kept_events
+        )
+    }
+}
+
 /// A checked rule set, ready for replay.
 #[derive(Debug, Clone)]
 pub struct Ruleset {
@@ -129,11 +156,12 @@ impl Ruleset {
         let mut wildcard = [None::<usize>; EventKind::ALL.len()];
         let mut table = [[None; EventKind::ALL.len()]; State::ALL.len()];
         let mut wildcard_target = [None; EventKind::ALL.len()];
+        let place = |i: usize| match row_lines.get(i) {
+            Some(line) => format!("line {line}"),
+            None => format!("transition {}", i + 1),
+        };
         for (i, row) in file.transitions.iter().enumerate() {
-            let at = match row_lines.get(i) {
-                Some(line) => format!("line {line}"),
-                None => format!("transition {}", i + 1),
-            };
+            let at = place(i);
             let Some(event) = EventKind::parse(&row.event) else {
                 problems.push(format!("{at}: unknown event {:?}", row.event));
                 continue;
@@ -155,8 +183,8 @@ impl Ruleset {
                 if from == "*" {
                     if let Some(other) = wildcard[event.index()] {
                         problems.push(format!(
-                            "{at}: a second `*` row for event {event} (the first is row {})",
-                            other + 1
+                            "{at}: a second `*` row for event {event} (the first is at {})",
+                            place(other)
                         ));
                     }
                     wildcard[event.index()] = Some(i);
@@ -167,14 +195,16 @@ impl Ruleset {
                     problems.push(format!("{at}: unknown state {from:?}"));
                     continue;
                 };
+                if state == State::Alive {
+                    problems.push(format!(
+                        "{at}: from state Alive can never apply: metal-api never stores an Alive event, so no machine is ever in Alive"
+                    ));
+                }
                 let slot = &mut explicit[state.index()][event.index()];
                 if let Some(other) = slot {
-                    let other_at = match row_lines.get(*other) {
-                        Some(line) => format!("line {line}"),
-                        None => format!("transition {}", *other + 1),
-                    };
                     problems.push(format!(
-                        "{at}: duplicate pair ({state}, {event}), already given at {other_at}"
+                        "{at}: duplicate pair ({state}, {event}), already given at {}",
+                        place(*other)
                     ));
                     continue;
                 }
@@ -184,6 +214,17 @@ impl Ruleset {
         }
         for (e, target) in wildcard_target.iter().enumerate() {
             let Some(target) = target else { continue };
+            let shadowed = State::ALL
+                .iter()
+                .filter(|s| **s != State::Alive)
+                .all(|s| explicit[s.index()][e].is_some());
+            if shadowed && let Some(row) = wildcard[e] {
+                problems.push(format!(
+                    "{}: the `*` row for event {} can never apply: every state has its own row",
+                    place(row),
+                    EventKind::ALL[e]
+                ));
+            }
             for row in table.iter_mut() {
                 // An explicit row beats the `*` row for the same pair.
                 if row[e].is_none() {
@@ -193,6 +234,9 @@ impl Ruleset {
         }
         if file.kept_events == 0 {
             problems.push("kept_events must be at least 1".to_string());
+        }
+        if file.failed_reclaim_seconds == 0 {
+            problems.push("failed_reclaim_seconds must be at least 1".to_string());
         }
         if !problems.is_empty() {
             bail!("{}", problems.join("\n"));
@@ -323,5 +367,56 @@ mod tests {
         );
         assert!(err.contains("line 6: unknown event \"Wating\""), "{err}");
         assert!(err.contains("line 7: unknown state \"Nowhere\""), "{err}");
+    }
+
+    #[test]
+    fn rows_that_can_never_apply_are_named() {
+        let text = r#"{
+  "name": "dead rows",
+  "transitions": [
+    {"event": "Waiting", "from": [], "to": "Waiting"},
+    {"event": "Alive", "from": ["Alive"], "to": "Alive"},
+    {"event": "Crashed", "from": ["*"], "to": "Crashing"},
+    {"event": "Crashed", "from": ["Initial", "Crashing", "PXE Booting", "Preparing", "Registering", "Waiting", "Installing", "Booting New Kernel", "Phoned Home", "Planned Reboot", "Machine Reclaim"], "to": "Crashing"}
+  ],
+  "buffered_phoned_home_seconds": null,
+  "failed_reclaim_seconds": 300,
+  "kept_events": 100
+}"#;
+        let err = Ruleset::from_json(text).unwrap_err().to_string();
+        assert!(err.contains("line 4: `from` is empty"), "{err}");
+        assert!(
+            err.contains("line 5: from state Alive can never apply"),
+            "{err}"
+        );
+        assert!(
+            err.contains("line 6: the `*` row for event Crashed can never apply"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn export_writes_the_builtin_file_byte_for_byte() {
+        for (name, text) in BUILTIN {
+            assert_eq!(
+                Ruleset::resolve(name).unwrap().file.to_json(),
+                text,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn exported_builtins_load_back_identically() {
+        for rules in builtins() {
+            let text = serde_json::to_string_pretty(&rules.file).unwrap();
+            let again = Ruleset::from_json(&text).unwrap();
+            assert_eq!(again.file, rules.file);
+            for state in State::ALL {
+                for event in EventKind::ALL {
+                    assert_eq!(again.lookup(state, event), rules.lookup(state, event));
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,62 @@
+//! `fsmlog check`: the fleet gate against an accepted baseline.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+
+use super::report::summarize;
+use super::{Inputs, Outcome, print_problems, stdout, write_file};
+use crate::cli::CheckArgs;
+use crate::gate::{self, Baseline};
+use crate::render::{CheckReport, github_annotations, render_check};
+use crate::rules::Ruleset;
+
+/// Tallies the fleet, writes or checks the baseline, renders, and gates.
+pub fn run(args: &CheckArgs) -> Result<Outcome> {
+    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
+    let inputs = Inputs::resolve(&args.input)?;
+    let summary = summarize(&inputs, &rules);
+    if let Some(path) = &args.write_baseline {
+        let written = Baseline::from_summary(&rules.name, &summary);
+        write_file(path, |out| {
+            serde_json::to_writer_pretty(&mut *out, &written)?;
+            Ok(writeln!(out)?)
+        })?;
+        eprintln!(
+            "fsmlog: wrote {} accepted pairs to {}",
+            written.accepted.len(),
+            path.display()
+        );
+    }
+    // A freshly written baseline is today's state: the gate passes against it.
+    let written;
+    let against = if args.write_baseline.is_some() {
+        written = Baseline::from_summary(&rules.name, &summary);
+        Some(&written)
+    } else {
+        baseline.as_ref()
+    };
+    let result = gate::check(&summary, against).context("cannot check against the baseline")?;
+    let report = CheckReport {
+        rules: &rules.name,
+        summary: &summary,
+        result: &result,
+        baseline: args.baseline.as_deref(),
+        inputs: &args.input.paths,
+    };
+    let mut out = stdout();
+    render_check(args.output, &report, &mut out)?;
+    out.flush()?;
+    print_problems(&summary.errors, &summary.skipped);
+    if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
+        github_annotations(&report, &mut std::io::stderr().lock())?;
+    }
+    Ok(if !summary.errors.is_empty() {
+        Outcome::InputErrors
+    } else if !result.passed() {
+        Outcome::GateFailed
+    } else {
+        Outcome::Ok
+    })
+}

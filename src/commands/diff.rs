@@ -1,0 +1,48 @@
+//! `fsmlog diff`: every machine replayed under two rule sets, and what changes.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use super::{Inputs, Outcome, print_problems, stdout};
+use crate::cli::{DiffArgs, FailOn};
+use crate::diff::RuleDiff;
+use crate::render::{DiffReport, render_diff};
+use crate::replay::replay;
+use crate::rules::Ruleset;
+
+/// Replays under both rule sets, compares, renders, and gates on `--fail-on`.
+pub fn run(args: &DiffArgs) -> Result<Outcome> {
+    let old = Ruleset::resolve(&args.old)?;
+    let new = Ruleset::resolve(&args.new)?;
+    let inputs = Inputs::resolve(&args.input)?;
+    let mut diff: RuleDiff = inputs.fold(|diff: &mut RuleDiff, merged| {
+        diff.add(&replay(&merged.log, &old), &replay(&merged.log, &new));
+    });
+    diff.errors.sort();
+    diff.skipped.sort();
+    let mut out = stdout();
+    render_diff(
+        args.output,
+        &DiffReport {
+            old: &old.name,
+            new: &new.name,
+            diff: &diff,
+        },
+        &mut out,
+    )?;
+    out.flush()?;
+    print_problems(&diff.errors, &diff.skipped);
+    let failed = match args.fail_on {
+        FailOn::NewlyUnexpected => diff.has_regressions(),
+        FailOn::Any => !diff.changes.is_empty() || !diff.flips.is_empty(),
+        FailOn::Never => false,
+    };
+    Ok(if !diff.errors.is_empty() {
+        Outcome::InputErrors
+    } else if failed {
+        Outcome::GateFailed
+    } else {
+        Outcome::Ok
+    })
+}

@@ -1,0 +1,525 @@
+//! Rules as data, `diff` and the `check` gate, as a CI job runs them.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::*;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn stdout_of(args: &[&str]) -> (i32, String, String) {
+    let output = fsmlog().args(args).output().unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+// Rule files.
+
+#[test]
+fn exported_rules_load_back_with_byte_identical_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.19.0/list-json");
+    let seed = testdata("seed-machine.txt");
+    for rules in RULE_SETS {
+        let (code, exported, _) = stdout_of(&["rules", "export", rules]);
+        assert_eq!(code, 0);
+        let file = write(dir.path(), &format!("{rules}.json"), &exported);
+        for input in [&fleet, &seed] {
+            let builtin = fsmlog()
+                .args([
+                    "report",
+                    "-o",
+                    "json",
+                    "--rules",
+                    rules,
+                    input.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            let from_file = fsmlog()
+                .args([
+                    "report",
+                    "-o",
+                    "json",
+                    "--rules",
+                    file.to_str().unwrap(),
+                    input.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            assert!(builtin.status.success());
+            assert_eq!(builtin.stdout, from_file.stdout, "{rules}");
+        }
+    }
+}
+
+#[test]
+fn rules_list_and_show() {
+    let (code, list, _) = stdout_of(&["rules", "list"]);
+    assert_eq!(code, 0);
+    for rules in RULE_SETS {
+        assert!(list.contains(rules), "{list}");
+    }
+    let (code, matrix, _) = stdout_of(&["rules", "show", "metal-api-v0.19.0"]);
+    assert_eq!(code, 0);
+    // Registering has no rule for Installing in v0.19.0: the matrix shows a dash there.
+    let registering = matrix
+        .lines()
+        .find(|l| l.contains("│ Registering "))
+        .unwrap();
+    let cells: Vec<&str> = registering.split('┆').map(str::trim).collect();
+    // Columns: state, then events in metal-api's order; Installing is the 8th event.
+    assert_eq!(cells[8], "—", "{registering}");
+    let (_, matrix, _) = stdout_of(&["rules", "show", "metal-api-v0.19.3"]);
+    let registering = matrix
+        .lines()
+        .find(|l| l.contains("│ Registering "))
+        .unwrap();
+    let cells: Vec<&str> = registering.split('┆').map(str::trim).collect();
+    assert_eq!(cells[8], "Installing", "{registering}");
+}
+
+#[test]
+fn lint_names_each_mistake_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exported, _) = stdout_of(&["rules", "export", "metal-api-v0.19.0"]);
+    let good = write(dir.path(), "good.json", &exported);
+    let (code, out, _) = stdout_of(&["rules", "lint", good.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("ok (metal-api-v0.19.0)"));
+    // Line 5 is the first transition row: make it name an unknown state, and repeat the
+    // original row after it as line 6.
+    let mut lines: Vec<String> = exported.lines().map(String::from).collect();
+    let original = lines[4].clone();
+    assert!(original.contains("\"Initial\"]"), "{original}");
+    lines[4] = original.replace("\"Initial\"]", "\"Initia\"]");
+    lines.insert(5, original);
+    let bad = write(dir.path(), "bad.json", &lines.join("\n"));
+    let (code, _, err) = stdout_of(&["rules", "lint", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("bad.json:5: unknown state \"Initia\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("bad.json:6: duplicate pair (Planned Reboot, PXE Booting)"),
+        "{err}"
+    );
+}
+
+/// An `events.go` in the shape metal-api's `Events()` has, written from a rule file's rows.
+fn events_go(rules: &str) -> String {
+    let (_, exported, _) = stdout_of(&["rules", "export", rules]);
+    let file: Value = serde_json::from_str(&exported).unwrap();
+    let ident = |name: &str| name.replace(' ', "");
+    let mut go = String::from(
+        "package fsm\n\nimport (\n\t\"github.com/looplab/fsm\"\n)\n\nconst SelfTransitionState = \"self_transition\"\n\n// Events are the transitions.\nfunc Events() fsm.Events {\n\treturn fsm.Events{\n",
+    );
+    for row in file["transitions"].as_array().unwrap() {
+        go.push_str("\t\t{\n");
+        go.push_str(&format!(
+            "\t\t\tName: metal.ProvisioningEvent{}.String(), // {}\n",
+            ident(row["event"].as_str().unwrap()),
+            "a comment"
+        ));
+        let from: Vec<&str> = row["from"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        if from == ["*"] {
+            go.push_str("\t\t\tSrc:  states.AllStateNames(),\n");
+        } else {
+            go.push_str("\t\t\tSrc: []string{\n");
+            for state in from {
+                go.push_str(&format!("\t\t\t\tstates.{}.String(),\n", ident(state)));
+            }
+            go.push_str("\t\t\t},\n");
+        }
+        match row["to"].as_str().unwrap() {
+            "self" => go.push_str("\t\t\tDst: SelfTransitionState,\n"),
+            state => go.push_str(&format!("\t\t\tDst: states.{}.String(),\n", ident(state))),
+        }
+        go.push_str("\t\t},\n");
+    }
+    go.push_str("\t}\n}\n");
+    go
+}
+
+#[test]
+fn import_go_reproduces_each_builtin() {
+    let dir = tempfile::tempdir().unwrap();
+    for rules in RULE_SETS {
+        let go = write(dir.path(), "events.go", &events_go(rules));
+        let out = dir.path().join("imported.json");
+        let (code, _, err) = stdout_of(&[
+            "rules",
+            "import-go",
+            go.to_str().unwrap(),
+            "--like",
+            rules,
+            "--name",
+            rules,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let imported: Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let (_, exported, _) = stdout_of(&["rules", "export", rules]);
+        let builtin: Value = serde_json::from_str(&exported).unwrap();
+        assert_eq!(imported["transitions"], builtin["transitions"], "{rules}");
+        assert_eq!(
+            imported["buffered_phoned_home_seconds"],
+            builtin["buffered_phoned_home_seconds"]
+        );
+    }
+}
+
+#[test]
+fn import_go_rejects_a_file_of_another_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = write(dir.path(), "main.go", "package main\n\nfunc main() {}\n");
+    let (code, _, err) = stdout_of(&["rules", "import-go", go.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no `func Events() fsm.Events {`"), "{err}");
+}
+
+// diff.
+
+#[test]
+fn diff_v0_19_0_to_v0_19_3_only_fixes_registering_to_installing() {
+    for fleet in FLEETS {
+        let dir = testdata(&format!("{fleet}/describe-json"));
+        let (code, diff, _) = run_json(&[
+            "diff",
+            "--old",
+            "metal-api-v0.19.0",
+            "--new",
+            "metal-api-v0.19.3",
+            "-o",
+            "json",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{fleet}");
+        assert_eq!(diff["newly_unexpected"], serde_json::json!([]));
+        let fixed = pairs(&diff["newly_expected"]);
+        assert_eq!(fixed.len(), 1, "{fleet}: {fixed:?}");
+        assert_eq!(
+            (fixed[0].0.as_str(), fixed[0].1.as_str()),
+            ("Registering", "Installing")
+        );
+    }
+    // The seed machine has no Registering → Installing: nothing changes.
+    let seed = testdata("seed-machine.txt");
+    let (code, diff, _) = run_json(&[
+        "diff",
+        "--old",
+        "metal-api-v0.19.0",
+        "--new",
+        "metal-api-v0.19.3",
+        "-o",
+        "json",
+        seed.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(diff["newly_expected"], serde_json::json!([]));
+}
+
+#[test]
+fn diff_fails_on_regressions_unless_told_otherwise() {
+    let dir = testdata("fleet-v0.19.0/describe-json");
+    let args = |fail_on: &str| {
+        fsmlog()
+            .args([
+                "diff",
+                "--old",
+                "metal-api-v0.19.3",
+                "--new",
+                "metal-api-v0.19.0",
+                "--fail-on",
+                fail_on,
+                dir.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+            .status
+            .code()
+            .unwrap()
+    };
+    assert_eq!(args("newly-unexpected"), 1);
+    assert_eq!(args("any"), 1);
+    assert_eq!(args("never"), 0);
+    // The raw stream under v0.19.3 → v0.42.2: buffered Phoned Home hides pairs, nothing new.
+    let stream = testdata("fleet-v0.42.2/ndjson");
+    let (code, diff, _) = run_json(&[
+        "diff",
+        "--old",
+        "metal-api-v0.19.3",
+        "--new",
+        "metal-api-v0.42.2",
+        "-o",
+        "json",
+        stream.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let hidden = pairs(&diff["newly_expected"]);
+    assert!(
+        hidden
+            .iter()
+            .any(|p| p.0 == "Waiting" && p.1 == "Phoned Home"),
+        "{hidden:?}"
+    );
+}
+
+// check.
+
+fn check(dir: &Path, extra: &[&str], inputs: &[&Path]) -> (i32, String, String) {
+    let mut args = vec!["check".to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(inputs.iter().map(|p| p.display().to_string()));
+    let output = fsmlog()
+        .current_dir(dir)
+        .env_remove("GITHUB_ACTIONS")
+        .args(&args)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// The v0.42.2 fleet plus a machine with a pair the fleet does not have.
+fn fleet_with_new_pair(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "new-pair.txt",
+        "Mon, 22 Aug 2022 06:40:00 UTC   Installing    start installation\n\
+         Mon, 22 Aug 2022 06:36:15 UTC   PXE Booting   machine sent extended dhcp request\n",
+    )
+}
+
+#[test]
+fn check_passes_against_its_own_baseline_and_fails_on_a_new_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (code, _, err) = check(
+        dir.path(),
+        &["--write-baseline", "baseline.json"],
+        &[&fleet],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = check(dir.path(), &["--baseline", "baseline.json"], &[&fleet]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("passed"), "{out}");
+    let extra = fleet_with_new_pair(dir.path());
+    let (code, out, _) = check(
+        dir.path(),
+        &["--baseline", "baseline.json"],
+        &[&fleet, &extra],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("new-unexpected-pair"), "{out}");
+    assert!(out.contains("Installing"), "{out}");
+}
+
+#[test]
+fn check_ceiling_on_machine_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    // 6 of 12 machines show Waiting / PXE Booting; 3 show Preparing / Preparing.
+    write(
+        dir.path(),
+        "baseline.json",
+        r#"{"rules": "metal-api-v0.42.2", "accepted": [
+  {"state": "Waiting", "event": "PXE Booting", "max_machine_share": 0.4},
+  {"state": "Preparing", "event": "Preparing", "max_machine_share": 0.25}
+]}"#,
+    );
+    let (code, out, _) = check(
+        dir.path(),
+        &["--baseline", "baseline.json", "-o", "json"],
+        &[&fleet],
+    );
+    assert_eq!(code, 1);
+    let result: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(result["passed"], false);
+    let by_state = |state: &str| {
+        result["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["state"] == state)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_state("Waiting")["violation"], "machine-share-ceiling");
+    assert_eq!(by_state("Waiting")["machine_share"], 0.5);
+    assert_eq!(by_state("Preparing")["violation"], Value::Null);
+}
+
+#[test]
+fn check_junit_is_xml_with_a_failure_per_violation() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    check(
+        dir.path(),
+        &["--write-baseline", "baseline.json"],
+        &[&fleet],
+    );
+    let extra = fleet_with_new_pair(dir.path());
+    let (code, xml, _) = check(
+        dir.path(),
+        &["--baseline", "baseline.json", "-o", "junit"],
+        &[&fleet, &extra],
+    );
+    assert_eq!(code, 1);
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), 3);
+    let failed: Vec<_> = cases
+        .iter()
+        .filter(|c| c.children().any(|n| n.has_tag_name("failure")))
+        .map(|c| c.attribute("name").unwrap())
+        .collect();
+    assert_eq!(failed, vec!["PXE Booting / Installing"]);
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
+    assert_eq!(suite.attribute("failures"), Some("1"));
+    assert_eq!(suite.attribute("tests"), Some("3"));
+}
+
+/// The SARIF 2.1.0 schema, as the `serde-sarif` crate (a dev-dependency) ships it.
+fn sarif_schema() -> Value {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let metadata = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let metadata: Value = serde_json::from_slice(&metadata.stdout).unwrap();
+    let manifest = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "serde-sarif")
+        .expect("serde-sarif is a dev-dependency")["manifest_path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let schema = Path::new(&manifest)
+        .parent()
+        .unwrap()
+        .join("src/schema.json");
+    let text = std::fs::read_to_string(schema).unwrap();
+    // The published `language` patterns have a bare `]`, which ECMAScript regexes accept and
+    // the validator's do not; escape it so the schema compiles (no field we write is affected).
+    let bare = r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#;
+    assert!(text.contains(bare));
+    let text = text.replace(bare, r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\\]?$""#);
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    schema
+}
+
+#[test]
+fn check_sarif_validates_and_marks_the_new_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    check(
+        dir.path(),
+        &["--write-baseline", "baseline.json"],
+        &[&fleet],
+    );
+    let extra = fleet_with_new_pair(dir.path());
+    let (code, out, _) = check(
+        dir.path(),
+        &["--baseline", "baseline.json", "-o", "sarif"],
+        &[&fleet, &extra],
+    );
+    assert_eq!(code, 1);
+    let sarif: Value = serde_json::from_str(&out).unwrap();
+    let schema = sarif_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let problems: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    // The typed model of serde-sarif reads it too.
+    let _: serde_sarif::sarif::Sarif = serde_json::from_value(sarif.clone()).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    let new: Vec<_> = results
+        .iter()
+        .filter(|r| r["baselineState"] == "new")
+        .collect();
+    assert_eq!(new.len(), 1);
+    assert_eq!(
+        new[0]["partialFingerprints"]["fsmlogPair/v1"],
+        "pxe-booting/installing"
+    );
+    assert_eq!(new[0]["level"], "error");
+    assert!(
+        results
+            .iter()
+            .filter(|r| r["baselineState"] == "unchanged")
+            .all(|r| r["level"] == "note")
+    );
+}
+
+#[test]
+fn github_actions_gets_annotations_for_the_violations() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let output = fsmlog()
+        .current_dir(dir.path())
+        .env("GITHUB_ACTIONS", "true")
+        .args(["check", fleet.to_str().unwrap()])
+        .output()
+        .unwrap();
+    // Without a baseline both pairs of the fleet are violations.
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let annotations: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(annotations.len(), 2, "{stderr}");
+    assert!(
+        annotations[0].contains("title=fsmlog%3A Preparing / Preparing::"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_baseline_is_a_usage_error_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "baseline.json",
+        "{\"accepted\": [\n  {\"state\": \"Waiting\", \"event\": \"PXE Bootin\"}\n]}\n",
+    );
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (code, _, err) = check(dir.path(), &["--baseline", "baseline.json"], &[&fleet]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("baseline.json:2: unknown event \"PXE Bootin\""),
+        "{err}"
+    );
+}

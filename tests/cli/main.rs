@@ -1,0 +1,76 @@
+//! Runs the real binary on the files in `testdata/`, in a fresh work dir where a test writes
+//! files. The fleets' `expected.json` files were worked out independently of fsmlog from
+//! metal-api's behaviour; they are the oracle here.
+
+mod gate;
+mod input;
+mod report;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+pub const RULE_SETS: [&str; 3] = [
+    "metal-api-v0.19.0",
+    "metal-api-v0.19.3",
+    "metal-api-v0.42.2",
+];
+pub const FLEETS: [&str; 2] = ["fleet-v0.19.0", "fleet-v0.42.2"];
+
+pub fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+}
+
+pub fn fsmlog() -> Command {
+    Command::cargo_bin("fsmlog").unwrap()
+}
+
+/// Runs `fsmlog ARGS…` and returns (exit code, stdout as JSON, stderr).
+pub fn run_json(args: &[&str]) -> (i32, Value, String) {
+    let output = fsmlog().args(args).output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let json = serde_json::from_str(&stdout)
+        .unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {stdout}"));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    (output.status.code().unwrap(), json, stderr)
+}
+
+/// (state, event, count, machines) of a report's or an expected file's pair list.
+pub fn pairs(list: &Value) -> Vec<(String, String, u64, u64)> {
+    let mut pairs: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["state"].as_str().unwrap().to_string(),
+                p["event"].as_str().unwrap().to_string(),
+                p["count"].as_u64().unwrap(),
+                p["machines"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+/// Sums `inputs` into (read, replayed + rejected + unknown + duplicates).
+pub fn accounting(report: &Value) -> (u64, u64) {
+    let inputs = &report["inputs"];
+    let unknown: u64 = inputs["unknown_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["count"].as_u64().unwrap())
+        .sum();
+    (
+        inputs["events"].as_u64().unwrap(),
+        inputs["replayed"].as_u64().unwrap()
+            + inputs["rejected"].as_u64().unwrap()
+            + unknown
+            + inputs["duplicates"].as_u64().unwrap(),
+    )
+}
