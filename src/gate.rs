@@ -204,9 +204,6 @@ impl PairCheck {
                 ceiling * 100.0,
                 share * 100.0
             ),
-            None if self.baseline == BaselineState::Absent => {
-                format!("{what}: {seen}; accepted by the baseline")
-            }
             None => format!("{what}: {seen}; accepted by the baseline"),
         }
     }
