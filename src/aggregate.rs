@@ -267,7 +267,7 @@ mod tests {
                 .unwrap()
                 .with_timezone(&Utc),
             event,
-            message: String::new(),
+            message: "".into(),
             from,
             verdict,
             to: from,

@@ -2,6 +2,7 @@
 //! an input file, with the place it was read from.
 
 use std::fmt;
+use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Timelike, Utc};
 
@@ -225,8 +226,9 @@ pub struct Location {
 pub struct Event {
     pub time: DateTime<Utc>,
     pub name: EventName,
-    /// The message without any recorded `[unexpectedly received in …]` prefix.
-    pub message: String,
+    /// The message without any recorded `[unexpectedly received in …]` prefix; shared with the
+    /// replay's steps and container, so one event costs one allocation.
+    pub message: Arc<str>,
     /// The state named by a recorded `[unexpectedly received in state X]` prefix.
     pub recorded_state: Option<State>,
     /// The line this event starts on.
@@ -247,7 +249,7 @@ impl Event {
         Event {
             time,
             name,
-            message: message.to_string(),
+            message: message.into(),
             recorded_state,
             line,
         }
@@ -270,7 +272,7 @@ impl Event {
     pub fn recorded_message(&self) -> String {
         match self.recorded_state {
             Some(state) => unexpected_message(state, &self.message),
-            None => self.message.clone(),
+            None => self.message.to_string(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Writes machines in every input format: the inverse of [`crate::input`], for the fleet
 //! generator (`examples/gen_fleet.rs`) and for round-trip tests of the readers.
 
+use std::collections::VecDeque;
 use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
@@ -92,7 +93,7 @@ impl<W: Write> Exporter<W> {
             }
             Layout::DescribeJson => write_pretty(out, &describe_json(id, c)),
             Layout::EventApi => write_pretty(out, &event_block(c)),
-            Layout::ListJson => array_item(out, first, &describe_json(id, c)),
+            Layout::ListJson => array_item_pretty(out, first, &describe_json(id, c)),
             Layout::ContainerDump => array_item(out, first, &container_json(id, c)),
             Layout::V2Json => array_item(out, first, &v2_json(id, c)),
             Layout::Ndjson => {
@@ -101,7 +102,7 @@ impl<W: Write> Exporter<W> {
                         "machine": id,
                         "time": format_time(e.time),
                         "event": e.event.name(),
-                        "message": e.message,
+                        "message": &*e.message,
                     });
                     serde_json::to_writer(&mut *out, &line)?;
                     out.write_all(b"\n")?;
@@ -136,12 +137,34 @@ impl<W: Write> Exporter<W> {
     }
 }
 
+/// JSON as metalctl prints it: indented by four spaces.
+fn metalctl_json(value: &Value) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut serializer = serde_json::Serializer::with_formatter(&mut buf, formatter);
+    serde::Serialize::serialize(value, &mut serializer)?;
+    Ok(buf)
+}
+
 fn write_pretty(out: &mut impl Write, value: &Value) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
+    out.write_all(&metalctl_json(value)?)?;
     out.write_all(b"\n")
 }
 
-/// One machine per line inside a JSON array, so a fleet file stays streamable and diffable.
+/// One element of a top-level array, indented as metalctl indents it.
+fn array_item_pretty(out: &mut impl Write, first: bool, value: &Value) -> io::Result<()> {
+    out.write_all(if first { b"[\n    " } else { b",\n    " })?;
+    let text = metalctl_json(value)?;
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.write_all(b"\n    ")?;
+        }
+        out.write_all(line)?;
+    }
+    Ok(())
+}
+
+/// One machine per line inside a JSON array, as database dumps and the v2 samples are.
 fn array_item(out: &mut impl Write, first: bool, value: &Value) -> io::Result<()> {
     out.write_all(if first { b"[\n" } else { b",\n" })?;
     serde_json::to_writer(&mut *out, value)?;
@@ -149,10 +172,10 @@ fn array_item(out: &mut impl Write, first: bool, value: &Value) -> io::Result<()
 }
 
 fn event_json(e: &StoredEvent) -> Value {
-    json!({"event": e.event.name(), "message": e.message, "time": format_time(e.time)})
+    json!({"event": e.event.name(), "message": &*e.message, "time": format_time(e.time)})
 }
 
-fn log_json(events: &[StoredEvent]) -> Value {
+fn log_json(events: &VecDeque<StoredEvent>) -> Value {
     Value::Array(events.iter().map(event_json).collect())
 }
 
@@ -200,7 +223,7 @@ fn v2_event_name(kind: EventKind) -> String {
 }
 
 fn v2_json(id: &str, c: &Container) -> Value {
-    let event = |e: &StoredEvent| json!({"time": format_time(e.time), "event": v2_event_name(e.event), "message": e.message});
+    let event = |e: &StoredEvent| json!({"time": format_time(e.time), "event": v2_event_name(e.event), "message": &*e.message});
     let mut recent = json!({
         "events": c.events.iter().map(event).collect::<Vec<_>>(),
         "lastEventTime": time_json(c.last_event_time),

@@ -315,7 +315,7 @@ mod tests {
                 steps: vec![Step {
                     time,
                     event: *event,
-                    message: String::new(),
+                    message: "".into(),
                     from: *state,
                     verdict: Verdict::Unexpected,
                     to: *state,

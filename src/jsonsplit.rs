@@ -186,46 +186,19 @@ impl<R: BufRead> Splitter<R> {
     }
 
     fn read_nested(&mut self, out: &mut Vec<u8>) -> Result<(), SplitError> {
-        let mut depth = 0usize;
-        let mut in_string = false;
-        let mut escaped = false;
+        let mut scan = Scan::default();
         loop {
             let buf = self.reader.fill_buf()?;
             if buf.is_empty() {
-                let what = if in_string { "a string" } else { "a value" };
+                let what = if scan.in_string {
+                    "a string"
+                } else {
+                    "a value"
+                };
                 return Err(self.syntax(format!("the input ends inside {what} (truncated?)")));
             }
-            let mut used = 0;
-            let mut done = false;
-            for &byte in buf {
-                used += 1;
-                if in_string {
-                    if escaped {
-                        escaped = false;
-                    } else if byte == b'\\' {
-                        escaped = true;
-                    } else if byte == b'"' {
-                        in_string = false;
-                        if depth == 0 {
-                            done = true;
-                            break;
-                        }
-                    }
-                    continue;
-                }
-                match byte {
-                    b'"' => in_string = true,
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.saturating_sub(1);
-                        if depth == 0 {
-                            done = true;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            let end = scan.advance(buf);
+            let used = end.unwrap_or(buf.len());
             out.extend_from_slice(&buf[..used]);
             track(
                 &mut self.line,
@@ -234,19 +207,87 @@ impl<R: BufRead> Splitter<R> {
                 &buf[..used],
             );
             self.reader.consume(used);
-            if done {
+            if out.len() > MAX_VALUE {
+                return Err(self.syntax(format!(
+                    "a single JSON value is larger than {} MiB; not read",
+                    MAX_VALUE >> 20
+                )));
+            }
+            if end.is_some() {
                 return Ok(());
             }
         }
     }
 }
 
+/// The bytes that matter outside strings: quotes and brackets.
+static STRUCTURAL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'}' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b']' as usize] = true;
+    table
+};
+
+/// How far the scan of one nested value has come, kept across buffer refills.
+#[derive(Debug, Default)]
+struct Scan {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Scan {
+    /// Scans `buf`; returns the length up to and including the value's last byte once the
+    /// value is complete. Strings are skipped with `memchr`, the hot path on real exports.
+    fn advance(&mut self, buf: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while i < buf.len() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                let k = memchr::memchr2(b'"', b'\\', &buf[i..])?;
+                i += k;
+                if buf[i] == b'\\' {
+                    self.escaped = true;
+                } else {
+                    self.in_string = false;
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            let k = buf[i..].iter().position(|&b| STRUCTURAL[b as usize])?;
+            i += k;
+            match buf[i] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                _ => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
 /// Moves a position over consumed bytes. Columns count bytes, as serde_json's do.
 fn track(line: &mut usize, column: &mut usize, bytes_read: &mut u64, bytes: &[u8]) {
     *bytes_read += bytes.len() as u64;
-    match bytes.iter().rposition(|&b| b == b'\n') {
+    match memchr::memrchr(b'\n', bytes) {
         Some(last) => {
-            *line += bytes.iter().filter(|&&b| b == b'\n').count();
+            *line += memchr::memchr_iter(b'\n', bytes).count();
             *column = bytes.len() - last;
         }
         None => *column += bytes.len(),
@@ -364,6 +405,25 @@ mod tests {
                 ("3".to_string(), 4)
             ]
         );
+    }
+
+    #[test]
+    fn values_split_the_same_across_any_buffer_boundaries() {
+        let text = "[{\"a\": \"x\\\\\\\"}]\"}, \"s\\\"]\", [[1], {\"b\": []}], true]";
+        let whole = elements(text).unwrap();
+        for capacity in 1..8 {
+            let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+            let mut splitter = Splitter::new(reader);
+            let mut got = Vec::new();
+            for_each_element(&mut splitter, |bytes, start| {
+                got.push((String::from_utf8(bytes.to_vec()).unwrap(), start.line));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(got, whole, "capacity {capacity}");
+        }
+        assert_eq!(whole.len(), 4);
+        assert_eq!(whole[0].0, "{\"a\": \"x\\\\\\\"}]\"}");
     }
 
     #[test]

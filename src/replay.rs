@@ -1,6 +1,9 @@
 //! metal-api's handling of provisioning events (SPEC §2), replayed one event at a time over a
 //! container, and nothing else: no input, no output.
 
+use std::collections::VecDeque;
+use std::sync::Arc;
+
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{Event, EventKind, EventName, State, unexpected_message};
@@ -12,7 +15,7 @@ use crate::rules::{Ruleset, Target};
 pub struct StoredEvent {
     pub time: DateTime<Utc>,
     pub event: EventKind,
-    pub message: String,
+    pub message: Arc<str>,
 }
 
 /// metal-api's liveliness flag; replay only ever sets it to `Alive`.
@@ -36,7 +39,7 @@ impl Liveliness {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Container {
     /// Stored events, newest first.
-    pub events: Vec<StoredEvent>,
+    pub events: VecDeque<StoredEvent>,
     pub last_event_time: Option<DateTime<Utc>>,
     pub last_error_event: Option<StoredEvent>,
     pub crash_loop: bool,
@@ -47,7 +50,7 @@ pub struct Container {
 impl Default for Container {
     fn default() -> Self {
         Container {
-            events: Vec::new(),
+            events: VecDeque::new(),
             last_event_time: None,
             last_error_event: None,
             crash_loop: false,
@@ -61,7 +64,7 @@ impl Container {
     /// The state is the home state of the newest stored event, `Initial` when none is stored.
     pub fn state(&self) -> State {
         self.events
-            .first()
+            .front()
             .map_or(State::Initial, |e| e.event.home_state())
     }
 }
@@ -91,7 +94,7 @@ pub struct Step {
     pub time: DateTime<Utc>,
     pub event: EventKind,
     /// The message as the input had it, without a recorded verdict.
-    pub message: String,
+    pub message: Arc<str>,
     pub from: State,
     pub verdict: Verdict,
     pub to: State,
@@ -195,10 +198,11 @@ impl<'r> Replayer<'r> {
         &mut self,
         time: DateTime<Utc>,
         event: EventKind,
-        message: &str,
+        message: impl Into<Arc<str>>,
         recorded_state: Option<State>,
         line: usize,
     ) -> Step {
+        let message = message.into();
         let from = self.current_state();
         self.empty_state = State::Initial;
         let (effect, verdict) = match self.rules.lookup(from, event) {
@@ -217,13 +221,13 @@ impl<'r> Replayer<'r> {
         let verdict = if self.violates_chronology(&effect, time) {
             Verdict::Rejected
         } else {
-            self.apply(&effect, time, event, message, from);
+            self.apply(&effect, time, event, &message, from);
             verdict
         };
         Step {
             time,
             event,
-            message: message.to_string(),
+            message,
             from,
             verdict,
             to: self.current_state(),
@@ -333,7 +337,7 @@ impl<'r> Replayer<'r> {
 
     /// The chronology guard (SPEC §2.6), checked on the container as the effect would leave it.
     fn violates_chronology(&self, effect: &Effect, time: DateTime<Utc>) -> bool {
-        let previous_newest = self.container.events.first().map(|e| e.time);
+        let previous_newest = self.container.events.front().map(|e| e.time);
         if effect.store && previous_newest.is_some_and(|newest| time < newest) {
             return true;
         }
@@ -359,14 +363,14 @@ impl<'r> Replayer<'r> {
         effect: &Effect,
         time: DateTime<Utc>,
         event: EventKind,
-        message: &str,
+        message: &Arc<str>,
         from: State,
     ) {
         let c = &mut self.container;
         let message = if effect.unexpected {
-            unexpected_message(from, message)
+            unexpected_message(from, message).into()
         } else {
-            message.to_string()
+            Arc::clone(message)
         };
         let stored = StoredEvent {
             time,
@@ -387,7 +391,7 @@ impl<'r> Replayer<'r> {
             c.last_error_event = Some(stored.clone());
         }
         if effect.store {
-            c.events.insert(0, stored);
+            c.events.push_front(stored);
             c.events.truncate(self.rules.kept_events);
         }
     }
@@ -419,7 +423,7 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
         steps.push(replayer.step(
             event.time,
             *kind,
-            &event.message,
+            Arc::clone(&event.message),
             event.recorded_state,
             event.line,
         ));

@@ -129,13 +129,14 @@ prop_compose! {
                 message: match recorded {
                     Some(state) => unexpected_message(state, &message),
                     None => message,
-                },
+                }
+                .into(),
             })
             .collect();
         let last_error_event = with_error.then(|| events[error_index.index(events.len())].clone());
         Container {
             last_event_time: Some(events[0].time),
-            events,
+            events: events.into(),
             last_error_event,
             crash_loop,
             failed_machine_reclaim: false,
@@ -178,7 +179,7 @@ proptest! {
 
     #[test]
     fn a_container_reads_back_from_every_layout(c in container()) {
-        let want: Vec<_> = c.events.iter().map(|e| (e.time, e.event, e.message.clone())).collect();
+        let want: Vec<_> = c.events.iter().map(|e| (e.time, e.event, e.message.to_string())).collect();
         for (layout, name) in layouts() {
             let mut exporter = Exporter::new(layout, Vec::new());
             exporter.machine("m1", &c).unwrap();
@@ -205,7 +206,7 @@ proptest! {
             prop_assert_eq!(got, want, "{:?}", layout);
             if layout != Layout::Ndjson {
                 let got_error = log.last_error_event.as_ref().map(|e| (e.time, e.recorded_message()));
-                let want_error = c.last_error_event.as_ref().map(|e| (e.time, e.message.clone()));
+                let want_error = c.last_error_event.as_ref().map(|e| (e.time, e.message.to_string()));
                 prop_assert_eq!(got_error, want_error, "{:?}", layout);
             }
         }

@@ -255,14 +255,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(e.name, EventName::Known(EventKind::BootingNewKernel));
-        assert_eq!(e.message, "boot into  distribution kernel");
+        assert_eq!(&*e.message, "boot into  distribution kernel");
     }
 
     #[test]
     fn recorded_verdict_is_split_off() {
         let e = parse_row("Mon, 22 Aug 2022 06:36:15 UTC  PXE Booting  [unexpectedly received in state waiting]: machine sent extended dhcp request", &[]).unwrap();
         assert_eq!(e.recorded_state, Some(State::Waiting));
-        assert_eq!(e.message, "machine sent extended dhcp request");
+        assert_eq!(&*e.message, "machine sent extended dhcp request");
     }
 
     #[test]
@@ -274,14 +274,14 @@ mod tests {
         .unwrap();
         assert_eq!(e.name, EventName::Known(EventKind::Waiting));
         assert_eq!(e.time.to_rfc3339(), "2022-08-22T04:36:15+00:00");
-        assert_eq!(e.message, "waiting for allocation");
+        assert_eq!(&*e.message, "waiting for allocation");
     }
 
     #[test]
     fn row_without_message_is_fine() {
         let e = parse_row("Mon, 22 Aug 2022 06:36:15 +0200  Alive", &[]).unwrap();
         assert_eq!(e.name, EventName::Known(EventKind::Alive));
-        assert_eq!(e.message, "");
+        assert_eq!(&*e.message, "");
     }
 
     #[test]

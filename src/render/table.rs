@@ -383,7 +383,7 @@ impl TraceRenderer for TraceTable {
                 step.verdict.name().to_string(),
                 step.to.name().to_string(),
                 if step.stored { "yes" } else { "no" }.to_string(),
-                step.message.clone(),
+                step.message.to_string(),
             ]);
         }
         writeln!(out, "{table}")?;

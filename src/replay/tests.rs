@@ -132,7 +132,7 @@ fn crashing_sets_crash_loop_and_last_error_and_stores() {
     assert!(c.crash_loop);
     let last_error = c.last_error_event.as_ref().unwrap();
     assert_eq!((last_error.event, last_error.time), (Crashed, at(10)));
-    assert_eq!(last_error.message, "m");
+    assert_eq!(last_error.message.as_ref(), "m");
 }
 
 #[test]
@@ -382,7 +382,7 @@ fn phoned_home_in_waiting_is_unexpected_before_v0_42_2() {
         assert_eq!(step.verdict, Verdict::Unexpected, "{name}");
         assert!(step.stored);
         assert_eq!(
-            replayer.container().events[0].message,
+            replayer.container().events[0].message.as_ref(),
             "[unexpectedly received in state waiting]: phoned home"
         );
     }
@@ -405,8 +405,11 @@ fn unexpected_message_and_last_error() {
     assert_eq!(step.verdict, Verdict::Unexpected);
     let c = replayer.container();
     let expected = "[unexpectedly received in state waiting]: machine sent extended dhcp request";
-    assert_eq!(c.events[0].message, expected);
-    assert_eq!(c.last_error_event.as_ref().unwrap().message, expected);
+    assert_eq!(c.events[0].message.as_ref(), expected);
+    assert_eq!(
+        c.last_error_event.as_ref().unwrap().message.as_ref(),
+        expected
+    );
     assert_eq!(c.last_event_time, Some(at(40)));
     assert!(c.crash_loop);
 }
@@ -418,7 +421,7 @@ fn unexpected_message_without_original_has_no_separator() {
     feed(&mut replayer, &[(0, PxeBooting)]);
     replayer.step(at(10), Waiting, "", None, 0);
     assert_eq!(
-        replayer.container().events[0].message,
+        replayer.container().events[0].message.as_ref(),
         "[unexpectedly received in state pxe booting]"
     );
 }
@@ -445,7 +448,7 @@ fn unexpected_crashed_does_not_set_crash_loop() {
     assert!(!c.crash_loop);
     assert_eq!(c.state(), State::Crashing);
     assert_eq!(
-        c.last_error_event.as_ref().unwrap().message,
+        c.last_error_event.as_ref().unwrap().message.as_ref(),
         "[unexpectedly received in state phoned home]: boom"
     );
 }
@@ -547,12 +550,12 @@ fn keeps_only_the_newest_hundred_events() {
     let r = rules(V0422);
     let mut replayer = Replayer::new(&r);
     for i in 0..150 {
-        replayer.step(at(i), PlannedReboot, &format!("{i}"), None, 0);
+        replayer.step(at(i), PlannedReboot, format!("{i}"), None, 0);
     }
     let c = replayer.container();
     assert_eq!(c.events.len(), 100);
-    assert_eq!(c.events[0].message, "149");
-    assert_eq!(c.events[99].message, "50");
+    assert_eq!(c.events[0].message.as_ref(), "149");
+    assert_eq!(c.events[99].message.as_ref(), "50");
 }
 
 // The oldest row of an export.
@@ -588,7 +591,7 @@ fn oldest_row_with_recorded_verdict_is_replayed_from_that_state() {
     assert_eq!(step.from, State::Registering);
     assert_eq!(step.verdict, Verdict::Unexpected);
     assert_eq!(
-        replayer.container().events[0].message,
+        replayer.container().events[0].message.as_ref(),
         "[unexpectedly received in state registering]: start installation"
     );
     // Under v0.19.3 the same row is expected.
@@ -742,7 +745,7 @@ mod exported_log {
         assert_eq!(trace.steps[0].from, State::Waiting);
         assert_eq!(trace.steps[0].verdict, Verdict::Unexpected);
         assert_eq!(
-            trace.container.events[1].message,
+            trace.container.events[1].message.as_ref(),
             "[unexpectedly received in state waiting]: dhcp"
         );
         // Without the recorded verdict, the oldest row comes from Initial.

@@ -81,8 +81,15 @@ impl RuleFile {
         let rows: Vec<String> = self
             .transitions
             .iter()
-            .map(|row| format!("    {}", serde_json::to_string(row).unwrap_or_default()))
-            .map(|row| row.replace("\":", "\": ").replace("\",\"", "\", \""))
+            .map(|row| {
+                let from: Vec<String> = row.from.iter().map(|s| string(s)).collect();
+                format!(
+                    "    {{\"event\": {}, \"from\": [{}], \"to\": {}}}",
+                    string(&row.event),
+                    from.join(", "),
+                    string(&row.to)
+                )
+            })
             .collect();
         let window = match self.buffered_phoned_home_seconds {
             Some(s) => s.to_string(),
