@@ -60,6 +60,9 @@ pub struct InputArgs {
     /// Worker threads (default: one per core); output does not depend on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// No progress bar (it shows only on a terminal, outside CI, for runs over a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `--rules` for the commands that judge by one rule set.

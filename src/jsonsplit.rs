@@ -220,28 +220,23 @@ impl<R: BufRead> Splitter<R> {
     }
 }
 
-/// The bytes that matter outside strings: quotes and brackets.
-static STRUCTURAL: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b'"' as usize] = true;
-    table[b'{' as usize] = true;
-    table[b'}' as usize] = true;
-    table[b'[' as usize] = true;
-    table[b']' as usize] = true;
-    table
-};
-
 /// How far the scan of one nested value has come, kept across buffer refills.
+///
+/// Only the value's own kind of bracket is counted: inside an object, brackets of arrays are
+/// balanced if the JSON is valid, and if it is not, parsing the value names the error.
 #[derive(Debug, Default)]
 struct Scan {
     depth: usize,
     in_string: bool,
     escaped: bool,
+    /// The value's opening and closing bracket, or none for a bare string.
+    brackets: Option<(u8, u8)>,
 }
 
 impl Scan {
     /// Scans `buf`; returns the length up to and including the value's last byte once the
-    /// value is complete. Strings are skipped with `memchr`, the hot path on real exports.
+    /// value is complete. `memchr` skips strings and the white space between structure, the
+    /// hot path on real (indented) exports.
     fn advance(&mut self, buf: &[u8]) -> Option<usize> {
         let mut i = 0;
         while i < buf.len() {
@@ -264,11 +259,23 @@ impl Scan {
                 i += 1;
                 continue;
             }
-            let k = buf[i..].iter().position(|&b| STRUCTURAL[b as usize])?;
+            let (open, close) = match self.brackets {
+                Some(pair) => pair,
+                None => {
+                    let pair = match buf[i] {
+                        b'[' => (b'[', b']'),
+                        b'{' => (b'{', b'}'),
+                        // A bare string: no brackets to count.
+                        _ => (0, 0),
+                    };
+                    *self.brackets.insert(pair)
+                }
+            };
+            let k = memchr::memchr3(b'"', open, close, &buf[i..])?;
             i += k;
             match buf[i] {
                 b'"' => self.in_string = true,
-                b'{' | b'[' => self.depth += 1,
+                b if b == open => self.depth += 1,
                 _ => {
                     self.depth = self.depth.saturating_sub(1);
                     if self.depth == 0 {

@@ -4,6 +4,7 @@
 
 mod check;
 mod diff;
+mod progress;
 mod replay;
 mod report;
 mod rules;
@@ -12,6 +13,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::ops::AddAssign;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
@@ -21,6 +24,7 @@ use crate::cli::{Cli, Command, InputArgs};
 use crate::diff::RuleDiff;
 use crate::input::merge::{Merged, Merger};
 use crate::input::{self, Format, InputError, InputOptions, Record};
+use progress::Progress;
 
 /// How a command ended, for the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +109,8 @@ impl Inputs {
                 format: args.format,
                 machine_id: args.machine_id.clone(),
                 zones: args.tz.clone(),
+                // Counting costs an atomic add per read; only a visible bar needs it.
+                bytes_read: progress::wanted(args.quiet).then(|| Arc::new(AtomicU64::new(0))),
             },
             pool: match args.threads {
                 Some(n) => Some(
@@ -132,29 +138,84 @@ impl Inputs {
     }
 
     /// Reads every file in parallel and folds each machine into a tally; the result does not
-    /// depend on the number of threads.
+    /// depend on the number of threads. Batches of a large array are decoded, replayed and
+    /// folded on every core while the file's thread reads on; at most a few batches are in
+    /// flight, so memory stays bounded.
     pub fn fold<T: Tally>(&self, per_machine: impl Fn(&mut T, Merged) + Sync) -> T {
-        let merger = self.merger();
-        let mut total = self.install(|| {
+        let progress = match &self.options.bytes_read {
+            Some(counter) => {
+                let sizes: u64 = self
+                    .files
+                    .iter()
+                    .filter_map(|f| std::fs::metadata(&f.path).ok())
+                    .map(|m| m.len())
+                    .sum();
+                // With several files, each is read twice: once to learn which machines recur.
+                let passes = if self.files.len() > 1 { 2 } else { 1 };
+                Progress::start(Arc::clone(counter), sizes * passes)
+            }
+            None => Progress::none(),
+        };
+        let mut total = self.install(|| self.fold_quietly(&per_machine));
+        progress.finish();
+        for error in &self.errors {
+            total.input_error(error.clone());
+        }
+        total
+    }
+
+    fn fold_quietly<T: Tally>(&self, per_machine: &(impl Fn(&mut T, Merged) + Sync)) -> T {
+        let merger = Merger::plan(&self.files, &self.options);
+        let handle = |tally: &mut T, format: &mut Option<Format>, record: Record| match record {
+            Record::Machine(log) => {
+                format.get_or_insert(log.format);
+                if let Some(merged) = merger.offer(log) {
+                    per_machine(tally, merged);
+                }
+            }
+            Record::Error(err) => tally.input_error(err),
+            Record::Skipped { path, reason } => tally.skipped(path, reason),
+            Record::Batch(_) => unreachable!("batches are decoded before they are handled"),
+        };
+        let max_in_flight = 2 * rayon::current_num_threads().max(1);
+        let mut total = {
             self.files
                 .par_iter()
                 .map(|file| {
+                    let decoded = Mutex::new(T::default());
+                    let in_flight = AtomicUsize::new(0);
                     let mut tally = T::default();
                     let mut format = None;
                     let mut skipped = false;
-                    input::read_file(file, &self.options, &mut |record| match record {
-                        Record::Machine(log) => {
-                            format.get_or_insert(log.format);
-                            if let Some(merged) = merger.offer(log) {
-                                per_machine(&mut tally, merged);
+                    rayon::scope(|scope| {
+                        input::read_file(file, &self.options, &mut |record| match record {
+                            Record::Batch(batch) => {
+                                format.get_or_insert(batch.format.unwrap_or(Format::ListJson));
+                                while in_flight.load(Ordering::Acquire) >= max_in_flight {
+                                    // Help with the batches in flight instead of blocking a
+                                    // worker that they may need.
+                                    if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                                        std::thread::yield_now();
+                                    }
+                                }
+                                in_flight.fetch_add(1, Ordering::AcqRel);
+                                let (decoded, in_flight, handle) = (&decoded, &in_flight, &handle);
+                                scope.spawn(move |_| {
+                                    let mut local = T::default();
+                                    let mut ignored = None;
+                                    batch.decode(&mut |r| handle(&mut local, &mut ignored, r));
+                                    *decoded.lock().unwrap_or_else(|e| e.into_inner()) += local;
+                                    in_flight.fetch_sub(1, Ordering::AcqRel);
+                                });
                             }
-                        }
-                        Record::Error(err) => tally.input_error(err),
-                        Record::Skipped { path, reason } => {
-                            skipped = true;
-                            tally.skipped(path, reason);
-                        }
+                            Record::Skipped { path, reason } => {
+                                skipped = true;
+                                tally.skipped(path, reason);
+                            }
+                            other => handle(&mut tally, &mut format, other),
+                        });
                     });
+                    tally += decoded.into_inner().unwrap_or_else(|e| e.into_inner());
                     if !skipped {
                         tally.file_read(format);
                     }
@@ -164,12 +225,9 @@ impl Inputs {
                     a += b;
                     a
                 })
-        });
+        };
         for merged in merger.drain() {
             per_machine(&mut total, merged);
-        }
-        for error in &self.errors {
-            total.input_error(error.clone());
         }
         total
     }

@@ -24,7 +24,7 @@ pub fn run(args: &ReplayArgs) -> Result<Outcome> {
     let mut write_error: Option<io::Error> = None;
     let merger = inputs.merger();
     for file in &inputs.files {
-        input::read_file(file, &inputs.options, &mut |record| match record {
+        input::read_file_decoded(file, &inputs.options, &mut |record| match record {
             Record::Machine(log) => {
                 if write_error.is_none()
                     && let Some(merged) = merger.offer(log)
@@ -37,6 +37,7 @@ pub fn run(args: &ReplayArgs) -> Result<Outcome> {
             }
             Record::Error(err) => errors.push(err),
             Record::Skipped { path, reason } => skipped.push((path, reason)),
+            Record::Batch(_) => unreachable!("read_file_decoded decodes batches"),
         });
         if let Some(err) = write_error {
             return Err(err.into());

@@ -289,15 +289,25 @@ fn read_array<R: BufRead>(
     sink: &mut dyn FnMut(Record),
 ) -> Result<Outcome, SplitError> {
     // The first element that parses decides between an event array and an array of
-    // machines, unless the user forced the format.
+    // machines, unless the user forced the format. Machines are handed on in batches of raw
+    // elements, so that parsing them can run on every core while this thread reads on.
     let mut events_array = forced.map(|f| f == Format::LogsJson);
     let mut log_events = Vec::new();
     let mut not_a_log = false;
+    let mut batch = ElementBatch::new(&ctx.path, forced);
     for_each_element(splitter, |bytes, start| {
         if not_a_log {
             return Ok(());
         }
-        let item: RawItem = match parse_element(bytes, start, ctx, sink)? {
+        if events_array == Some(false) {
+            batch.push(bytes, start);
+            if batch.is_full() {
+                let full = std::mem::replace(&mut batch, ElementBatch::new(&ctx.path, forced));
+                sink(Record::Batch(full));
+            }
+            return Ok(());
+        }
+        let item: RawItem = match parse_element(bytes, start, &ctx.path, sink) {
             Some(item) => item,
             None => return Ok(()),
         };
@@ -317,34 +327,9 @@ fn read_array<R: BufRead>(
                     &ctx.path, start.line, message,
                 ))),
             }
-            return Ok(());
-        }
-        let array_format = |format| match format {
-            Format::DescribeJson => Format::ListJson,
-            other => other,
-        };
-        match (item.into_machine(), forced) {
-            (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
-                sink(Record::Error(InputError::at(
-                    &ctx.path,
-                    start.line,
-                    format!(
-                        "expected {forced} JSON, but this element is {}",
-                        array_format(parts.format)
-                    ),
-                )))
-            }
-            (Some(mut parts), _) => {
-                parts.format = array_format(parts.format);
-                if let Some(machine) = machine_from_parts(parts, bytes, start, ctx, true, sink) {
-                    sink(Record::Machine(machine));
-                }
-            }
-            (None, _) => sink(Record::Error(InputError::at(
-                &ctx.path,
-                start.line,
-                "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
-            ))),
+        } else {
+            batch.format = kind.map(array_format);
+            batch.push(bytes, start);
         }
         Ok(())
     })?;
@@ -367,28 +352,133 @@ fn read_array<R: BufRead>(
             annotated: true,
         }));
     } else {
+        if !batch.is_empty() {
+            sink(Record::Batch(batch));
+        }
         expect_end(splitter, ctx, sink)?;
     }
     Ok(Ok(()))
+}
+
+/// A machine object in an array is a `list-json` element, whatever its own shape says.
+fn array_format(format: Format) -> Format {
+    match format {
+        Format::DescribeJson => Format::ListJson,
+        other => other,
+    }
+}
+
+/// How many bytes of raw elements a batch collects before it is handed on.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Raw machine elements of one array, not parsed yet: the unit of parallel work for a large
+/// export. [`ElementBatch::decode`] turns them into records.
+#[derive(Debug)]
+pub struct ElementBatch {
+    path: String,
+    forced: Option<Format>,
+    /// The format of the array's machines, as its first element showed.
+    pub format: Option<Format>,
+    bytes: Vec<u8>,
+    /// Each element's end in `bytes` and its start in the file.
+    elements: Vec<(usize, Position)>,
+}
+
+impl ElementBatch {
+    fn new(path: &str, forced: Option<Format>) -> ElementBatch {
+        ElementBatch {
+            path: path.to_string(),
+            forced,
+            format: forced,
+            bytes: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 2)),
+            elements: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, element: &[u8], start: Position) {
+        self.bytes.extend_from_slice(element);
+        self.elements.push((self.bytes.len(), start));
+    }
+
+    fn is_full(&self) -> bool {
+        self.bytes.len() >= BATCH_BYTES
+    }
+
+    /// Whether the batch holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.elements.is_empty()
+    }
+
+    /// How many bytes of input the batch holds.
+    pub fn len_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Parses every element into a machine, or names what is wrong with it.
+    pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
+        let mut begin = 0;
+        // simd-json parses in place; the batch keeps the original for error positions.
+        let mut scratch = Vec::new();
+        for &(end, start) in &self.elements {
+            let bytes = &self.bytes[begin..end];
+            begin = end;
+            scratch.clear();
+            scratch.extend_from_slice(bytes);
+            let item = match simd_json::serde::from_slice::<RawItem>(&mut scratch) {
+                Ok(item) => item,
+                // serde_json says precisely where and why; should it accept what simd-json
+                // did not, its reading stands.
+                Err(_) => match parse_element(bytes, start, &self.path, sink) {
+                    Some(item) => item,
+                    None => continue,
+                },
+            };
+            match (item.into_machine(), self.forced) {
+                (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
+                    sink(Record::Error(InputError::at(
+                        &self.path,
+                        start.line,
+                        format!(
+                            "expected {forced} JSON, but this element is {}",
+                            array_format(parts.format)
+                        ),
+                    )))
+                }
+                (Some(mut parts), _) => {
+                    parts.format = array_format(parts.format);
+                    if let Some(machine) =
+                        machine_from_parts(parts, bytes, start, &self.path, None, sink)
+                    {
+                        sink(Record::Machine(machine));
+                    }
+                }
+                (None, _) => sink(Record::Error(InputError::at(
+                    &self.path,
+                    start.line,
+                    "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
+                ))),
+            }
+        }
+    }
 }
 
 /// Parses one array element; a bad one is named and skipped (`None`).
 fn parse_element<'a>(
     bytes: &'a [u8],
     start: Position,
-    ctx: &FileContext,
+    path: &str,
     sink: &mut dyn FnMut(Record),
-) -> Result<Option<RawItem<'a>>, SplitError> {
+) -> Option<RawItem<'a>> {
     match serde_json::from_slice(bytes) {
-        Ok(item) => Ok(Some(item)),
+        Ok(item) => Some(item),
         Err(err) => {
             sink(Record::Error(element_error(
-                &ctx.path,
+                path,
                 start,
                 &err,
                 "array element",
             )));
-            Ok(None)
+            None
         }
     }
 }
@@ -429,29 +519,32 @@ fn read_object<R: BufRead>(
         )));
         return Ok(Ok(()));
     }
-    if let Some(machine) = machine_from_parts(parts, &bytes, start, ctx, false, sink) {
+    if let Some(machine) =
+        machine_from_parts(parts, &bytes, start, &ctx.path, Some(&ctx.machine), sink)
+    {
         sink(Record::Machine(machine));
     }
     expect_end(splitter, ctx, sink)?;
     Ok(Ok(()))
 }
 
-/// Builds a machine from its parts, naming each bad event with its own line.
+/// Builds a machine from its parts, naming each bad event with its own line. A machine that
+/// is alone in its file may take its id from the file name (`file_machine`); in an array it
+/// cannot.
 fn machine_from_parts(
     parts: MachineParts,
     bytes: &[u8],
     start: Position,
-    ctx: &FileContext,
-    in_array: bool,
+    path: &str,
+    file_machine: Option<&str>,
     sink: &mut dyn FnMut(Record),
 ) -> Option<MachineLog> {
-    let machine = match parts.id {
-        Some(id) => id.into_owned(),
-        // One machine per file may take its id from the file name; in an array it cannot.
-        None if !in_array => ctx.machine.clone(),
-        None => {
+    let machine = match (parts.id, file_machine) {
+        (Some(id), _) => id.into_owned(),
+        (None, Some(machine)) => machine.to_string(),
+        (None, None) => {
             sink(Record::Error(InputError::at(
-                &ctx.path,
+                path,
                 start.line,
                 "machine without `id` (or `uuid`)",
             )));
@@ -474,11 +567,7 @@ fn machine_from_parts(
     for (index, raw) in parts.log.into_iter().enumerate() {
         match convert_event(raw) {
             Ok(event) => events.push(event.at_line(start.line)),
-            Err(message) => sink(Record::Error(InputError::at(
-                &ctx.path,
-                line_of(index),
-                message,
-            ))),
+            Err(message) => sink(Record::Error(InputError::at(path, line_of(index), message))),
         }
     }
     into_time_order(&mut events, true);
@@ -486,7 +575,7 @@ fn machine_from_parts(
         Some(Ok(event)) => Some(event.at_line(start.line)),
         Some(Err(message)) => {
             sink(Record::Error(InputError::at(
-                &ctx.path,
+                path,
                 start.line,
                 format!("last_error_event: {message}"),
             )));
@@ -497,7 +586,7 @@ fn machine_from_parts(
     let last_event_time = parts.last_event_time.and_then(|t| parse_rfc3339(&t).ok());
     Some(MachineLog {
         machine,
-        source: ctx.path.clone(),
+        source: path.to_string(),
         line: start.line,
         format: parts.format,
         events,

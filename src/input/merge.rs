@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use chrono::{TimeDelta, Timelike};
 use rayon::prelude::*;
 
-use super::{InputFile, InputOptions, MachineLog, Record, read_file};
+use super::{InputFile, InputOptions, MachineLog, Record, read_file_decoded};
 use crate::event::Event;
 
 /// A machine ready for replay, and how many of its events were dropped as duplicates.
@@ -44,7 +44,7 @@ impl Merger {
             .par_iter()
             .map(|file| {
                 let mut ids = Vec::new();
-                read_file(file, options, &mut |record| {
+                read_file_decoded(file, options, &mut |record| {
                     if let Record::Machine(log) = record {
                         ids.push(log.machine);
                     }

@@ -3,6 +3,8 @@
 
 mod json;
 pub mod merge;
+
+pub use json::ElementBatch;
 mod ndjson;
 mod table;
 pub mod time;
@@ -11,6 +13,8 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::{DateTime, Utc};
 use flate2::read::MultiGzDecoder;
@@ -126,6 +130,9 @@ impl fmt::Display for InputError {
 #[derive(Debug)]
 pub enum Record {
     Machine(MachineLog),
+    /// Raw machines of a large array, to be decoded (on any thread) with
+    /// [`ElementBatch::decode`].
+    Batch(ElementBatch),
     Error(InputError),
     /// A file found while walking a directory that holds no machine log.
     Skipped {
@@ -143,6 +150,22 @@ pub struct InputOptions {
     pub machine_id: Option<String>,
     /// Zone abbreviations resolved by `--tz`, before the built-in table.
     pub zones: Vec<time::ExtraZone>,
+    /// Counts the bytes read from files (before decompression), for a progress display.
+    pub bytes_read: Option<Arc<AtomicU64>>,
+}
+
+/// A reader that adds what passes through it to a shared counter.
+struct Counting<R> {
+    inner: R,
+    counter: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// One file to read, and whether it was named by the user or found in a directory.
@@ -217,7 +240,8 @@ pub(crate) struct FileContext<'a> {
     pub options: &'a InputOptions,
 }
 
-/// Reads one file and hands on every record it holds.
+/// Reads one file and hands on every record it holds, machines of a large array in batches
+/// still to be decoded.
 pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(Record)) {
     let display = file.display();
     let reader: Box<dyn Read> = if file.path.as_os_str() == "-" {
@@ -234,6 +258,13 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
                 return;
             }
         }
+    };
+    let reader: Box<dyn Read> = match &options.bytes_read {
+        Some(counter) => Box::new(Counting {
+            inner: reader,
+            counter: Arc::clone(counter),
+        }),
+        None => reader,
     };
     let gzipped = file.path.extension().is_some_and(|e| e == "gz");
     let reader: Box<dyn Read> = if gzipped {
@@ -257,8 +288,17 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
     );
 }
 
-/// Reads one input from any reader as if it were the file `name` named on the command line
-/// (for standard input, tests and fuzzing).
+/// Reads one file on this thread and hands on machines and problems only: batches are decoded
+/// as they come.
+pub fn read_file_decoded(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(Record)) {
+    read_file(file, options, &mut |record| match record {
+        Record::Batch(batch) => batch.decode(sink),
+        other => sink(other),
+    });
+}
+
+/// Reads one input from any reader as if it were the file `name` named on the command line,
+/// batches decoded (for tests and fuzzing).
 pub fn read_reader(
     reader: impl BufRead,
     name: &str,
@@ -273,7 +313,10 @@ pub fn read_reader(
         path: name.to_string(),
         options,
     };
-    read_stream(reader, &ctx, true, sink);
+    read_stream(reader, &ctx, true, &mut |record| match record {
+        Record::Batch(batch) => batch.decode(sink),
+        other => sink(other),
+    });
 }
 
 fn read_stream(

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Times `fsmlog report`, `grep -c 'unexpectedly received'` and a jq group-by of the recorded
+# annotations on the same generated fleet, side by side in one run, and prints the ratios,
+# fsmlog's peak memory, its throughput from 10 MB to the full size, and text-table throughput.
+#
+#   bash bench/compare.sh                 # ~1 GB list-json (50,000 machines)
+#   MACHINES=5000 bash bench/compare.sh   # a quicker ~100 MB run
+#   SKIP_JQ=1 bash bench/compare.sh       # leave out jq (it takes minutes on 1 GB)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MACHINES=${MACHINES:-50000}
+RUNS=${RUNS:-3}
+DIR=${BENCH_DIR:-target/bench}
+mkdir -p "$DIR"
+
+need() {
+  command -v "$1" >/dev/null 2>&1 && return
+  echo "installing $2 ..." >&2
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq >/dev/null && apt-get install -y -qq "$2" >/dev/null
+  else
+    sudo apt-get update -qq >/dev/null && sudo apt-get install -y -qq "$2" >/dev/null
+  fi
+}
+need jq jq
+[ -x /usr/bin/time ] || need /usr/bin/time time
+
+cargo build --release --quiet --bin fsmlog --example gen_fleet
+FSMLOG=target/release/fsmlog
+GEN=target/release/examples/gen_fleet
+
+generate() { # machines format file
+  [ -s "$3" ] || "$GEN" --machines "$1" --format "$2" --seed 7 --out "$3"
+}
+
+# best-of-N wall time and peak RSS (KB) of a command; output discarded
+measure() {
+  local best="" rss="" out
+  for _ in $(seq "$RUNS"); do
+    out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
+    local t=${out% *} m=${out#* }
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+  done
+  echo "$best $rss"
+}
+
+mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN{printf "%.0f", b/1e6}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.1f", a/b; else print "n/a" }'; }
+rate() { awk -v s="$1" -v t="$2" 'BEGIN{ if (t > 0) printf "%.0f", s/t; else print "n/a" }'; }
+
+BIG="$DIR/fleet-$MACHINES.json"
+generate "$MACHINES" list-json "$BIG"
+cat "$BIG" >/dev/null   # warm the page cache: every tool reads from memory
+SIZE=$(mb "$BIG")
+echo "fleet: $MACHINES machines, $SIZE MB list-json ($BIG), $(nproc) cores, best of $RUNS"
+echo
+
+read -r T_FSM RSS_FSM < <(measure "$FSMLOG" report -o json "$BIG")
+read -r T_GREP _ < <(measure grep -c 'unexpectedly received' "$BIG")
+if [ -z "${SKIP_JQ:-}" ]; then
+  JQ_FILTER='[.[] | .events.log[] | select(.message | startswith("[unexpectedly received in "))
+    | {state: (.message | capture("^\\[unexpectedly received in (?<s>[^\\]]+)\\]").s), event: .event}]
+    | group_by([.state, .event]) | map({state: .[0].state, event: .[0].event, count: length})'
+  OLD_RUNS=$RUNS; RUNS=1
+  read -r T_JQ RSS_JQ < <(measure jq "$JQ_FILTER" "$BIG")
+  RUNS=$OLD_RUNS
+else
+  T_JQ=""; RSS_JQ=""
+fi
+
+printf '%-44s %9s %12s %10s\n' "command" "seconds" "peak RSS MB" "vs grep"
+printf '%-44s %9s %12s %10s\n' "fsmlog report -o json" "$T_FSM" "$((RSS_FSM / 1024))" "$(ratio "$T_FSM" "$T_GREP")x"
+printf '%-44s %9s %12s %10s\n' "grep -c 'unexpectedly received'" "$T_GREP" "-" "1.0x"
+if [ -n "$T_JQ" ]; then
+  printf '%-44s %9s %12s %10s\n' "jq group-by of the annotations" "$T_JQ" "$((RSS_JQ / 1024))" "$(ratio "$T_JQ" "$T_GREP")x"
+  echo
+  echo "fsmlog is $(ratio "$T_JQ" "$T_FSM")x faster than jq and takes $(ratio "$T_FSM" "$T_GREP")x the time of grep -c"
+fi
+echo
+
+echo "throughput by size (list-json):"
+for m in 500 5000 "$MACHINES"; do
+  f="$DIR/fleet-$m.json"
+  generate "$m" list-json "$f"
+  cat "$f" >/dev/null
+  read -r t rss < <(measure "$FSMLOG" report -o json "$f")
+  printf '  %6s machines %6s MB  %6s s  %6s MB/s  peak RSS %s MB\n' "$m" "$(mb "$f")" "$t" "$(rate "$(mb "$f")" "$t")" "$((rss / 1024))"
+done
+echo
+
+TABLE_MACHINES=$(( MACHINES / 5 ))
+TABLE="$DIR/fleet-$TABLE_MACHINES.txt"
+JSON_SAME="$DIR/fleet-$TABLE_MACHINES.json"
+generate "$TABLE_MACHINES" concat-table "$TABLE"
+generate "$TABLE_MACHINES" list-json "$JSON_SAME"
+cat "$TABLE" "$JSON_SAME" >/dev/null
+read -r T_TAB _ < <(measure "$FSMLOG" report -o json "$TABLE")
+read -r T_JS _ < <(measure "$FSMLOG" report -o json "$JSON_SAME")
+echo "text tables vs JSON ($TABLE_MACHINES machines, the same events):"
+printf '  table %6s MB %6s s %6s MB/s %8s machines/s\n' "$(mb "$TABLE")" "$T_TAB" "$(rate "$(mb "$TABLE")" "$T_TAB")" "$(rate "$TABLE_MACHINES" "$T_TAB")"
+printf '  json  %6s MB %6s s %6s MB/s %8s machines/s\n' "$(mb "$JSON_SAME")" "$T_JS" "$(rate "$(mb "$JSON_SAME")" "$T_JS")" "$(rate "$TABLE_MACHINES" "$T_JS")"
+echo
+
+if cmp -s <("$FSMLOG" report -o json --threads 1 "$JSON_SAME") <("$FSMLOG" report -o json "$JSON_SAME"); then
+  echo "report -o json is identical with --threads 1 and the default"
+else
+  echo "report -o json DIFFERS between --threads 1 and the default" >&2
+  exit 1
+fi
