@@ -34,11 +34,17 @@ generate() { # machines format file
   [ -s "$3" ] || "$GEN" --machines "$1" --format "$2" --seed 7 --out "$3"
 }
 
-# best-of-N wall time and peak RSS (KB) of a command; output discarded
+TIMES=$(mktemp)
+SINK=$(mktemp)
+trap 'rm -f "$TIMES" "$SINK"' EXIT
+
+# best-of-N wall time and peak RSS (KB) of a command; its output discarded
 measure() {
   local best="" rss="" out
   for _ in $(seq "$RUNS"); do
-    out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
+    # Output goes to a file: GNU grep stops at the first match when it writes to /dev/null.
+    /usr/bin/time -o "$TIMES" -f "%e %M" "$@" >"$SINK" 2>/dev/null || true
+    out=$(tail -n 1 "$TIMES")
     local t=${out% *} m=${out#* }
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
   done

@@ -190,7 +190,7 @@ impl Inputs {
                     rayon::scope(|scope| {
                         input::read_file(file, &self.options, &mut |record| match record {
                             Record::Batch(batch) => {
-                                format.get_or_insert(batch.format.unwrap_or(Format::ListJson));
+                                format.get_or_insert(batch.format().unwrap_or(Format::ListJson));
                                 while in_flight.load(Ordering::Acquire) >= max_in_flight {
                                     // Help with the batches in flight instead of blocking a
                                     // worker that they may need.

@@ -13,7 +13,7 @@ use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::time::parse_rfc3339;
-use super::{FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags};
+use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags};
 use crate::event::{Event, EventName};
 use crate::input::into_time_order;
 use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_each_element};
@@ -303,7 +303,7 @@ fn read_array<R: BufRead>(
             batch.push(bytes, start);
             if batch.is_full() {
                 let full = std::mem::replace(&mut batch, ElementBatch::new(&ctx.path, forced));
-                sink(Record::Batch(full));
+                sink(Record::Batch(Batch::Json(full)));
             }
             return Ok(());
         }
@@ -353,7 +353,7 @@ fn read_array<R: BufRead>(
         }));
     } else {
         if !batch.is_empty() {
-            sink(Record::Batch(batch));
+            sink(Record::Batch(Batch::Json(batch)));
         }
         expect_end(splitter, ctx, sink)?;
     }

@@ -5,6 +5,7 @@ mod json;
 pub mod merge;
 
 pub use json::ElementBatch;
+pub use table::TableBatch;
 mod ndjson;
 mod table;
 pub mod time;
@@ -130,9 +131,8 @@ impl fmt::Display for InputError {
 #[derive(Debug)]
 pub enum Record {
     Machine(MachineLog),
-    /// Raw machines of a large array, to be decoded (on any thread) with
-    /// [`ElementBatch::decode`].
-    Batch(ElementBatch),
+    /// Raw machines of a large file, to be decoded (on any thread) with [`Batch::decode`].
+    Batch(Batch),
     Error(InputError),
     /// A file found while walking a directory that holds no machine log.
     Skipped {
@@ -165,6 +165,39 @@ impl<R: Read> Read for Counting<R> {
         let n = self.inner.read(buf)?;
         self.counter.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
+    }
+}
+
+/// Raw machines read but not parsed yet, so that parsing can run on any thread.
+#[derive(Debug)]
+pub enum Batch {
+    Json(ElementBatch),
+    Table(TableBatch),
+}
+
+impl Batch {
+    /// Parses the machines, handing on each one and each problem, in input order.
+    pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
+        match self {
+            Batch::Json(batch) => batch.decode(sink),
+            Batch::Table(batch) => batch.decode(sink),
+        }
+    }
+
+    /// The format of the machines in the batch, where the reader knows it already.
+    pub fn format(&self) -> Option<Format> {
+        match self {
+            Batch::Json(batch) => batch.format,
+            Batch::Table(_) => Some(Format::Table),
+        }
+    }
+
+    /// How many bytes of input the batch holds.
+    pub fn len_bytes(&self) -> usize {
+        match self {
+            Batch::Json(batch) => batch.len_bytes(),
+            Batch::Table(batch) => batch.len_bytes(),
+        }
     }
 }
 
@@ -349,6 +382,11 @@ fn read_stream(
         (Some(Format::Table), _) => Family::Table,
         (Some(Format::Ndjson), _) => Family::Stream,
         (Some(_), _) => Family::Json,
+        (None, Ok(Family::Table)) if !table::looks_like_table(head, &ctx.options.zones) => {
+            let reason = "no table row (`Mon, 22 Aug 2022 06:36:15 UTC  EVENT  MESSAGE`) in its first lines, and not JSON";
+            report_not_a_log(ctx, named, reason.to_string(), sink);
+            return;
+        }
         (None, Ok(family)) => family,
     };
     if bom {
@@ -360,6 +398,14 @@ fn read_stream(
         Family::Json => json::read(reader, ctx, ctx.options.format, sink),
     };
     if let Err(NotALog(reason)) = outcome {
+        report_not_a_log(ctx, named, reason, sink);
+    }
+}
+
+/// Names a file that holds no machine log: an error when the user named it, a skipped file
+/// when it was found in a directory.
+fn report_not_a_log(ctx: &FileContext, named: bool, reason: String, sink: &mut dyn FnMut(Record)) {
+    {
         let hint = "; use --format to read it as a given format";
         if named {
             sink(Record::Error(InputError::at(

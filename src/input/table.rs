@@ -9,8 +9,8 @@ use regex::Regex;
 
 use super::time::{ExtraZone, parse_rfc1123};
 use super::{
-    FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags, into_time_order,
-    machine_from_path, read_line_capped,
+    Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags,
+    into_time_order, machine_from_path, read_line_capped,
 };
 use crate::event::{Event, EventName};
 
@@ -47,11 +47,11 @@ impl Section {
         }
     }
 
-    fn finish(mut self, ctx: &FileContext) -> MachineLog {
+    fn finish(mut self, path: &str) -> MachineLog {
         into_time_order(&mut self.events, true);
         MachineLog {
             machine: self.machine,
-            source: ctx.path.clone(),
+            source: path.to_string(),
             line: self.line,
             format: Format::Table,
             events: self.events,
@@ -62,32 +62,131 @@ impl Section {
     }
 }
 
-/// Reads a table file line by line.
+/// How many bytes of raw sections a batch collects before it is handed on.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Raw lines of whole machine sections, not parsed yet: the unit of parallel work for a large
+/// table file. [`TableBatch::decode`] turns them into records.
+#[derive(Debug)]
+pub struct TableBatch {
+    path: String,
+    /// The machine of rows before any `==> NAME <==` header (the file's).
+    file_machine: String,
+    zones: Vec<ExtraZone>,
+    /// The lines, each with its `\n`.
+    text: Vec<u8>,
+    /// The number of the first line in `text`.
+    first_line: usize,
+}
+
+impl TableBatch {
+    fn new(ctx: &FileContext, first_line: usize) -> TableBatch {
+        TableBatch {
+            path: ctx.path.clone(),
+            file_machine: ctx.machine.clone(),
+            zones: ctx.options.zones.clone(),
+            text: Vec::new(),
+            first_line,
+        }
+    }
+
+    /// How many bytes of input the batch holds.
+    pub fn len_bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Parses every row, handing on each machine and naming each bad row.
+    pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
+        let mut section: Option<Section> = None;
+        let mut line_no = self.first_line;
+        for raw in self.text.split_inclusive(|&b| b == b'\n') {
+            let this_line = line_no;
+            line_no += 1;
+            let Ok(text) = std::str::from_utf8(raw) else {
+                sink(Record::Error(InputError::at(
+                    &self.path,
+                    this_line,
+                    "invalid UTF-8; the row is skipped",
+                )));
+                continue;
+            };
+            let trimmed = text.trim();
+            if trimmed.is_empty() || is_markdown_rule(trimmed) || is_header(trimmed) {
+                continue;
+            }
+            if let Some(name) = section_header(trimmed) {
+                if let Some(done) = section.take() {
+                    sink(Record::Machine(done.finish(&self.path)));
+                }
+                section = Some(Section::new(machine_from_path(Path::new(name)), this_line));
+                continue;
+            }
+            let current =
+                section.get_or_insert_with(|| Section::new(self.file_machine.clone(), this_line));
+            if trimmed.starts_with("Recent last error") {
+                current.in_last_error = true;
+                continue;
+            }
+            match parse_row(trimmed, &self.zones) {
+                Ok(event) => {
+                    let event = event.at_line(this_line);
+                    if current.in_last_error {
+                        current.last_error = Some(event);
+                        current.in_last_error = false;
+                    } else {
+                        current.events.push(event);
+                    }
+                }
+                Err(message) => {
+                    sink(Record::Error(InputError::at(
+                        &self.path, this_line, message,
+                    )));
+                }
+            }
+        }
+        if let Some(done) = section {
+            sink(Record::Machine(done.finish(&self.path)));
+        }
+    }
+}
+
+/// `==> NAME <==`, as `tail -n +1 *.txt` heads each file.
+fn section_header(trimmed: &str) -> Option<&str> {
+    trimmed
+        .strip_prefix("==> ")
+        .and_then(|rest| rest.strip_suffix(" <=="))
+        .map(str::trim)
+}
+
+/// Whether the first bytes of a file hold at least one table row: a text file without one is
+/// some other text, not a damaged table.
+pub(crate) fn looks_like_table(head: &[u8], zones: &[ExtraZone]) -> bool {
+    head.split(|&b| b == b'\n')
+        .filter_map(|line| std::str::from_utf8(line).ok())
+        .map(str::trim)
+        .any(|line| {
+            // The shape of a row is enough: a row whose zone is unknown is still a table row,
+            // and its error (with the --tz hint) is more use than "not a log".
+            let row = line.trim_start_matches(['|', ' ']);
+            ROW_TIME.is_match(row) || parse_row(line, zones).is_ok()
+        })
+}
+
+/// Cuts a table file into batches of whole machine sections (a section ends where the next
+/// `==> NAME <==` begins) and hands them on; rows are parsed by [`TableBatch::decode`].
 pub(crate) fn read(
     mut reader: impl BufRead,
     ctx: &FileContext,
     sink: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
-    let mut section: Option<Section> = None;
+    let mut batch = TableBatch::new(ctx, 1);
     let mut buf = Vec::new();
     let mut line_no = 0;
-    let mut rows_seen = 0;
-    let mut errors_before_first_row = Vec::new();
     loop {
         buf.clear();
-        match read_line_capped(&mut reader, &mut buf) {
+        let fits = match read_line_capped(&mut reader, &mut buf) {
             Ok(None) => break,
-            Ok(Some(true)) => {}
-            Ok(Some(false)) => {
-                line_no += 1;
-                let error = InputError::at(&ctx.path, line_no, "line longer than 1 MiB; skipped");
-                if rows_seen == 0 {
-                    errors_before_first_row.push(error);
-                } else {
-                    sink(Record::Error(error));
-                }
-                continue;
-            }
+            Ok(Some(fits)) => fits,
             Err(err) => {
                 sink(Record::Error(InputError::at(
                     &ctx.path,
@@ -96,76 +195,30 @@ pub(crate) fn read(
                 )));
                 break;
             }
-        }
-        line_no += 1;
-        let Ok(text) = std::str::from_utf8(&buf) else {
-            let error = InputError::at(&ctx.path, line_no, "invalid UTF-8; the row is skipped");
-            if rows_seen == 0 {
-                errors_before_first_row.push(error);
-            } else {
-                sink(Record::Error(error));
-            }
-            continue;
         };
-        let line = text.trim_end_matches(['\n', '\r']);
-        let trimmed = line.trim();
-        if trimmed.is_empty() || is_markdown_rule(trimmed) || is_header(trimmed) {
-            continue;
-        }
-        if let Some(name) = trimmed
-            .strip_prefix("==> ")
-            .and_then(|rest| rest.strip_suffix(" <=="))
-        {
-            if let Some(done) = section.take() {
-                sink(Record::Machine(done.finish(ctx)));
-            }
-            section = Some(Section::new(
-                machine_from_path(Path::new(name.trim())),
+        line_no += 1;
+        if !fits {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
                 line_no,
-            ));
+                "line longer than 1 MiB; skipped",
+            )));
+            // An empty line in its place keeps the batch's line numbers right.
+            batch.text.push(b'\n');
             continue;
         }
-        let current = section.get_or_insert_with(|| Section::new(ctx.machine.clone(), line_no));
-        if trimmed.starts_with("Recent last error") {
-            current.in_last_error = true;
-            continue;
+        let starts_section = buf.trim_ascii_start().starts_with(b"==> ");
+        if starts_section && batch.text.len() >= BATCH_BYTES {
+            let full = std::mem::replace(&mut batch, TableBatch::new(ctx, line_no));
+            sink(Record::Batch(Batch::Table(full)));
         }
-        match parse_row(trimmed, &ctx.options.zones) {
-            Ok(event) => {
-                rows_seen += 1;
-                let event = event.at_line(line_no);
-                if current.in_last_error {
-                    current.last_error = Some(event);
-                    current.in_last_error = false;
-                } else {
-                    current.events.push(event);
-                }
-            }
-            Err(message) => {
-                let error = InputError::at(&ctx.path, line_no, message);
-                if rows_seen == 0 {
-                    errors_before_first_row.push(error);
-                } else {
-                    sink(Record::Error(error));
-                }
-            }
+        batch.text.extend_from_slice(&buf);
+        if !buf.ends_with(b"\n") {
+            batch.text.push(b'\n');
         }
     }
-    if rows_seen == 0 && ctx.options.format.is_none() {
-        // Nothing looked like a row: this is some other text file, not a damaged table.
-        return Err(NotALog(match errors_before_first_row.first() {
-            Some(first) => format!(
-                "no table row found (line {}: {})",
-                first.line, first.message
-            ),
-            None => "no table row found".to_string(),
-        }));
-    }
-    for error in errors_before_first_row {
-        sink(Record::Error(error));
-    }
-    if let Some(done) = section {
-        sink(Record::Machine(done.finish(ctx)));
+    if !batch.text.is_empty() {
+        sink(Record::Batch(Batch::Table(batch)));
     }
     Ok(())
 }
