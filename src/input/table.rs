@@ -98,10 +98,8 @@ impl TableBatch {
     /// Parses every row, handing on each machine and naming each bad row.
     pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
         let mut section: Option<Section> = None;
-        let mut line_no = self.first_line;
-        for raw in self.text.split_inclusive(|&b| b == b'\n') {
-            let this_line = line_no;
-            line_no += 1;
+        let lines = self.text.split_inclusive(|&b| b == b'\n');
+        for (this_line, raw) in (self.first_line..).zip(lines) {
             let Ok(text) = std::str::from_utf8(raw) else {
                 sink(Record::Error(InputError::at(
                     &self.path,
