@@ -45,8 +45,9 @@ pub struct RuleDiff {
     /// Keyed by change and the state the event was unexpected in (under the rules that found it
     /// unexpected).
     pub changes: BTreeMap<(Change, State, EventKind), PairTally>,
-    /// (flag, machine) → (old value, new value).
-    pub flips: BTreeMap<(Flag, String), (bool, bool)>,
+    /// (flag, machine, old value, new value); a set, so that a machine id that occurs twice
+    /// keeps both entries whatever the order they were counted in.
+    pub flips: BTreeSet<(Flag, String, bool, bool)>,
     pub errors: Vec<InputError>,
     pub skipped: Vec<(String, String)>,
 }
@@ -65,16 +66,21 @@ impl RuleDiff {
         let news = new.steps.iter().chain(new.last_error_only.iter());
         for (o, n) in olds.zip(news) {
             self.events += 1;
-            let key = match (unexpected(o), unexpected(n)) {
-                (true, false) => (Change::NewlyExpected, o.from, o.event),
-                (false, true) => (Change::NewlyUnexpected, n.from, n.event),
-                _ => continue,
-            };
-            let first = seen.insert(key);
-            self.changes
-                .entry(key)
-                .or_insert_with(|| PairTally::new(o.time))
-                .observe(o.time, machine, first);
+            // Unexpected under both rule sets but in another state: the old pair is gone and a
+            // new one appears, which is both a change and a regression.
+            let old_pair = unexpected(o) && !(unexpected(n) && n.from == o.from);
+            let new_pair = unexpected(n) && !(unexpected(o) && o.from == n.from);
+            let keys = [
+                old_pair.then_some((Change::NewlyExpected, o.from, o.event)),
+                new_pair.then_some((Change::NewlyUnexpected, n.from, n.event)),
+            ];
+            for key in keys.into_iter().flatten() {
+                let first = seen.insert(key);
+                self.changes
+                    .entry(key)
+                    .or_insert_with(|| PairTally::new(o.time))
+                    .observe(o.time, machine, first);
+            }
         }
         let flags = [
             (
@@ -90,7 +96,7 @@ impl RuleDiff {
         ];
         for (flag, before, after) in flags {
             if before != after {
-                self.flips.insert((flag, machine.clone()), (before, after));
+                self.flips.insert((flag, machine.clone(), before, after));
             }
         }
     }
@@ -216,6 +222,33 @@ mod tests {
     }
 
     #[test]
+    fn unexpected_under_both_but_in_another_state_is_a_regression() {
+        use EventKind::*;
+        // Under v0.19.3 the Phoned Home in Waiting is stored, so Registering arrives in Phoned
+        // Home; under v0.42.2 it is swallowed, so Registering arrives in Waiting.
+        let l = log(&[
+            (0, Registering),
+            (10, Waiting),
+            (20, PhonedHome),
+            (30, Registering),
+        ]);
+        let d = diff("metal-api-v0.19.3", "metal-api-v0.42.2", &l);
+        assert!(d.has_regressions());
+        let new: Vec<_> = d
+            .changes(Change::NewlyUnexpected)
+            .iter()
+            .map(|(p, _)| *p)
+            .collect();
+        assert_eq!(new, vec![(State::Waiting, Registering)]);
+        let gone: Vec<_> = d
+            .changes(Change::NewlyExpected)
+            .iter()
+            .map(|(p, _)| *p)
+            .collect();
+        assert!(gone.contains(&(State::PhonedHome, Registering)), "{gone:?}");
+    }
+
+    #[test]
     fn flag_flips_are_reported_per_machine() {
         let rules = Ruleset::resolve("metal-api-v0.42.2").unwrap();
         let old = replay(&log(&[(0, EventKind::Installing)]), &rules);
@@ -225,7 +258,7 @@ mod tests {
         d.add(&old, &new);
         assert_eq!(
             d.flips,
-            BTreeMap::from([((Flag::CrashLoop, "m".to_string()), (false, true))])
+            BTreeSet::from([(Flag::CrashLoop, "m".to_string(), false, true)])
         );
         let mut same = RuleDiff::default();
         same.add(&old, &old);

@@ -115,10 +115,11 @@ impl<R: BufRead> Splitter<R> {
         }
     }
 
-    /// Consumes the rest of the current line (for the text between metalctl's JSON documents).
+    /// Consumes the rest of the current line (for the text between metalctl's JSON documents),
+    /// at most 64 KiB of it.
     pub fn read_line(&mut self, out: &mut Vec<u8>) -> Result<(), SplitError> {
         let before = out.len();
-        self.reader.read_until(b'\n', out)?;
+        io::Read::take(&mut self.reader, 64 << 10).read_until(b'\n', out)?;
         track(
             &mut self.line,
             &mut self.column,
@@ -178,6 +179,12 @@ impl<R: BufRead> Splitter<R> {
         while let Some(byte) = self.peek()? {
             if matches!(byte, b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n') {
                 break;
+            }
+            if out.len() >= MAX_VALUE {
+                return Err(self.syntax(format!(
+                    "a single JSON value is larger than {} MiB; not read",
+                    MAX_VALUE >> 20
+                )));
             }
             out.push(byte);
             self.bump()?;

@@ -29,13 +29,16 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
             path.display()
         );
     }
-    // A freshly written baseline is today's state: the gate passes against it.
+    // With --baseline the gate checks against it, whether or not a new one is written too;
+    // a freshly written baseline alone is today's state, and the gate passes against it.
     let written;
-    let against = if args.write_baseline.is_some() {
-        written = Baseline::from_summary(&rules.name, &summary);
-        Some(&written)
-    } else {
-        baseline.as_ref()
+    let against = match (&baseline, &args.write_baseline) {
+        (Some(given), _) => Some(given),
+        (None, Some(_)) => {
+            written = Baseline::from_summary(&rules.name, &summary);
+            Some(&written)
+        }
+        (None, None) => None,
     };
     let result = gate::check(&summary, against).context("cannot check against the baseline")?;
     let report = CheckReport {

@@ -195,7 +195,7 @@ impl Inputs {
                                     // Help with the batches in flight instead of blocking a
                                     // worker that they may need.
                                     if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
-                                        std::thread::yield_now();
+                                        std::thread::sleep(std::time::Duration::from_micros(200));
                                     }
                                 }
                                 in_flight.fetch_add(1, Ordering::AcqRel);

@@ -295,7 +295,7 @@ fn read_array<R: BufRead>(
     let mut log_events = Vec::new();
     let mut not_a_log = false;
     let mut batch = ElementBatch::new(&ctx.path, forced);
-    for_each_element(splitter, |bytes, start| {
+    let split = for_each_element(splitter, |bytes, start| {
         if not_a_log {
             return Ok(());
         }
@@ -332,32 +332,49 @@ fn read_array<R: BufRead>(
             batch.push(bytes, start);
         }
         Ok(())
-    })?;
+    });
+    if let Err(err) = split {
+        // What was read before the damage is still reported, then the damage is named.
+        match events_array {
+            Some(true) => sink(Record::Machine(events_log(ctx, log_events, None))),
+            _ if !batch.is_empty() => sink(Record::Batch(Batch::Json(batch))),
+            _ => {}
+        }
+        return Err(err);
+    }
     if not_a_log {
         return Ok(Err(NotALog(
             "a JSON array whose elements are neither events nor machines".to_string(),
         )));
     }
-    if events_array == Some(true) {
-        let last_error = read_trailer(splitter, ctx, sink)?;
-        into_time_order(&mut log_events, true);
-        sink(Record::Machine(MachineLog {
-            machine: ctx.machine.clone(),
-            source: ctx.path.clone(),
-            line: 1,
-            format: Format::LogsJson,
-            events: log_events,
-            last_error_event: last_error,
-            recorded: RecordedFlags::default(),
-            annotated: true,
-        }));
-    } else {
+    if events_array == Some(false) {
         if !batch.is_empty() {
             sink(Record::Batch(Batch::Json(batch)));
         }
         expect_end(splitter, ctx, sink)?;
+        return Ok(Ok(()));
+    }
+    // An event array, or an empty array: metalctl's `Recent last error` block may follow.
+    let last_error = read_trailer(splitter, ctx, sink)?;
+    if events_array == Some(true) || last_error.is_some() {
+        sink(Record::Machine(events_log(ctx, log_events, last_error)));
     }
     Ok(Ok(()))
+}
+
+/// The machine of a `machine logs -o json` file.
+fn events_log(ctx: &FileContext, mut events: Vec<Event>, last_error: Option<Event>) -> MachineLog {
+    into_time_order(&mut events, true);
+    MachineLog {
+        machine: ctx.machine.clone(),
+        source: ctx.path.clone(),
+        line: 1,
+        format: Format::LogsJson,
+        events,
+        last_error_event: last_error,
+        recorded: RecordedFlags::default(),
+        annotated: true,
+    }
 }
 
 /// A machine object in an array is a `list-json` element, whatever its own shape says.

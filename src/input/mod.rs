@@ -168,6 +168,56 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// How many problems one file (or one batch of a large file) names before it only counts
+/// them: a file of garbage must not make memory grow with its size.
+pub const MAX_ERRORS: usize = 100;
+
+/// Passes records on, but no more than [`MAX_ERRORS`] problems; [`ErrorCap::finish`] names
+/// how many more there were.
+struct ErrorCap<'s> {
+    sink: &'s mut dyn FnMut(Record),
+    passed: usize,
+    dropped: usize,
+    last: Option<InputError>,
+}
+
+impl<'s> ErrorCap<'s> {
+    fn new(sink: &'s mut dyn FnMut(Record)) -> Self {
+        ErrorCap {
+            sink,
+            passed: 0,
+            dropped: 0,
+            last: None,
+        }
+    }
+
+    fn pass(&mut self, record: Record) {
+        match record {
+            Record::Error(err) if self.passed >= MAX_ERRORS => {
+                self.dropped += 1;
+                self.last = Some(err);
+            }
+            Record::Error(err) => {
+                self.passed += 1;
+                (self.sink)(Record::Error(err));
+            }
+            other => (self.sink)(other),
+        }
+    }
+
+    fn finish(self) {
+        if let Some(last) = self.last {
+            (self.sink)(Record::Error(InputError {
+                message: format!(
+                    "{} more problems not listed, the last of them here: {}",
+                    self.dropped, last.message
+                ),
+                ..last
+            }));
+        }
+    }
+}
+
 /// Raw machines read but not parsed yet, so that parsing can run on any thread.
 #[derive(Debug)]
 pub enum Batch {
@@ -176,12 +226,15 @@ pub enum Batch {
 }
 
 impl Batch {
-    /// Parses the machines, handing on each one and each problem, in input order.
+    /// Parses the machines, handing on each one and each problem, in input order (at most
+    /// [`MAX_ERRORS`] problems, then a count of the rest).
     pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
+        let mut capped = ErrorCap::new(sink);
         match self {
-            Batch::Json(batch) => batch.decode(sink),
-            Batch::Table(batch) => batch.decode(sink),
+            Batch::Json(batch) => batch.decode(&mut |r| capped.pass(r)),
+            Batch::Table(batch) => batch.decode(&mut |r| capped.pass(r)),
         }
+        capped.finish();
     }
 
     /// The format of the machines in the batch, where the reader knows it already.
@@ -299,12 +352,6 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
         }),
         None => reader,
     };
-    let gzipped = file.path.extension().is_some_and(|e| e == "gz");
-    let reader: Box<dyn Read> = if gzipped {
-        Box::new(MultiGzDecoder::new(reader))
-    } else {
-        reader
-    };
     let ctx = FileContext {
         machine: options
             .machine_id
@@ -313,12 +360,9 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
         path: display,
         options,
     };
-    read_stream(
-        BufReader::with_capacity(256 * 1024, reader),
-        &ctx,
-        file.named,
-        sink,
-    );
+    let mut capped = ErrorCap::new(sink);
+    read_stream(reader, &ctx, file.named, &mut |r| capped.pass(r));
+    capped.finish();
 }
 
 /// Reads one file on this thread and hands on machines and problems only: batches are decoded
@@ -333,7 +377,7 @@ pub fn read_file_decoded(file: &InputFile, options: &InputOptions, sink: &mut dy
 /// Reads one input from any reader as if it were the file `name` named on the command line,
 /// batches decoded (for tests and fuzzing).
 pub fn read_reader(
-    reader: impl BufRead,
+    reader: impl Read,
     name: &str,
     options: &InputOptions,
     sink: &mut dyn FnMut(Record),
@@ -346,31 +390,56 @@ pub fn read_reader(
         path: name.to_string(),
         options,
     };
-    read_stream(reader, &ctx, true, &mut |record| match record {
+    read_stream(Box::new(reader), &ctx, true, &mut |record| match record {
         Record::Batch(batch) => batch.decode(sink),
         other => sink(other),
     });
 }
 
+/// How much of a file's beginning detection looks at.
+const HEAD: usize = 256 << 10;
+
+/// Reads the beginning of a stream: up to [`HEAD`] bytes, or less once a few whole lines are
+/// there (a pipe may hand over a partial line first).
+fn read_head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(64 << 10);
+    let mut chunk = [0u8; 64 << 10];
+    while head.len() < HEAD {
+        let n = match reader.read(&mut chunk[..(HEAD - head.len()).min(64 << 10)]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        head.extend_from_slice(&chunk[..n]);
+        if memchr::memchr_iter(b'\n', &head).nth(3).is_some() {
+            break;
+        }
+    }
+    Ok(head)
+}
+
 fn read_stream(
-    mut reader: impl BufRead,
+    mut raw: Box<dyn Read + '_>,
     ctx: &FileContext,
     named: bool,
     sink: &mut dyn FnMut(Record),
 ) {
-    let head = match reader.fill_buf() {
+    let cannot_read = |err: io::Error| InputError::at(&ctx.path, 0, format!("cannot read: {err}"));
+    let mut head = match read_head(&mut raw) {
         Ok(head) => head,
-        Err(err) => {
-            sink(Record::Error(InputError::at(
-                &ctx.path,
-                0,
-                format!("cannot read: {err}"),
-            )));
-            return;
-        }
+        Err(err) => return sink(Record::Error(cannot_read(err))),
     };
+    // gzip is recognised by its magic number, so compressed standard input works too.
+    if head.starts_with(&[0x1f, 0x8b]) {
+        raw = Box::new(MultiGzDecoder::new(io::Cursor::new(head).chain(raw)));
+        head = match read_head(&mut raw) {
+            Ok(head) => head,
+            Err(err) => return sink(Record::Error(cannot_read(err))),
+        };
+    }
     let bom = head.starts_with(BOM);
-    let family = match (ctx.options.format, detect(head)) {
+    let family = match (ctx.options.format, detect(&head)) {
         (_, Err(damage)) => {
             sink(Record::Error(InputError::at(
                 &ctx.path,
@@ -382,16 +451,18 @@ fn read_stream(
         (Some(Format::Table), _) => Family::Table,
         (Some(Format::Ndjson), _) => Family::Stream,
         (Some(_), _) => Family::Json,
-        (None, Ok(Family::Table)) if !table::looks_like_table(head, &ctx.options.zones) => {
+        (None, Ok(Family::Table)) if !table::looks_like_table(&head, &ctx.options.zones) => {
             let reason = "no table row (`Mon, 22 Aug 2022 06:36:15 UTC  EVENT  MESSAGE`) in its first lines, and not JSON";
             report_not_a_log(ctx, named, reason.to_string(), sink);
             return;
         }
         (None, Ok(family)) => family,
     };
+    let mut head = io::Cursor::new(head);
     if bom {
-        reader.consume(BOM.len());
+        head.set_position(BOM.len() as u64);
     }
+    let reader = BufReader::with_capacity(256 << 10, head.chain(raw));
     let outcome = match family {
         Family::Table => table::read(reader, ctx, sink),
         Family::Stream => ndjson::read(reader, ctx, sink),
@@ -463,16 +534,19 @@ fn detect(head: &[u8]) -> Result<Family, Damage> {
         });
     };
     let text = &text[start..];
+    let after = |i: usize| text[i..].iter().copied().find(|b| !b.is_ascii_whitespace());
     Ok(match text[0] {
-        b'{' => {
-            let first_line = text.split(|&b| b == b'\n').next().unwrap_or(text);
-            if ndjson::looks_like_stream(first_line) {
-                Family::Stream
-            } else {
-                Family::Json
-            }
+        b'{' if ndjson::looks_like_stream(text) => Family::Stream,
+        // JSON only if what follows the bracket can start a member or a value: `[package]` or
+        // `[![badge]` are text.
+        b'{' if matches!(after(1), Some(b'"' | b'}') | None) => Family::Json,
+        b'[' if matches!(
+            after(1),
+            Some(b'{' | b'[' | b']' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') | None
+        ) =>
+        {
+            Family::Json
         }
-        b'[' => Family::Json,
         _ => Family::Table,
     })
 }

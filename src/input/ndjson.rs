@@ -17,11 +17,15 @@ use super::{
 };
 use crate::event::Event;
 
-/// One line of the stream.
+/// One line of the stream; the machine may be named by any of three keys.
 #[derive(Deserialize)]
 pub(crate) struct RawLine<'a> {
-    #[serde(borrow, default, alias = "machine_id", alias = "id")]
+    #[serde(borrow, default)]
     pub machine: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub machine_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub time: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -30,10 +34,40 @@ pub(crate) struct RawLine<'a> {
     pub message: Option<Cow<'a, str>>,
 }
 
-/// Whether a line looks like the start of a raw event stream.
-pub(crate) fn looks_like_stream(first_line: &[u8]) -> bool {
-    serde_json::from_slice::<RawLine>(first_line)
-        .is_ok_and(|l| l.machine.is_some() && (l.event.is_some() || l.time.is_some()))
+impl<'a> RawLine<'a> {
+    fn machine(self) -> (Option<Cow<'a, str>>, RawEvent<'a>) {
+        (
+            self.machine.or(self.machine_id).or(self.id),
+            RawEvent {
+                time: self.time,
+                event: self.event,
+                message: self.message,
+            },
+        )
+    }
+
+    fn is_event(&self) -> bool {
+        (self.machine.is_some() || self.machine_id.is_some() || self.id.is_some())
+            && (self.event.is_some() || self.time.is_some())
+    }
+}
+
+/// Whether the first whole lines of a file look like a raw event stream (so that one damaged
+/// line does not turn the stream into "one broken JSON document").
+pub(crate) fn looks_like_stream(head: &[u8]) -> bool {
+    let mut lines = head
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .filter(|l| !l.is_empty());
+    let complete = head.iter().filter(|&&b| b == b'\n').count();
+    let sample: Vec<&[u8]> = lines.by_ref().take(complete.clamp(1, 8)).collect();
+    // Every line opens an object (a damaged one may not close it), and one of them is a whole
+    // event: a pretty-printed document has lines like `"id": …` or `{` alone instead.
+    let object_lines = sample.iter().all(|l| l.first() == Some(&b'{'));
+    object_lines
+        && sample
+            .iter()
+            .any(|l| serde_json::from_slice::<RawLine>(l).is_ok_and(|r| r.is_event()))
 }
 
 /// Reads the stream, then hands on every machine, sorted by id.
@@ -76,12 +110,8 @@ pub(crate) fn read(
         let parsed = serde_json::from_slice::<RawLine>(text)
             .map_err(|err| format!("invalid event line: {err}"))
             .and_then(|line| {
-                let machine = line.machine.ok_or("event line without `machine`")?;
-                let event = RawEvent {
-                    time: line.time,
-                    event: line.event,
-                    message: line.message,
-                };
+                let (machine, event) = line.machine();
+                let machine = machine.ok_or("event line without `machine`")?;
                 Ok((machine.into_owned(), convert_event(event)?))
             });
         match parsed {

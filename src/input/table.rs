@@ -17,7 +17,7 @@ use crate::event::{Event, EventName};
 /// A row starts with Go's RFC 1123 time: `Mon, 22 Aug 2022 06:36:15 UTC` (or `-0700`).
 static ROW_TIME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:[A-Za-z]{3}, )?\d{1,2} [A-Za-z]{3} \d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? (?:[A-Za-z]{1,5}|[+-]\d{4})",
+        r"^(?:[A-Za-z]{3}, )?\d{1,2} [A-Za-z]{3} \d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? (?:[A-Za-z]{1,5}|[+-]\d{2}(?:\d{2})?)",
     )
     .expect("the row time pattern is valid")
 });

@@ -89,15 +89,26 @@ pub fn parse_rfc1123(text: &str, extra: &[ExtraZone]) -> Result<DateTime<Utc>, S
         .ok_or_else(|| format!("invalid local time {text:?}"))
 }
 
+/// `+0200`, `-0700`, or `+03` as Go prints a zone that has no abbreviation.
 fn numeric_offset(zone: &str) -> Option<i32> {
     let bytes = zone.as_bytes();
-    if bytes.len() != 5 || !(bytes[0] == b'+' || bytes[0] == b'-') {
+    let sign = match bytes.first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let digits = &bytes[1..];
+    if !(digits.len() == 2 || digits.len() == 4) || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let hours: i32 = zone.get(1..3)?.parse().ok()?;
-    let minutes: i32 = zone.get(3..5)?.parse().ok()?;
-    let sign = if bytes[0] == b'-' { -1 } else { 1 };
-    Some(sign * (hours * 60 + minutes))
+    let number = |d: &[u8]| i32::from(d[0] - b'0') * 10 + i32::from(d[1] - b'0');
+    let hours = number(&digits[..2]);
+    let minutes = if digits.len() == 4 {
+        number(&digits[2..])
+    } else {
+        0
+    };
+    (minutes < 60).then_some(sign * (hours * 60 + minutes))
 }
 
 fn zone_offset(zone: &str) -> Option<i32> {
@@ -137,6 +148,18 @@ mod tests {
         );
         assert!(parse_rfc1123("yesterday", &[]).is_err());
         assert!(parse_rfc1123("Mon, 32 Aug 2022 06:36:15 UTC", &[]).is_err());
+    }
+
+    #[test]
+    fn numeric_offsets_need_digits() {
+        assert_eq!(numeric_offset("+0530"), Some(330));
+        assert_eq!(numeric_offset("-07"), Some(-420));
+        assert_eq!(numeric_offset("+-130"), None);
+        assert_eq!(numeric_offset("+0575"), None);
+        assert_eq!(numeric_offset("0530"), None);
+        assert!(parse_rfc1123("Mon, 22 Aug 2022 06:36:15 +-130", &[]).is_err());
+        let t = parse_rfc1123("Mon, 22 Aug 2022 06:36:15 +03", &[]).unwrap();
+        assert_eq!(t.to_rfc3339(), "2022-08-22T03:36:15+00:00");
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
         flags: d
             .flips
             .iter()
-            .map(|((flag, machine), (old, new))| FlipJson {
+            .map(|(flag, machine, old, new)| FlipJson {
                 machine,
                 flag: flag.name(),
                 old: *old,

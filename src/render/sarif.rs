@@ -25,6 +25,20 @@ fn rule_id(pair: &PairCheck) -> &'static str {
     }
 }
 
+/// A relative URI reference for a path: forward slashes, and what a URI cannot hold escaped.
+fn uri_reference(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.replace('\\', "/").bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(byte as char)
+            }
+            other => out.push_str(&format!("%{other:02X}")),
+        }
+    }
+    out
+}
+
 /// Writes the SARIF log.
 pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
     // Code-scanning UIs need a location; the pair lives in the inputs, so name the first one.

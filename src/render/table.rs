@@ -270,7 +270,7 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write, style: Style) -> io::Resul
         writeln!(out, "none")?;
     } else {
         let mut table = new_table(style, &["Machine", "Flag", "Old", "New"]);
-        for ((flag, machine), (old, new)) in &d.flips {
+        for (flag, machine, old, new) in &d.flips {
             table.add_row(vec![
                 machine.clone(),
                 flag.name().to_string(),

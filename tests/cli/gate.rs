@@ -523,3 +523,17 @@ fn bad_baseline_is_a_usage_error_naming_the_line() {
         "{err}"
     );
 }
+
+#[test]
+fn check_with_both_baselines_gates_against_the_given_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    write(dir.path(), "old.json", r#"{"rules": "r", "accepted": []}"#);
+    let (code, _, _) = check(
+        dir.path(),
+        &["--baseline", "old.json", "--write-baseline", "new.json"],
+        &[&fleet],
+    );
+    assert_eq!(code, 1, "the given baseline accepts nothing");
+    assert!(dir.path().join("new.json").exists());
+}

@@ -425,3 +425,117 @@ fn stdin_is_read_with_dash() {
     assert_eq!(code, 0);
     assert_eq!(out["unexpected"][0]["count"], 3);
 }
+
+// Regressions found in review.
+
+#[test]
+fn a_truncated_list_keeps_the_machines_before_the_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = std::fs::read(testdata("fleet-v0.42.2/list-json/machines.json")).unwrap();
+    let path = dir.path().join("cut.json");
+    std::fs::write(&path, &list[..list.len() - 200]).unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(report["inputs"]["machines"], 11);
+    assert_eq!(report["inputs"]["errors"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_stream_with_a_damaged_first_line_is_still_a_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.ndjson");
+    std::fs::write(
+        &path,
+        "{\"machine\": \"m1\", \"time\": \"2025-09-22T12:00:00Z\", \"event\": \"Waiting\"\n\
+         {\"machine\": \"m1\", \"id\": \"x\", \"time\": \"2025-09-22T12:01:00Z\", \"event\": \"PXE Booting\", \"message\": \"dhcp\"}\n\
+         {\"machine_id\": \"m2\", \"time\": \"2025-09-22T12:02:00Z\", \"event\": \"Waiting\"}\n",
+    )
+    .unwrap();
+    let (code, report, stderr) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(report["inputs"]["machines"], 2);
+    assert_eq!(report["inputs"]["formats"]["ndjson"], 1);
+    assert_eq!(report["inputs"]["errors"][0]["line"], 1);
+}
+
+#[test]
+fn gzip_is_recognised_on_standard_input() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&std::fs::read(testdata("seed-machine.txt")).unwrap())
+        .unwrap();
+    let output = fsmlog()
+        .args(["report", "-o", "json", "-"])
+        .write_stdin(gz.finish().unwrap())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["unexpected"][0]["count"], 3);
+}
+
+#[test]
+fn text_that_starts_with_a_bracket_is_skipped_not_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+    std::fs::write(dir.path().join("README.md"), "[![CI](x)](y)\n\ntext\n").unwrap();
+    std::fs::copy(testdata("seed-machine.txt"), dir.path().join("seed.txt")).unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(report["inputs"]["skipped"].as_array().unwrap().len(), 2);
+    assert_eq!(report["inputs"]["machines"], 1);
+}
+
+#[test]
+fn an_empty_event_array_with_a_last_error_is_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m1.json");
+    std::fs::write(
+        &path,
+        "[]\n\nRecent last error (1h ago):\n\n{\"event\": \"PXE Booting\", \"message\": \"[unexpectedly received in state waiting]: dhcp\", \"time\": \"2025-09-22T12:00:00Z\"}\n",
+    )
+    .unwrap();
+    let (code, report, stderr) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["inputs"]["machines"], 1);
+    assert_eq!(
+        pairs(&report["unexpected"]),
+        vec![("Waiting".to_string(), "PXE Booting".to_string(), 1, 1)]
+    );
+}
+
+#[test]
+fn a_file_full_of_bad_rows_names_a_hundred_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.txt");
+    let mut text = String::from("Mon, 22 Aug 2022 06:32:44 UTC   Waiting   waiting\n");
+    for _ in 0..1000 {
+        text.push_str("Mon, 32 Aug 2022 06:36:15 UTC   Waiting   bad day\n");
+    }
+    std::fs::write(&path, text).unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let errors = report["inputs"]["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 101);
+    assert!(errors.iter().any(|e| {
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("900 more problems not listed")
+    }));
+}
+
+#[test]
+fn numeric_zones_as_go_prints_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.md");
+    std::fs::write(
+        &path,
+        "| TIME | EVENT | MESSAGE |\n|---|---|---|\n| Mon, 22 Aug 2022 09:36:15 +03 | PXE Booting | dhcp |\n| Mon, 22 Aug 2022 06:36:15 +-130 | Waiting | w |\n",
+    )
+    .unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(report["inputs"]["errors"][0]["line"], 4);
+    assert_eq!(report["inputs"]["events"], 1);
+}
