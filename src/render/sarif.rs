@@ -41,11 +41,15 @@ fn uri_reference(path: &str) -> String {
 
 /// Writes the SARIF log.
 pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
-    // Code-scanning UIs need a location; the pair lives in the inputs, so name the first one.
-    let uri = report.inputs.first().map_or_else(
-        || "-".to_string(),
-        |p| p.display().to_string().replace('\\', "/"),
-    );
+    // Code-scanning UIs need a location. A pair lives in the fleet's exports, not in a file of
+    // the repository, so name the baseline (a committed file) or else the first input.
+    let uri = report
+        .baseline
+        .or_else(|| report.inputs.first().map(|p| p.as_path()))
+        .map_or_else(
+            || "-".to_string(),
+            |p| uri_reference(&p.display().to_string()),
+        );
     let results: Vec<Value> = report
         .result
         .pairs
