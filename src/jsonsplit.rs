@@ -2,7 +2,8 @@
 //! is handed on one element at a time (memory bounded by the largest element) and each element
 //! knows the line it starts on for error messages.
 
-use std::io::{self, BufRead};
+use std::cell::Cell;
+use std::io::{self, BufRead, Read};
 
 /// Why a value could not be cut out of the stream.
 #[derive(Debug)]
@@ -44,10 +45,15 @@ pub struct Splitter<R> {
 impl<R: BufRead> Splitter<R> {
     /// Wraps a buffered reader positioned at the start of the stream.
     pub fn new(reader: R) -> Self {
+        Splitter::at(reader, Position { line: 1, column: 1 })
+    }
+
+    /// Wraps a reader whose first byte is at `position` of the file.
+    pub fn at(reader: R, position: Position) -> Self {
         Splitter {
             reader,
-            line: 1,
-            column: 1,
+            line: position.line,
+            column: position.column,
             bytes_read: 0,
         }
     }
@@ -319,6 +325,17 @@ fn printable(byte: u8) -> String {
 /// Reads a top-level array element by element, calling `each` with the element and its start.
 pub fn for_each_element<R: BufRead>(
     splitter: &mut Splitter<R>,
+    each: impl FnMut(&[u8], Position) -> Result<(), SplitError>,
+) -> Result<(), SplitError> {
+    for_each_element_fast(splitter, &Cell::new(false), each)
+}
+
+/// Like [`for_each_element`], but once `fast` is set (by `each`, when it knows the array is
+/// the whole document) a pretty-printed array is cut at its element lines instead of scanned
+/// byte by byte; see [`indented_elements`].
+pub fn for_each_element_fast<R: BufRead>(
+    splitter: &mut Splitter<R>,
+    fast: &Cell<bool>,
     mut each: impl FnMut(&[u8], Position) -> Result<(), SplitError>,
 ) -> Result<(), SplitError> {
     splitter.expect(b'[')?;
@@ -334,6 +351,11 @@ pub fn for_each_element<R: BufRead>(
         match splitter.skip_whitespace()? {
             Some(b',') => {
                 splitter.bump()?;
+                if fast.get()
+                    && let Some(indent) = splitter.element_indent()?
+                {
+                    return indented_elements(splitter, &indent, each);
+                }
             }
             Some(b']') => {
                 splitter.bump()?;
@@ -348,6 +370,131 @@ pub fn for_each_element<R: BufRead>(
             None => return Err(splitter.syntax("the array is not closed (truncated?)")),
         }
     }
+}
+
+impl<R: BufRead> Splitter<R> {
+    /// After an element's comma: the indent of the next element when it starts on a line of
+    /// its own that holds nothing but the indent and `{` (as pretty printers write arrays).
+    fn element_indent(&mut self) -> Result<Option<Vec<u8>>, SplitError> {
+        let buf = self.reader.fill_buf()?;
+        let Some(rest) = buf.strip_prefix(b"\n") else {
+            return Ok(None);
+        };
+        let indent = rest
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t')
+            .unwrap_or(rest.len());
+        if indent == 0 || !rest[indent..].starts_with(b"{\n") {
+            return Ok(None);
+        }
+        Ok(Some(rest[..indent].to_vec()))
+    }
+}
+
+/// How much a cut-out element may grow before the careful scan takes over.
+const FAST_LIMIT: usize = 8 << 20;
+
+/// Cuts the rest of a pretty-printed array at its element lines: a line that is exactly
+/// `INDENT{` starts the next element. Such a line cannot occur inside a string (JSON strings
+/// hold no raw newline) nor, in a consistently indented document, deeper inside a value. The
+/// search is `memmem`, far cheaper than looking at every byte; each piece is still parsed as
+/// JSON, so a document that breaks the pattern fails loudly, not silently. What follows the
+/// last such line (the last element and `]`) goes through the careful scan.
+fn indented_elements<R: BufRead>(
+    splitter: &mut Splitter<R>,
+    indent: &[u8],
+    mut each: impl FnMut(&[u8], Position) -> Result<(), SplitError>,
+) -> Result<(), SplitError> {
+    let mut separator = b"\n".to_vec();
+    separator.extend_from_slice(indent);
+    separator.extend_from_slice(b"{\n");
+    let finder = memchr::memmem::Finder::new(&separator);
+    // `pending[begin..]` starts with a separator; its first byte is at `line` (a newline).
+    let mut pending: Vec<u8> = Vec::new();
+    let mut begin = 0;
+    let mut line = splitter.line;
+    let mut searched = 1;
+    loop {
+        let found = if begin + searched < pending.len() {
+            finder.find(&pending[begin + searched..])
+        } else {
+            None
+        };
+        if let Some(k) = found {
+            let next = begin + searched + k;
+            let open = begin + 1 + indent.len();
+            let start = Position {
+                line: line + 1,
+                column: indent.len() + 1,
+            };
+            let piece = pending[open..next].trim_ascii_end();
+            let Some(element) = piece.strip_suffix(b",") else {
+                return Err(SplitError::Syntax {
+                    line: start.line,
+                    column: start.column,
+                    message: "expected `,` after an array element".to_string(),
+                });
+            };
+            each(element.trim_ascii_end(), start)?;
+            line += memchr::memchr_iter(b'\n', &pending[begin..next]).count();
+            begin = next;
+            searched = 1;
+            continue;
+        }
+        searched = (pending.len() - begin)
+            .saturating_sub(separator.len() - 1)
+            .max(1);
+        if begin > 0 && begin >= pending.len() / 2 {
+            pending.drain(..begin);
+            begin = 0;
+        }
+        let buf = splitter.reader.fill_buf()?;
+        if buf.is_empty() || pending.len() - begin > FAST_LIMIT {
+            break;
+        }
+        let n = buf.len();
+        pending.extend_from_slice(buf);
+        splitter.reader.consume(n);
+        splitter.bytes_read += n as u64;
+    }
+    // The last element, `]` and anything after: the careful scan, reading on where the
+    // pending bytes end.
+    let tail = io::Cursor::new(pending.split_off(begin));
+    let mut rest = Splitter::at(
+        tail.chain(&mut splitter.reader),
+        Position { line, column: 1 },
+    );
+    loop {
+        let mut element = Vec::new();
+        let start = rest.read_value(&mut element)?;
+        each(&element, start)?;
+        match rest.skip_whitespace()? {
+            Some(b',') => {
+                rest.bump()?;
+            }
+            Some(b']') => {
+                rest.bump()?;
+                break;
+            }
+            Some(other) => {
+                return Err(rest.syntax(format!(
+                    "expected `,` or `]` after an array element, found `{}`",
+                    printable(other)
+                )));
+            }
+            None => return Err(rest.syntax("the array is not closed (truncated?)")),
+        }
+    }
+    // Whatever follows `]` may still sit in the pending bytes, which the caller cannot see:
+    // name it here.
+    if rest.skip_whitespace()?.is_some() {
+        return Err(rest.syntax("unexpected content after the JSON document"));
+    }
+    let (line, column, read) = (rest.line, rest.column, rest.bytes_read);
+    splitter.line = line;
+    splitter.column = column;
+    splitter.bytes_read += read;
+    Ok(())
 }
 
 /// The start lines of the elements of the array found by following `path` through nested
@@ -438,6 +585,59 @@ mod tests {
         }
         assert_eq!(whole.len(), 4);
         assert_eq!(whole[0].0, "{\"a\": \"x\\\\\\\"}]\"}");
+    }
+
+    fn fast_elements(text: &str, capacity: usize) -> Result<Vec<(String, usize)>, SplitError> {
+        let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+        let mut splitter = Splitter::new(reader);
+        let mut out = Vec::new();
+        for_each_element_fast(&mut splitter, &Cell::new(true), |bytes, start| {
+            out.push((String::from_utf8(bytes.to_vec()).unwrap(), start.line));
+            Ok(())
+        })?;
+        if splitter.skip_whitespace()?.is_some() {
+            return Err(splitter.syntax("left over"));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn indented_arrays_cut_the_same_as_the_careful_scan() {
+        let pretty = "[\n    {\n        \"a\": \"x\\n    {\\n\",\n        \"b\": [\n            {\n                \"c\": 1\n            }\n        ]\n    },\n    {\n        \"d\": \"}\"\n    },\n    {\n        \"e\": 2\n    }\n]\n";
+        let careful = elements(pretty).unwrap();
+        assert_eq!(careful.len(), 3);
+        for capacity in [1, 2, 7, 64, 4096] {
+            assert_eq!(
+                fast_elements(pretty, capacity).unwrap(),
+                careful,
+                "capacity {capacity}"
+            );
+        }
+        let two_spaces = pretty.replace("    ", "  ");
+        assert_eq!(
+            fast_elements(&two_spaces, 16).unwrap(),
+            elements(&two_spaces).unwrap()
+        );
+    }
+
+    #[test]
+    fn indented_arrays_report_damage_and_trailing_content() {
+        let truncated = "[\n    {\n        \"a\": 1\n    },\n    {\n        \"b\": 2\n    },\n    {\n        \"c\": ";
+        assert!(matches!(
+            fast_elements(truncated, 8),
+            Err(SplitError::Syntax { line: 9, .. })
+        ));
+        let trailing =
+            "[\n    {\n        \"a\": 1\n    },\n    {\n        \"b\": 2\n    }\n]\nextra\n";
+        match fast_elements(trailing, 4096) {
+            Err(SplitError::Syntax { line, message, .. }) => {
+                assert_eq!(line, 9);
+                assert!(message.contains("unexpected content"), "{message}");
+            }
+            other => panic!("expected an error, got {other:?}"),
+        }
+        let no_comma = "[\n    {\n        \"a\": 1\n    },\n    {\n        \"b\": 2\n    }\n    {\n        \"c\": 3\n    }\n]";
+        assert!(fast_elements(no_comma, 4096).is_err());
     }
 
     #[test]

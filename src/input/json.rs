@@ -4,6 +4,7 @@
 //! Arrays are read one element at a time.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 use std::io::BufRead;
 use std::marker::PhantomData;
@@ -16,7 +17,7 @@ use super::time::parse_rfc3339;
 use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags};
 use crate::event::{Event, EventName};
 use crate::input::into_time_order;
-use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_each_element};
+use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_each_element_fast};
 
 /// One event as metal-api exports it.
 #[derive(Deserialize, Default)]
@@ -295,7 +296,10 @@ fn read_array<R: BufRead>(
     let mut log_events = Vec::new();
     let mut not_a_log = false;
     let mut batch = ElementBatch::new(&ctx.path, forced);
-    let split = for_each_element(splitter, |bytes, start| {
+    // Set once the array is known to hold machines: nothing can follow it then, so it may be
+    // cut at its element lines (see `jsonsplit::indented_elements`).
+    let fast = Cell::new(forced.is_some_and(|f| f != Format::LogsJson));
+    let split = for_each_element_fast(splitter, &fast, |bytes, start| {
         if not_a_log {
             return Ok(());
         }
@@ -330,6 +334,7 @@ fn read_array<R: BufRead>(
         } else {
             batch.format = kind.map(array_format);
             batch.push(bytes, start);
+            fast.set(true);
         }
         Ok(())
     });
@@ -434,14 +439,19 @@ impl ElementBatch {
     /// Parses every element into a machine, or names what is wrong with it.
     pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
         let mut begin = 0;
-        // simd-json parses in place; the batch keeps the original for error positions.
+        // simd-json parses in place; the batch keeps the original for error positions. Its
+        // working buffers are reused across the batch's elements.
         let mut scratch = Vec::new();
+        let mut buffers = simd_json::Buffers::new(64 << 10);
         for &(end, start) in &self.elements {
             let bytes = &self.bytes[begin..end];
             begin = end;
             scratch.clear();
             scratch.extend_from_slice(bytes);
-            let item = match simd_json::serde::from_slice::<RawItem>(&mut scratch) {
+            let item = match simd_json::serde::from_slice_with_buffers::<RawItem>(
+                &mut scratch,
+                &mut buffers,
+            ) {
                 Ok(item) => item,
                 // serde_json says precisely where and why; should it accept what simd-json
                 // did not, its reading stands.
