@@ -3,9 +3,6 @@
 
 use std::io::BufRead;
 use std::path::Path;
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use super::time::{ExtraZone, parse_rfc1123};
 use super::{
@@ -14,17 +11,93 @@ use super::{
 };
 use crate::event::{Event, EventName};
 
-/// A row starts with Go's RFC 1123 time: `Mon, 22 Aug 2022 06:36:15 UTC` (or `-0700`).
-static ROW_TIME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?:[A-Za-z]{3}, )?\d{1,2} [A-Za-z]{3} \d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)? (?:[A-Za-z]{1,5}|[+-]\d{2}(?:\d{2})?)",
-    )
-    .expect("the row time pattern is valid")
-});
+/// The length of the RFC 1123 time a row starts with, as Go prints it:
+/// `Mon, 22 Aug 2022 06:36:15 UTC` (weekday optional, fractions allowed, the zone an
+/// abbreviation or `-0700` / `+03`). Checked by hand: this runs for every row of a table.
+fn time_prefix_len(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    let alpha = |i: usize, n: usize| {
+        b.get(i..i + n)
+            .is_some_and(|s| s.iter().all(u8::is_ascii_alphabetic))
+    };
+    let digits = |i: usize| {
+        b[i.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    let byte = |i: usize, c: u8| b.get(i) == Some(&c);
+    if alpha(0, 3) && byte(3, b',') && byte(4, b' ') {
+        i = 5;
+    }
+    let day = digits(i);
+    if !(1..=2).contains(&day) || !byte(i + day, b' ') {
+        return None;
+    }
+    i += day + 1;
+    if !alpha(i, 3) || !byte(i + 3, b' ') {
+        return None;
+    }
+    i += 4;
+    if digits(i) != 4 || !byte(i + 4, b' ') {
+        return None;
+    }
+    i += 5;
+    let hour = digits(i);
+    if !(1..=2).contains(&hour) || !byte(i + hour, b':') {
+        return None;
+    }
+    i += hour + 1;
+    if digits(i) != 2 || !byte(i + 2, b':') || digits(i + 3) != 2 {
+        return None;
+    }
+    i += 5;
+    if byte(i, b'.') {
+        let fraction = digits(i + 1);
+        if fraction == 0 {
+            return None;
+        }
+        i += 1 + fraction;
+    }
+    if !byte(i, b' ') {
+        return None;
+    }
+    i += 1;
+    let zone = if matches!(b.get(i), Some(b'+' | b'-')) {
+        match digits(i + 1) {
+            n @ (2 | 4) => n + 1,
+            _ => return None,
+        }
+    } else {
+        let n = b[i.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+        if !(1..=5).contains(&n) {
+            return None;
+        }
+        n
+    };
+    Some(i + zone)
+}
 
-/// Columns are separated by two or more spaces (event names hold single spaces).
-static COLUMN_GAP: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r" {2,}|\t+").expect("the column gap pattern is valid"));
+/// Splits off the first column: columns are separated by two or more spaces or tabs (event
+/// names hold single spaces). `None` when there is no second column.
+fn split_column(text: &str) -> (&str, Option<&str>) {
+    let gap = text
+        .as_bytes()
+        .windows(2)
+        .position(|w| w == b"  " || w[0] == b'\t')
+        .or_else(|| text.ends_with('\t').then(|| text.len() - 1));
+    match gap {
+        Some(at) => (
+            &text[..at],
+            Some(text[at..].trim_start_matches([' ', '\t'])),
+        ),
+        None => (text, None),
+    }
+}
 
 /// The machine being read and what has been found for it so far.
 struct Section {
@@ -166,7 +239,7 @@ pub(crate) fn looks_like_table(head: &[u8], zones: &[ExtraZone]) -> bool {
             // The shape of a row is enough: a row whose zone is unknown is still a table row,
             // and its error (with the --tz hint) is more use than "not a log".
             let row = line.trim_start_matches(['|', ' ']);
-            ROW_TIME.is_match(row) || parse_row(line, zones).is_ok()
+            time_prefix_len(row).is_some() || parse_row(line, zones).is_ok()
         })
 }
 
@@ -235,25 +308,22 @@ fn parse_row(line: &str, zones: &[ExtraZone]) -> Result<Event, String> {
     if let Some(inner) = line.strip_prefix('|') {
         return parse_markdown_row(inner, zones);
     }
-    let Some(time_match) = ROW_TIME.find(line) else {
+    let Some(end) = time_prefix_len(line) else {
         return Err(format!(
             "expected a row starting with a time like `Mon, 22 Aug 2022 06:36:15 UTC`, found {:?}",
             shorten(line)
         ));
     };
-    let time = parse_rfc1123(time_match.as_str(), zones)?;
-    let rest = &line[time_match.end()..];
-    if !rest.is_empty() && COLUMN_GAP.find(rest).is_none_or(|m| m.start() != 0) {
+    let time = parse_rfc1123(&line[..end], zones)?;
+    let rest = &line[end..];
+    if !rest.is_empty() && !(rest.starts_with("  ") || rest.starts_with('\t')) {
         return Err(format!(
             "the time must be followed by two or more spaces, found {:?}",
             shorten(rest)
         ));
     }
-    let rest = rest.trim_start();
-    let mut columns = COLUMN_GAP.splitn(rest, 2);
-    let name = columns.next().unwrap_or("").trim();
-    let message = columns.next().unwrap_or("").trim();
-    finish_row(time, name, message)
+    let (name, message) = split_column(rest.trim_start_matches([' ', '\t']));
+    finish_row(time, name.trim(), message.unwrap_or("").trim())
 }
 
 fn parse_markdown_row(inner: &str, zones: &[ExtraZone]) -> Result<Event, String> {
@@ -333,6 +403,31 @@ mod tests {
         let e = parse_row("Mon, 22 Aug 2022 06:36:15 +0200  Alive", &[]).unwrap();
         assert_eq!(e.name, EventName::Known(EventKind::Alive));
         assert_eq!(&*e.message, "");
+    }
+
+    #[test]
+    fn time_prefix_shapes() {
+        assert_eq!(
+            time_prefix_len("Mon, 22 Aug 2022 06:36:15 UTC  x"),
+            Some(29)
+        );
+        assert_eq!(time_prefix_len("2 Aug 2022 6:36:15.25 -0700"), Some(27));
+        assert_eq!(time_prefix_len("Mon, 22 Aug 2022 06:36:15 +03"), Some(29));
+        assert_eq!(time_prefix_len("Mon, 22 Aug 2022 06:36:15"), None);
+        assert_eq!(time_prefix_len("Mon, 22 Aug 22 06:36:15 UTC"), None);
+        assert_eq!(time_prefix_len("Mon, 22 Aug 2022 06:36:15 TOOLONG"), None);
+        assert_eq!(time_prefix_len("é"), None);
+        assert_eq!(time_prefix_len(""), None);
+    }
+
+    #[test]
+    fn columns_split_at_wide_gaps() {
+        assert_eq!(
+            split_column("Booting New Kernel   boot  x"),
+            ("Booting New Kernel", Some("boot  x"))
+        );
+        assert_eq!(split_column("Alive"), ("Alive", None));
+        assert_eq!(split_column("Waiting\tw"), ("Waiting", Some("w")));
     }
 
     #[test]

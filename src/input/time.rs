@@ -43,6 +43,46 @@ pub fn parse_rfc3339(text: &str) -> Result<DateTime<Utc>, String> {
         .map_err(|err| format!("invalid RFC 3339 time {text:?}: {err}"))
 }
 
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// `22 Aug 2022 06:36:15` without a format string: tables parse one per row. `None` sends the
+/// text to chrono's parser, which also explains what is wrong.
+fn fast_naive(local: &str) -> Option<NaiveDateTime> {
+    let mut parts = local.split(' ');
+    let day: u32 = parts.next()?.parse().ok()?;
+    let month_name = parts.next()?;
+    let month = MONTHS
+        .iter()
+        .position(|m| m.eq_ignore_ascii_case(month_name))? as u32
+        + 1;
+    let year: i32 = parts.next()?.parse().ok()?;
+    let clock = parts.next()?;
+    if parts.next().is_some() {
+        return None;
+    }
+    let (hms, fraction) = match clock.split_once('.') {
+        Some((hms, f))
+            if !f.is_empty() && f.len() <= 9 && f.bytes().all(|c| c.is_ascii_digit()) =>
+        {
+            (hms, f)
+        }
+        Some(_) => return None,
+        None => (clock, ""),
+    };
+    let mut hms = hms.split(':');
+    let hour: u32 = hms.next()?.parse().ok()?;
+    let minute: u32 = hms.next()?.parse().ok()?;
+    let second: u32 = hms.next()?.parse().ok()?;
+    let nanos: u32 = if fraction.is_empty() {
+        0
+    } else {
+        fraction.parse::<u32>().ok()? * 10u32.pow(9 - fraction.len() as u32)
+    };
+    chrono::NaiveDate::from_ymd_opt(year, month, day)?.and_hms_nano_opt(hour, minute, second, nanos)
+}
+
 /// A zone abbreviation the user resolved with `--tz NAME=OFFSET`, offset in minutes.
 pub type ExtraZone = (String, i32);
 
@@ -67,8 +107,11 @@ pub fn parse_rfc1123(text: &str, extra: &[ExtraZone]) -> Result<DateTime<Utc>, S
     let Some((local, zone)) = without_weekday.rsplit_once(' ') else {
         return Err(format!("invalid RFC 1123 time {text:?}"));
     };
-    let naive = NaiveDateTime::parse_from_str(local, "%d %b %Y %H:%M:%S%.f")
-        .map_err(|err| format!("invalid RFC 1123 time {text:?}: {err}"))?;
+    let naive = match fast_naive(local) {
+        Some(naive) => naive,
+        None => NaiveDateTime::parse_from_str(local, "%d %b %Y %H:%M:%S%.f")
+            .map_err(|err| format!("invalid RFC 1123 time {text:?}: {err}"))?,
+    };
     let offset_minutes = extra
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case(zone))
@@ -148,6 +191,21 @@ mod tests {
         );
         assert!(parse_rfc1123("yesterday", &[]).is_err());
         assert!(parse_rfc1123("Mon, 32 Aug 2022 06:36:15 UTC", &[]).is_err());
+    }
+
+    #[test]
+    fn fast_path_agrees_with_chrono() {
+        for text in [
+            "22 Aug 2022 06:36:15",
+            "2 Feb 2024 23:59:59.5",
+            "29 Feb 2024 00:00:00.123456789",
+        ] {
+            let slow = NaiveDateTime::parse_from_str(text, "%d %b %Y %H:%M:%S%.f").unwrap();
+            assert_eq!(fast_naive(text), Some(slow), "{text}");
+        }
+        assert_eq!(fast_naive("30 Feb 2024 00:00:00"), None);
+        assert_eq!(fast_naive("22 Foo 2022 06:36:15"), None);
+        assert_eq!(fast_naive("22 Aug 2022 06:36:15."), None);
     }
 
     #[test]
