@@ -316,7 +316,7 @@ fn parse_row(line: &str, zones: &[ExtraZone]) -> Result<Event, String> {
     };
     let time = parse_rfc1123(&line[..end], zones)?;
     let rest = &line[end..];
-    if !rest.is_empty() && !(rest.starts_with("  ") || rest.starts_with('\t')) {
+    if !(rest.is_empty() || rest.starts_with("  ") || rest.starts_with('\t')) {
         return Err(format!(
             "the time must be followed by two or more spaces, found {:?}",
             shorten(rest)
