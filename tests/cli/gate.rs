@@ -369,21 +369,23 @@ fn check_ceiling_on_machine_share() {
     assert_eq!(by_state("Preparing")["violation"], Value::Null);
 }
 
+/// Writes the fleet's baseline, then checks the fleet plus a machine with a new pair.
+fn check_new_pair_against_baseline(dir: &Path, output: &str) -> (i32, String, String) {
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (code, _, err) = check(dir, &["--write-baseline", "baseline.json"], &[&fleet]);
+    assert_eq!(code, 0, "{err}");
+    let extra = fleet_with_new_pair(dir);
+    check(
+        dir,
+        &["--baseline", "baseline.json", "-o", output],
+        &[&fleet, &extra],
+    )
+}
+
 #[test]
 fn check_junit_is_xml_with_a_failure_per_violation() {
     let dir = tempfile::tempdir().unwrap();
-    let fleet = testdata("fleet-v0.42.2/list-json");
-    check(
-        dir.path(),
-        &["--write-baseline", "baseline.json"],
-        &[&fleet],
-    );
-    let extra = fleet_with_new_pair(dir.path());
-    let (code, xml, _) = check(
-        dir.path(),
-        &["--baseline", "baseline.json", "-o", "junit"],
-        &[&fleet, &extra],
-    );
+    let (code, xml, _) = check_new_pair_against_baseline(dir.path(), "junit");
     assert_eq!(code, 1);
     let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
     let cases: Vec<_> = doc
@@ -440,18 +442,7 @@ fn sarif_schema() -> Value {
 #[test]
 fn check_sarif_validates_and_marks_the_new_pair() {
     let dir = tempfile::tempdir().unwrap();
-    let fleet = testdata("fleet-v0.42.2/list-json");
-    check(
-        dir.path(),
-        &["--write-baseline", "baseline.json"],
-        &[&fleet],
-    );
-    let extra = fleet_with_new_pair(dir.path());
-    let (code, out, _) = check(
-        dir.path(),
-        &["--baseline", "baseline.json", "-o", "sarif"],
-        &[&fleet, &extra],
-    );
+    let (code, out, _) = check_new_pair_against_baseline(dir.path(), "sarif");
     assert_eq!(code, 1);
     let sarif: Value = serde_json::from_str(&out).unwrap();
     let schema = sarif_schema();
