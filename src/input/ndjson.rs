@@ -6,8 +6,9 @@
 //! before any machine is replayed: memory grows with the stream's events.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
+use std::sync::Arc;
 
 use serde::Deserialize;
 
@@ -77,6 +78,7 @@ pub(crate) fn read(
     sink: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
     let mut machines: HashMap<String, (usize, Vec<Event>)> = HashMap::new();
+    let mut messages: HashSet<Arc<str>> = HashSet::new();
     let mut buf = Vec::new();
     let mut line_no = 0;
     let mut good_lines = 0;
@@ -112,15 +114,26 @@ pub(crate) fn read(
             .and_then(|line| {
                 let (machine, event) = line.machine();
                 let machine = machine.ok_or("event line without `machine`")?;
-                Ok((machine.into_owned(), convert_event(event)?))
+                Ok((machine, convert_event(event)?))
             });
         match parsed {
-            Ok((machine, event)) => {
+            Ok((machine, mut event)) => {
                 good_lines += 1;
-                let entry = machines
-                    .entry(machine)
-                    .or_insert_with(|| (line_no, Vec::new()));
-                entry.1.push(event.at_line(line_no));
+                // The whole stream is held until it ends: share each distinct message (there
+                // are few) instead of keeping a copy per event.
+                match messages.get(&*event.message) {
+                    Some(shared) => event.message = Arc::clone(shared),
+                    None => {
+                        messages.insert(Arc::clone(&event.message));
+                    }
+                }
+                let event = event.at_line(line_no);
+                match machines.get_mut(&*machine) {
+                    Some(entry) => entry.1.push(event),
+                    None => {
+                        machines.insert(machine.into_owned(), (line_no, vec![event]));
+                    }
+                }
             }
             Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
         }
