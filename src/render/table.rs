@@ -48,6 +48,15 @@ fn align_right(table: &mut Table, columns: &[usize]) {
     }
 }
 
+/// `1 machine`, `2 machines`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn heading(style: Style, text: &str, out: &mut dyn Write) -> io::Result<()> {
     match style {
         Style::Terminal => writeln!(out, "\n{text}"),
@@ -82,16 +91,16 @@ pub fn report(report: &Report, out: &mut dyn Write, style: Style) -> io::Result<
     }
     writeln!(
         out,
-        "rules {} · {} files · {} machines · {} events ({} replayed, {} rejected, {} unknown, {} duplicates) · {} input errors",
+        "rules {} · {} · {} · {} ({} replayed, {} rejected, {} unknown, {} duplicates) · {}",
         report.rules,
-        s.files,
-        s.machines,
-        s.events,
+        count(s.files, "file"),
+        count(s.machines, "machine"),
+        count(s.events, "event"),
         s.replayed,
         s.rejected,
         unknown,
         s.duplicates,
-        s.errors.len()
+        count(s.errors.len() as u64, "input error")
     )?;
     if s.merged_machines > 0 {
         writeln!(
@@ -104,7 +113,10 @@ pub fn report(report: &Report, out: &mut dyn Write, style: Style) -> io::Result<
     let pairs = s.pairs_by_count();
     heading(
         style,
-        &format!("Unexpected transitions: {} pairs", pairs.len()),
+        &format!(
+            "Unexpected transitions: {}",
+            count(pairs.len() as u64, "pair")
+        ),
         out,
     )?;
     if pairs.is_empty() {
@@ -214,13 +226,13 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write, style: Style) -> io::Resul
     }
     writeln!(
         out,
-        "{} → {} · {} files · {} machines · {} events · {} input errors",
+        "{} → {} · {} · {} · {} · {}",
         report.old,
         report.new,
-        d.files,
-        d.machines,
-        d.events,
-        d.errors.len()
+        count(d.files, "file"),
+        count(d.machines, "machine"),
+        count(d.events, "event"),
+        count(d.errors.len() as u64, "input error")
     )?;
     let sections = [
         (
@@ -236,7 +248,11 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write, style: Style) -> io::Resul
     ];
     for (change, title, state_header) in sections {
         let rows = d.changes(change);
-        heading(style, &format!("{title}: {} pairs", rows.len()), out)?;
+        heading(
+            style,
+            &format!("{title}: {}", count(rows.len() as u64, "pair")),
+            out,
+        )?;
         if rows.is_empty() {
             writeln!(out, "none")?;
             continue;
@@ -263,7 +279,7 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write, style: Style) -> io::Resul
     }
     heading(
         style,
-        &format!("Flags that flip: {} machines", d.flips.len()),
+        &format!("Flags that flip: {}", count(d.flips.len() as u64, "flag")),
         out,
     )?;
     if d.flips.is_empty() {
@@ -306,11 +322,11 @@ pub fn check(report: &CheckReport, out: &mut dyn Write, style: Style) -> io::Res
     }
     writeln!(
         out,
-        "rules {} · {baseline} · {} machines · {} events · {} input errors",
+        "rules {} · {baseline} · {} · {} · {}",
         report.rules,
-        report.summary.machines,
-        report.summary.events,
-        report.summary.errors.len()
+        count(report.summary.machines, "machine"),
+        count(report.summary.events, "event"),
+        count(report.summary.errors.len() as u64, "input error")
     )?;
     heading(style, "Unexpected pairs against the baseline", out)?;
     if result.pairs.is_empty() {
