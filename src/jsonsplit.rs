@@ -408,12 +408,17 @@ fn indented_elements<R: BufRead>(
     let mut separator = b"\n".to_vec();
     separator.extend_from_slice(indent);
     separator.extend_from_slice(b"{\n");
+    // A piece cut out whole ends with its closing brace on a line of the same indent.
+    let mut closing = b"\n".to_vec();
+    closing.extend_from_slice(indent);
+    closing.push(b'}');
     let finder = memchr::memmem::Finder::new(&separator);
     // `pending[begin..]` starts with a separator; its first byte is at `line` (a newline).
     let mut pending: Vec<u8> = Vec::new();
     let mut begin = 0;
     let mut line = splitter.line;
     let mut searched = 1;
+    let mut read_error = None;
     loop {
         let found = if begin + searched < pending.len() {
             finder.find(&pending[begin + searched..])
@@ -427,15 +432,15 @@ fn indented_elements<R: BufRead>(
                 line: line + 1,
                 column: indent.len() + 1,
             };
-            let piece = pending[open..next].trim_ascii_end();
-            let Some(element) = piece.strip_suffix(b",") else {
-                return Err(SplitError::Syntax {
-                    line: start.line,
-                    column: start.column,
-                    message: "expected `,` after an array element".to_string(),
-                });
-            };
-            each(element.trim_ascii_end(), start)?;
+            let piece = &pending[open..next];
+            match piece.trim_ascii_end().strip_suffix(b",") {
+                Some(element) if element.trim_ascii_end().ends_with(&closing) => {
+                    each(element.trim_ascii_end(), start)?;
+                }
+                // Not the shape this cut relies on (an element on one line, another indent, a
+                // missing comma): scan the piece carefully, which also names any mistake.
+                _ => careful_piece(piece, start, &mut each)?,
+            }
             line += memchr::memchr_iter(b'\n', &pending[begin..next]).count();
             begin = next;
             searched = 1;
@@ -448,7 +453,14 @@ fn indented_elements<R: BufRead>(
             pending.drain(..begin);
             begin = 0;
         }
-        let buf = splitter.reader.fill_buf()?;
+        let buf = match splitter.reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(err) => {
+                // What is pending is still handed out before the error is named.
+                read_error = Some(err);
+                break;
+            }
+        };
         if buf.is_empty() || pending.len() - begin > FAST_LIMIT {
             break;
         }
@@ -457,34 +469,19 @@ fn indented_elements<R: BufRead>(
         splitter.reader.consume(n);
         splitter.bytes_read += n as u64;
     }
+    let tail = io::Cursor::new(pending.split_off(begin));
+    if let Some(err) = read_error {
+        let mut rest = Splitter::at(tail, Position { line, column: 1 });
+        let _ = careful_rest(&mut rest, &mut each);
+        return Err(SplitError::Io(err));
+    }
     // The last element, `]` and anything after: the careful scan, reading on where the
     // pending bytes end.
-    let tail = io::Cursor::new(pending.split_off(begin));
     let mut rest = Splitter::at(
         tail.chain(&mut splitter.reader),
         Position { line, column: 1 },
     );
-    loop {
-        let mut element = Vec::new();
-        let start = rest.read_value(&mut element)?;
-        each(&element, start)?;
-        match rest.skip_whitespace()? {
-            Some(b',') => {
-                rest.bump()?;
-            }
-            Some(b']') => {
-                rest.bump()?;
-                break;
-            }
-            Some(other) => {
-                return Err(rest.syntax(format!(
-                    "expected `,` or `]` after an array element, found `{}`",
-                    printable(other)
-                )));
-            }
-            None => return Err(rest.syntax("the array is not closed (truncated?)")),
-        }
-    }
+    careful_rest(&mut rest, &mut each)?;
     // Whatever follows `]` may still sit in the pending bytes, which the caller cannot see:
     // name it here.
     if rest.skip_whitespace()?.is_some() {
@@ -495,6 +492,73 @@ fn indented_elements<R: BufRead>(
     splitter.column = column;
     splitter.bytes_read += read;
     Ok(())
+}
+
+/// The rest of an array after a comma, scanned byte by byte up to its `]`.
+fn careful_rest<R: BufRead>(
+    rest: &mut Splitter<R>,
+    each: &mut impl FnMut(&[u8], Position) -> Result<(), SplitError>,
+) -> Result<(), SplitError> {
+    let mut element = Vec::new();
+    loop {
+        element.clear();
+        let start = rest.read_value(&mut element)?;
+        each(&element, start)?;
+        match rest.skip_whitespace()? {
+            Some(b',') => {
+                rest.bump()?;
+            }
+            Some(b']') => {
+                rest.bump()?;
+                return Ok(());
+            }
+            Some(other) => {
+                return Err(rest.syntax(format!(
+                    "expected `,` or `]` after an array element, found `{}`",
+                    printable(other)
+                )));
+            }
+            None => return Err(rest.syntax("the array is not closed (truncated?)")),
+        }
+    }
+}
+
+/// A piece between two element lines that is not one element and its comma: its values,
+/// each followed by a comma, scanned byte by byte.
+fn careful_piece(
+    piece: &[u8],
+    start: Position,
+    each: &mut impl FnMut(&[u8], Position) -> Result<(), SplitError>,
+) -> Result<(), SplitError> {
+    let mut scan = Splitter::at(piece, start);
+    let mut element = Vec::new();
+    loop {
+        element.clear();
+        let at = scan.read_value(&mut element)?;
+        each(&element, at)?;
+        match scan.skip_whitespace()? {
+            Some(b',') => {
+                scan.bump()?;
+                if scan.skip_whitespace()?.is_none() {
+                    return Ok(());
+                }
+            }
+            Some(other) => {
+                return Err(scan.syntax(format!(
+                    "expected `,` or `]` after an array element, found `{}`",
+                    printable(other)
+                )));
+            }
+            None => {
+                // The next element line follows: the comma is missing.
+                return Err(SplitError::Syntax {
+                    line: scan.line + 1,
+                    column: start.column,
+                    message: "expected `,` or `]` after an array element, found `{`".to_string(),
+                });
+            }
+        }
+    }
 }
 
 /// The start lines of the elements of the array found by following `path` through nested
@@ -637,7 +701,21 @@ mod tests {
             other => panic!("expected an error, got {other:?}"),
         }
         let no_comma = "[\n    {\n        \"a\": 1\n    },\n    {\n        \"b\": 2\n    }\n    {\n        \"c\": 3\n    }\n]";
-        assert!(fast_elements(no_comma, 4096).is_err());
+        // The careful scan names line 8, where `{` stands instead of `,`.
+        match (fast_elements(no_comma, 4096), elements(no_comma)) {
+            (
+                Err(SplitError::Syntax { line: fast, .. }),
+                Err(SplitError::Syntax { line: careful, .. }),
+            ) => assert_eq!((fast, careful), (8, 8)),
+            other => panic!("expected two errors, got {other:?}"),
+        }
+        // Elements on one line, at another indent, or scalars, among indented ones.
+        let mixed = "[\n    {\n        \"a\": 1\n    },\n    {\n        \"b\": 2\n    },\n    {\"c\": 3}, {},\n      {\"d\": 4}, null,\n    {\n        \"e\": 5\n    },\n    {\n        \"f\": 6\n    }\n]\n";
+        assert_eq!(
+            fast_elements(mixed, 4096).unwrap(),
+            elements(mixed).unwrap()
+        );
+        assert_eq!(elements(mixed).unwrap().len(), 8);
     }
 
     #[test]

@@ -399,24 +399,51 @@ pub fn read_reader(
 /// How much of a file's beginning detection looks at.
 const HEAD: usize = 256 << 10;
 
-/// Reads the beginning of a stream: up to [`HEAD`] bytes, or less once a few whole lines are
-/// there (a pipe may hand over a partial line first).
-fn read_head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
+/// Reads the beginning of a stream: up to [`HEAD`] bytes, or less once a few non-blank lines
+/// are there (a pipe may hand over a partial line first). A read error ends the head early and
+/// is handed back, to be raised where the head ends, after what was read is reported.
+fn read_head(reader: &mut dyn Read) -> (Vec<u8>, Option<io::Error>) {
     let mut head = Vec::with_capacity(64 << 10);
-    let mut chunk = [0u8; 64 << 10];
+    let mut chunk = vec![0u8; 64 << 10];
     while head.len() < HEAD {
-        let n = match reader.read(&mut chunk[..(HEAD - head.len()).min(64 << 10)]) {
+        let want = (HEAD - head.len()).min(chunk.len());
+        let n = match reader.read(&mut chunk[..want]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
+            Err(err) => return (head, Some(err)),
         };
         head.extend_from_slice(&chunk[..n]);
-        if memchr::memchr_iter(b'\n', &head).nth(3).is_some() {
+        let complete = &head[..memchr::memrchr(b'\n', &head).unwrap_or(0)];
+        let lines = complete
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.trim_ascii().is_empty())
+            .count();
+        if lines >= 4 {
             break;
         }
     }
-    Ok(head)
+    (head, None)
+}
+
+/// A reader that fails once with a stored error, then reads nothing.
+struct Failing(Option<io::Error>);
+
+impl Read for Failing {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(err) => Err(err),
+            None => Ok(0),
+        }
+    }
+}
+
+/// Reads the head, keeping a read error for after it: `(head, the rest of the stream)`.
+fn split_head<'r>(mut raw: Box<dyn Read + 'r>) -> (Vec<u8>, Box<dyn Read + 'r>) {
+    match read_head(&mut raw) {
+        (head, None) => (head, raw),
+        (head, Some(err)) => (head, Box::new(Failing(Some(err)))),
+    }
 }
 
 fn read_stream(
@@ -425,18 +452,13 @@ fn read_stream(
     named: bool,
     sink: &mut dyn FnMut(Record),
 ) {
-    let cannot_read = |err: io::Error| InputError::at(&ctx.path, 0, format!("cannot read: {err}"));
-    let mut head = match read_head(&mut raw) {
-        Ok(head) => head,
-        Err(err) => return sink(Record::Error(cannot_read(err))),
-    };
+    let (mut head, rest) = split_head(raw);
+    raw = rest;
     // gzip is recognised by its magic number, so compressed standard input works too.
     if head.starts_with(&[0x1f, 0x8b]) {
-        raw = Box::new(MultiGzDecoder::new(io::Cursor::new(head).chain(raw)));
-        head = match read_head(&mut raw) {
-            Ok(head) => head,
-            Err(err) => return sink(Record::Error(cannot_read(err))),
-        };
+        (head, raw) = split_head(Box::new(MultiGzDecoder::new(
+            io::Cursor::new(head).chain(raw),
+        )));
     }
     let bom = head.starts_with(BOM);
     let family = match (ctx.options.format, detect(&head)) {

@@ -62,10 +62,10 @@ pub(crate) fn looks_like_stream(head: &[u8]) -> bool {
         .filter(|l| !l.is_empty());
     let complete = head.iter().filter(|&&b| b == b'\n').count();
     let sample: Vec<&[u8]> = lines.by_ref().take(complete.clamp(1, 8)).collect();
-    // Every line opens an object (a damaged one may not close it), and one of them is a whole
-    // event: a pretty-printed document has lines like `"id": …` or `{` alone instead.
-    let object_lines = sample.iter().all(|l| l.first() == Some(&b'{'));
-    object_lines
+    // Most lines open an object (damaged ones may not), and one of them is a whole event: a
+    // pretty-printed document has lines like `"id": …` or a lone `{` instead.
+    let object_lines = sample.iter().filter(|l| l.first() == Some(&b'{')).count();
+    object_lines * 2 > sample.len()
         && sample
             .iter()
             .any(|l| serde_json::from_slice::<RawLine>(l).is_ok_and(|r| r.is_event()))

@@ -278,7 +278,8 @@ pub(crate) fn read(
             batch.text.push(b'\n');
             continue;
         }
-        let starts_section = buf.trim_ascii_start().starts_with(b"==> ");
+        let starts_section =
+            std::str::from_utf8(&buf).is_ok_and(|l| section_header(l.trim()).is_some());
         if starts_section && batch.text.len() >= BATCH_BYTES {
             let full = std::mem::replace(&mut batch, TableBatch::new(ctx, line_no));
             sink(Record::Batch(Batch::Table(full)));

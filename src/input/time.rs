@@ -50,14 +50,20 @@ const MONTHS: [&str; 12] = [
 /// `22 Aug 2022 06:36:15` without a format string: tables parse one per row. `None` sends the
 /// text to chrono's parser, which also explains what is wrong.
 fn fast_naive(local: &str) -> Option<NaiveDateTime> {
+    // Digits only, of the lengths Go prints: no signs, no extra fields.
+    fn number(text: &str, lengths: std::ops::RangeInclusive<usize>) -> Option<u32> {
+        (lengths.contains(&text.len()) && text.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| text.parse().ok())
+            .flatten()
+    }
     let mut parts = local.split(' ');
-    let day: u32 = parts.next()?.parse().ok()?;
+    let day = number(parts.next()?, 1..=2)?;
     let month_name = parts.next()?;
     let month = MONTHS
         .iter()
         .position(|m| m.eq_ignore_ascii_case(month_name))? as u32
         + 1;
-    let year: i32 = parts.next()?.parse().ok()?;
+    let year = number(parts.next()?, 4..=4)? as i32;
     let clock = parts.next()?;
     if parts.next().is_some() {
         return None;
@@ -72,9 +78,12 @@ fn fast_naive(local: &str) -> Option<NaiveDateTime> {
         None => (clock, ""),
     };
     let mut hms = hms.split(':');
-    let hour: u32 = hms.next()?.parse().ok()?;
-    let minute: u32 = hms.next()?.parse().ok()?;
-    let second: u32 = hms.next()?.parse().ok()?;
+    let hour = number(hms.next()?, 1..=2)?;
+    let minute = number(hms.next()?, 2..=2)?;
+    let second = number(hms.next()?, 2..=2)?;
+    if hms.next().is_some() {
+        return None;
+    }
     let nanos: u32 = if fraction.is_empty() {
         0
     } else {
@@ -206,6 +215,8 @@ mod tests {
         assert_eq!(fast_naive("30 Feb 2024 00:00:00"), None);
         assert_eq!(fast_naive("22 Foo 2022 06:36:15"), None);
         assert_eq!(fast_naive("22 Aug 2022 06:36:15."), None);
+        assert_eq!(fast_naive("22 Aug 2022 21:01:09:99"), None);
+        assert_eq!(fast_naive("+2 Aug 2022 21:01:09"), None);
     }
 
     #[test]

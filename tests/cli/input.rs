@@ -539,3 +539,87 @@ fn numeric_zones_as_go_prints_them() {
     assert_eq!(report["inputs"]["errors"][0]["line"], 4);
     assert_eq!(report["inputs"]["events"], 1);
 }
+
+// Regressions found in the second review.
+
+#[test]
+fn a_one_line_element_in_a_pretty_list_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = std::fs::read_to_string(testdata("fleet-v0.42.2/list-json/machines.json")).unwrap();
+    let machines: Value = serde_json::from_str(&list).unwrap();
+    // The third machine written on one line, the rest as metalctl prints them.
+    let pretty: Vec<String> = machines
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let text = if i == 2 {
+                serde_json::to_string(m).unwrap()
+            } else {
+                serde_json::to_string_pretty(m).unwrap()
+            };
+            text.lines()
+                .map(|l| format!("    {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    let path = dir.path().join("mixed.json");
+    std::fs::write(&path, format!("[\n{}\n]\n", pretty.join(",\n"))).unwrap();
+    let (code, report, stderr) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["inputs"]["machines"], 12);
+}
+
+#[test]
+fn a_gzip_file_with_trailing_garbage_keeps_its_machines() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("list.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&std::fs::read(testdata("fleet-v0.42.2/list-json/machines.json")).unwrap())
+        .unwrap();
+    let mut bytes = gz.finish().unwrap();
+    bytes.extend([0u8; 512]);
+    std::fs::write(&path, bytes).unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(report["inputs"]["machines"], 12);
+}
+
+#[test]
+fn a_garbage_line_early_in_a_stream_is_one_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let stream = std::fs::read_to_string(testdata("fleet-v0.42.2/ndjson/events.ndjson")).unwrap();
+    let mut lines: Vec<&str> = stream.lines().collect();
+    lines.insert(2, "garbage line");
+    let path = dir.path().join("s.ndjson");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(report["inputs"]["machines"], 12);
+    assert_eq!(report["inputs"]["errors"][0]["line"], 3);
+}
+
+#[test]
+fn a_line_that_only_looks_like_a_section_header_is_not_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("==> a.txt <==\n");
+    // Over one batch of rows, so the odd line falls where a batch may end.
+    for i in 0..20_000 {
+        let minute = i % 60;
+        text.push_str(&format!(
+            "Mon, 22 Aug 2022 06:{minute:02}:15 UTC   Planned Reboot   {}\n",
+            "x".repeat(40)
+        ));
+    }
+    text.push_str("==> oops\n");
+    text.push_str("Mon, 22 Aug 2022 07:00:00 UTC   Planned Reboot   after\n");
+    let path = dir.path().join("tables.txt");
+    std::fs::write(&path, text).unwrap();
+    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(report["inputs"]["machines"], 1);
+    assert_eq!(report["inputs"]["errors"].as_array().unwrap().len(), 1);
+}
