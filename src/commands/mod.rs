@@ -111,6 +111,7 @@ impl Inputs {
                 zones: args.tz.clone(),
                 // Counting costs an atomic add per read; only a visible bar needs it.
                 bytes_read: progress::wanted(args.quiet).then(|| Arc::new(AtomicU64::new(0))),
+                ids_only: false,
             },
             pool: match args.threads {
                 Some(n) => Some(

@@ -295,7 +295,8 @@ fn read_array<R: BufRead>(
     let mut events_array = forced.map(|f| f == Format::LogsJson);
     let mut log_events = Vec::new();
     let mut not_a_log = false;
-    let mut batch = ElementBatch::new(&ctx.path, forced);
+    let ids_only = ctx.options.ids_only;
+    let mut batch = ElementBatch::new(&ctx.path, forced, ids_only);
     // Set once the array is known to hold machines: nothing can follow it then, so it may be
     // cut at its element lines (see `jsonsplit::indented_elements`).
     let fast = Cell::new(forced.is_some_and(|f| f != Format::LogsJson));
@@ -306,7 +307,8 @@ fn read_array<R: BufRead>(
         if events_array == Some(false) {
             batch.push(bytes, start);
             if batch.is_full() {
-                let full = std::mem::replace(&mut batch, ElementBatch::new(&ctx.path, forced));
+                let fresh = ElementBatch::new(&ctx.path, forced, ids_only);
+                let full = std::mem::replace(&mut batch, fresh);
                 sink(Record::Batch(Batch::Json(full)));
             }
             return Ok(());
@@ -399,6 +401,8 @@ const BATCH_BYTES: usize = 1 << 20;
 pub struct ElementBatch {
     path: String,
     forced: Option<Format>,
+    /// Machines without their events (see [`InputOptions::ids_only`]).
+    ids_only: bool,
     /// The format of the array's machines, as its first element showed.
     pub format: Option<Format>,
     bytes: Vec<u8>,
@@ -407,10 +411,11 @@ pub struct ElementBatch {
 }
 
 impl ElementBatch {
-    fn new(path: &str, forced: Option<Format>) -> ElementBatch {
+    fn new(path: &str, forced: Option<Format>, ids_only: bool) -> ElementBatch {
         ElementBatch {
             path: path.to_string(),
             forced,
+            ids_only,
             format: forced,
             bytes: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 2)),
             elements: Vec::new(),
@@ -473,9 +478,15 @@ impl ElementBatch {
                 }
                 (Some(mut parts), _) => {
                     parts.format = array_format(parts.format);
-                    if let Some(machine) =
-                        machine_from_parts(parts, bytes, start, &self.path, None, sink)
-                    {
+                    if let Some(machine) = machine_from_parts(
+                        parts,
+                        bytes,
+                        start,
+                        &self.path,
+                        None,
+                        self.ids_only,
+                        sink,
+                    ) {
                         sink(Record::Machine(machine));
                     }
                 }
@@ -518,12 +529,17 @@ fn read_object<R: BufRead>(
 ) -> Result<Outcome, SplitError> {
     let mut bytes = Vec::new();
     let start = splitter.read_value(&mut bytes)?;
-    let item: RawItem = match serde_json::from_slice(&bytes) {
+    // As in batches: simd-json on a copy, serde_json to explain a failure.
+    let mut scratch = bytes.clone();
+    let item: RawItem = match simd_json::serde::from_slice(&mut scratch) {
         Ok(item) => item,
-        Err(err) => {
-            sink(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
-            return Ok(Ok(()));
-        }
+        Err(_) => match serde_json::from_slice(&bytes) {
+            Ok(item) => item,
+            Err(err) => {
+                sink(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
+                return Ok(Ok(()));
+            }
+        },
     };
     let Some(parts) = item.into_machine() else {
         if forced.is_some() {
@@ -546,9 +562,15 @@ fn read_object<R: BufRead>(
         )));
         return Ok(Ok(()));
     }
-    if let Some(machine) =
-        machine_from_parts(parts, &bytes, start, &ctx.path, Some(&ctx.machine), sink)
-    {
+    if let Some(machine) = machine_from_parts(
+        parts,
+        &bytes,
+        start,
+        &ctx.path,
+        Some(&ctx.machine),
+        ctx.options.ids_only,
+        sink,
+    ) {
         sink(Record::Machine(machine));
     }
     expect_end(splitter, ctx, sink)?;
@@ -564,8 +586,25 @@ fn machine_from_parts(
     start: Position,
     path: &str,
     file_machine: Option<&str>,
+    ids_only: bool,
     sink: &mut dyn FnMut(Record),
 ) -> Option<MachineLog> {
+    if ids_only {
+        let machine = parts
+            .id
+            .map(|id| id.into_owned())
+            .or_else(|| file_machine.map(str::to_string))?;
+        return Some(MachineLog {
+            machine,
+            source: path.to_string(),
+            line: start.line,
+            format: parts.format,
+            events: Vec::new(),
+            last_error_event: None,
+            recorded: RecordedFlags::default(),
+            annotated: true,
+        });
+    }
     let machine = match (parts.id, file_machine) {
         (Some(id), _) => id.into_owned(),
         (None, Some(machine)) => machine.to_string(),

@@ -40,11 +40,15 @@ impl Merger {
             return Merger::default();
         }
         let scanned: Vec<&InputFile> = files.iter().filter(|f| f.path.as_os_str() != "-").collect();
+        let options = InputOptions {
+            ids_only: true,
+            ..options.clone()
+        };
         let ids: Vec<Vec<String>> = scanned
             .par_iter()
             .map(|file| {
                 let mut ids = Vec::new();
-                read_file_decoded(file, options, &mut |record| {
+                read_file_decoded(file, &options, &mut |record| {
                     if let Record::Machine(log) = record {
                         ids.push(log.machine);
                     }

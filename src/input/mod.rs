@@ -152,6 +152,9 @@ pub struct InputOptions {
     pub zones: Vec<time::ExtraZone>,
     /// Counts the bytes read from files (before decompression), for a progress display.
     pub bytes_read: Option<Arc<AtomicU64>>,
+    /// Read machines without their events (JSON exports and tables): enough to learn which
+    /// machines an input holds, at a fraction of the cost.
+    pub ids_only: bool,
 }
 
 /// A reader that adds what passes through it to a shared counter.
@@ -403,8 +406,11 @@ const HEAD: usize = 256 << 10;
 /// are there (a pipe may hand over a partial line first). A read error ends the head early and
 /// is handed back, to be raised where the head ends, after what was read is reported.
 fn read_head(reader: &mut dyn Read) -> (Vec<u8>, Option<io::Error>) {
-    let mut head = Vec::with_capacity(64 << 10);
-    let mut chunk = vec![0u8; 64 << 10];
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 16 << 10];
+    // Non-blank complete lines so far, and whether the current line has a non-blank byte.
+    let mut lines = 0;
+    let mut filled = false;
     while head.len() < HEAD {
         let want = (HEAD - head.len()).min(chunk.len());
         let n = match reader.read(&mut chunk[..want]) {
@@ -414,11 +420,14 @@ fn read_head(reader: &mut dyn Read) -> (Vec<u8>, Option<io::Error>) {
             Err(err) => return (head, Some(err)),
         };
         head.extend_from_slice(&chunk[..n]);
-        let complete = &head[..memchr::memrchr(b'\n', &head).unwrap_or(0)];
-        let lines = complete
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.trim_ascii().is_empty())
-            .count();
+        for &byte in &chunk[..n] {
+            if byte == b'\n' {
+                lines += usize::from(filled);
+                filled = false;
+            } else if !byte.is_ascii_whitespace() {
+                filled = true;
+            }
+        }
         if lines >= 4 {
             break;
         }
@@ -484,7 +493,7 @@ fn read_stream(
     if bom {
         head.set_position(BOM.len() as u64);
     }
-    let reader = BufReader::with_capacity(256 << 10, head.chain(raw));
+    let reader = BufReader::with_capacity(64 << 10, head.chain(raw));
     let outcome = match family {
         Family::Table => table::read(reader, ctx, sink),
         Family::Stream => ndjson::read(reader, ctx, sink),

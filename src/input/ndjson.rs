@@ -56,6 +56,13 @@ impl<'a> RawLine<'a> {
 /// Whether the first whole lines of a file look like a raw event stream (so that one damaged
 /// line does not turn the stream into "one broken JSON document").
 pub(crate) fn looks_like_stream(head: &[u8]) -> bool {
+    // A lone `{` on the first line is a pretty-printed document, never a stream line.
+    let first = head
+        .split(|&b| b == b'\n')
+        .find(|l| !l.trim_ascii().is_empty());
+    if first.is_some_and(|l| l.trim_ascii() == b"{") {
+        return false;
+    }
     let mut lines = head
         .split(|&b| b == b'\n')
         .map(<[u8]>::trim_ascii)

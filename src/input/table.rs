@@ -146,6 +146,8 @@ pub struct TableBatch {
     /// The machine of rows before any `==> NAME <==` header (the file's).
     file_machine: String,
     zones: Vec<ExtraZone>,
+    /// Machines without their rows (see [`super::InputOptions::ids_only`]).
+    ids_only: bool,
     /// The lines, each with its `\n`.
     text: Vec<u8>,
     /// The number of the first line in `text`.
@@ -158,6 +160,7 @@ impl TableBatch {
             path: ctx.path.clone(),
             file_machine: ctx.machine.clone(),
             zones: ctx.options.zones.clone(),
+            ids_only: ctx.options.ids_only,
             text: Vec::new(),
             first_line,
         }
@@ -196,6 +199,9 @@ impl TableBatch {
                 section.get_or_insert_with(|| Section::new(self.file_machine.clone(), this_line));
             if trimmed.starts_with("Recent last error") {
                 current.in_last_error = true;
+                continue;
+            }
+            if self.ids_only {
                 continue;
             }
             match parse_row(trimmed, &self.zones) {
