@@ -196,20 +196,25 @@ fn import_go_rejects_a_file_of_another_shape() {
 
 // diff.
 
+/// `fsmlog diff --old OLD --new NEW -o json PATH`: (exit code, output, stderr).
+fn diff_json(old: &str, new: &str, path: &Path) -> (i32, Value, String) {
+    run_json(&[
+        "diff",
+        "--old",
+        old,
+        "--new",
+        new,
+        "-o",
+        "json",
+        path.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn diff_v0_19_0_to_v0_19_3_only_fixes_registering_to_installing() {
     for fleet in FLEETS {
         let dir = testdata(&format!("{fleet}/describe-json"));
-        let (code, diff, _) = run_json(&[
-            "diff",
-            "--old",
-            "metal-api-v0.19.0",
-            "--new",
-            "metal-api-v0.19.3",
-            "-o",
-            "json",
-            dir.to_str().unwrap(),
-        ]);
+        let (code, diff, _) = diff_json("metal-api-v0.19.0", "metal-api-v0.19.3", &dir);
         assert_eq!(code, 0, "{fleet}");
         assert_eq!(diff["newly_unexpected"], serde_json::json!([]));
         let fixed = pairs(&diff["newly_expected"]);
@@ -221,16 +226,7 @@ fn diff_v0_19_0_to_v0_19_3_only_fixes_registering_to_installing() {
     }
     // The seed machine has no Registering → Installing: nothing changes.
     let seed = testdata("seed-machine.txt");
-    let (code, diff, _) = run_json(&[
-        "diff",
-        "--old",
-        "metal-api-v0.19.0",
-        "--new",
-        "metal-api-v0.19.3",
-        "-o",
-        "json",
-        seed.to_str().unwrap(),
-    ]);
+    let (code, diff, _) = diff_json("metal-api-v0.19.0", "metal-api-v0.19.3", &seed);
     assert_eq!(code, 0);
     assert_eq!(diff["newly_expected"], serde_json::json!([]));
 }
@@ -261,16 +257,7 @@ fn diff_fails_on_regressions_unless_told_otherwise() {
     assert_eq!(args("never"), 0);
     // The raw stream under v0.19.3 → v0.42.2: buffered Phoned Home hides pairs, nothing new.
     let stream = testdata("fleet-v0.42.2/ndjson");
-    let (code, diff, _) = run_json(&[
-        "diff",
-        "--old",
-        "metal-api-v0.19.3",
-        "--new",
-        "metal-api-v0.42.2",
-        "-o",
-        "json",
-        stream.to_str().unwrap(),
-    ]);
+    let (code, diff, _) = diff_json("metal-api-v0.19.3", "metal-api-v0.42.2", &stream);
     assert_eq!(code, 0);
     let hidden = pairs(&diff["newly_expected"]);
     assert!(
