@@ -6,13 +6,38 @@ use std::ops::AddAssign;
 
 use chrono::{DateTime, Utc};
 
-use crate::event::{EventKind, State};
+use crate::event::{EventKind, Location, State};
+use crate::input::InputError;
 use crate::input::merge::Merged;
-use crate::input::{Format, InputError};
 use crate::replay::{Step, Trace, Verdict};
 
 /// How many example machines a pair keeps (the smallest ids, so the choice is stable).
 pub const EXAMPLES: usize = 3;
+
+/// One unexpected event on one machine, where it was read.
+#[derive(Debug, Clone, Copy)]
+pub struct Occurrence<'a> {
+    pub time: DateTime<Utc>,
+    pub machine: &'a str,
+    /// The file and line it was read at.
+    pub source: &'a str,
+    pub line: usize,
+}
+
+impl<'a> Occurrence<'a> {
+    /// A step of a machine's trace.
+    pub fn of(step: &Step, trace: &'a Trace) -> Occurrence<'a> {
+        Occurrence {
+            time: step.time,
+            machine: &trace.machine,
+            source: trace
+                .sources
+                .get(step.source as usize)
+                .map_or(trace.source.as_str(), String::as_str),
+            line: step.line,
+        }
+    }
+}
 
 /// The tally of one unexpected (state, event) pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +47,9 @@ pub struct PairTally {
     pub first_seen: DateTime<Utc>,
     pub last_seen: DateTime<Utc>,
     pub examples: BTreeSet<String>,
+    /// Where the first occurrence was read (the earliest; among equal times the smallest
+    /// file and line), for output that points at a file.
+    pub first_at: Option<Location>,
 }
 
 impl PairTally {
@@ -33,24 +61,47 @@ impl PairTally {
             first_seen: time,
             last_seen: time,
             examples: BTreeSet::new(),
+            first_at: None,
         }
     }
 
-    /// Counts one event at `time` on `machine`; `first_on_machine` when the machine has not
-    /// been counted for this pair yet.
-    pub fn observe(&mut self, time: DateTime<Utc>, machine: &str, first_on_machine: bool) {
+    /// Counts one occurrence; `first_on_machine` when its machine has not been counted for
+    /// this pair yet.
+    pub fn observe(&mut self, o: &Occurrence, first_on_machine: bool) {
+        let earlier = match &self.first_at {
+            None => true,
+            Some(at) => {
+                o.time < self.first_seen
+                    || (o.time == self.first_seen
+                        && (o.source, o.line) < (at.path.as_str(), at.line))
+            }
+        };
+        if earlier {
+            self.first_at = Some(Location {
+                path: o.source.to_string(),
+                line: o.line,
+            });
+        }
         self.count += 1;
-        self.first_seen = self.first_seen.min(time);
-        self.last_seen = self.last_seen.max(time);
+        self.first_seen = if self.count == 1 {
+            o.time
+        } else {
+            self.first_seen.min(o.time)
+        };
+        self.last_seen = if self.count == 1 {
+            o.time
+        } else {
+            self.last_seen.max(o.time)
+        };
         if first_on_machine {
             self.machines += 1;
             if self.examples.len() < EXAMPLES
                 || self
                     .examples
                     .last()
-                    .is_some_and(|last| machine < last.as_str())
+                    .is_some_and(|last| o.machine < last.as_str())
             {
-                self.examples.insert(machine.to_string());
+                self.examples.insert(o.machine.to_string());
                 keep_smallest(&mut self.examples);
             }
         }
@@ -58,6 +109,16 @@ impl PairTally {
 
     /// Adds another tally of the same pair.
     pub fn merge(&mut self, other: PairTally) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = other;
+            return;
+        }
+        if (other.first_seen, &other.first_at) < (self.first_seen, &self.first_at) {
+            self.first_at = other.first_at;
+        }
         self.count += other.count;
         self.machines += other.machines;
         self.first_seen = self.first_seen.min(other.first_seen);
@@ -89,7 +150,8 @@ pub type Disagreement = (EventKind, Option<State>, Option<State>);
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub files: u64,
-    pub formats: BTreeMap<Format, u64>,
+    /// Files per format name (`list-json`, `list-yaml`, …).
+    pub formats: BTreeMap<&'static str, u64>,
     pub machines: u64,
     /// Events read: replayed + rejected + unknown + duplicates.
     pub events: u64,
@@ -133,7 +195,7 @@ impl Summary {
             }
             if step.verdict == Verdict::Unexpected {
                 let first = seen_pairs.insert((step.from, step.event));
-                self.count_unexpected(step, &trace.machine, first);
+                self.count_unexpected(step, trace, first);
             }
             if trace.annotated
                 && let Some(key) = disagreement(step)
@@ -158,32 +220,11 @@ impl Summary {
         }
     }
 
-    fn count_unexpected(&mut self, step: &Step, machine: &str, first_on_machine: bool) {
-        let tally = self
-            .pairs
+    fn count_unexpected(&mut self, step: &Step, trace: &Trace, first_on_machine: bool) {
+        self.pairs
             .entry((step.from, step.event))
-            .or_insert_with(|| PairTally {
-                count: 0,
-                machines: 0,
-                first_seen: step.time,
-                last_seen: step.time,
-                examples: BTreeSet::new(),
-            });
-        tally.count += 1;
-        tally.first_seen = tally.first_seen.min(step.time);
-        tally.last_seen = tally.last_seen.max(step.time);
-        if first_on_machine {
-            tally.machines += 1;
-            if tally.examples.len() < EXAMPLES
-                || tally
-                    .examples
-                    .last()
-                    .is_some_and(|last| machine < last.as_str())
-            {
-                tally.examples.insert(machine.to_string());
-                keep_smallest(&mut tally.examples);
-            }
-        }
+            .or_insert_with(|| PairTally::new(step.time))
+            .observe(&Occurrence::of(step, trace), first_on_machine);
     }
 
     /// The unexpected pairs, most frequent first, then by state and event.
@@ -274,6 +315,7 @@ mod tests {
             stored: true,
             recorded_state: None,
             line: 1,
+            source: 0,
         }
     }
 
@@ -281,6 +323,7 @@ mod tests {
         Trace {
             machine: machine.to_string(),
             source: "x".to_string(),
+            sources: vec!["x".to_string()],
             steps,
             container: Container::default(),
             unknown: Vec::new(),

@@ -120,6 +120,9 @@ pub struct DiffArgs {
     /// What makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::NewlyUnexpected)]
     pub fail_on: FailOn,
+    /// Pass the gate when no machine was read (by default that is an input error, exit 2).
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = DiffFormat::Table)]
     pub output: DiffFormat,
@@ -158,6 +161,9 @@ pub struct CheckArgs {
     /// Record today's unexpected pairs as the accepted baseline in FILE (and pass).
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Pass the gate when no machine was read (by default that is an input error, exit 2).
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = CheckFormat::Table)]
     pub output: CheckFormat,

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
 
-use crate::aggregate::{PairTally, merge_pairs};
+use crate::aggregate::{Occurrence, PairTally, merge_pairs};
 use crate::event::{EventKind, State};
 use crate::input::InputError;
 use crate::replay::{Step, Trace, Verdict};
@@ -79,7 +79,7 @@ impl RuleDiff {
                 self.changes
                     .entry(key)
                     .or_insert_with(|| PairTally::new(o.time))
-                    .observe(o.time, machine, first);
+                    .observe(&Occurrence::of(o, old), first);
             }
         }
         let flags = [
@@ -137,7 +137,7 @@ impl AddAssign for RuleDiff {
 mod tests {
     use super::*;
     use crate::event::{Event, EventName};
-    use crate::input::{Format, MachineLog, RecordedFlags};
+    use crate::input::{Format, MachineLog};
     use crate::replay::replay;
     use crate::rules::Ruleset;
     use chrono::{DateTime, TimeDelta, Utc};
@@ -146,26 +146,15 @@ mod tests {
         let start = DateTime::parse_from_rfc3339("2025-01-01T00:00:00Z")
             .unwrap()
             .with_timezone(&Utc);
-        MachineLog {
-            machine: "m".into(),
-            source: "m.json".into(),
-            line: 1,
-            format: Format::LogsJson,
-            events: events
-                .iter()
-                .map(|(s, k)| {
-                    Event::from_recorded(
-                        start + TimeDelta::seconds(*s),
-                        EventName::Known(*k),
-                        "",
-                        1,
-                    )
-                })
-                .collect(),
-            last_error_event: None,
-            recorded: RecordedFlags::default(),
-            annotated: false,
-        }
+        let mut log = MachineLog::new("m".into(), "m.json", 1, Format::LogsJson);
+        log.annotated = false;
+        log.events = events
+            .iter()
+            .map(|(s, k)| {
+                Event::from_recorded(start + TimeDelta::seconds(*s), EventName::Known(*k), "", 1)
+            })
+            .collect();
+        log
     }
 
     fn diff(old: &str, new: &str, log: &MachineLog) -> RuleDiff {

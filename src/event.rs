@@ -233,6 +233,8 @@ pub struct Event {
     pub recorded_state: Option<State>,
     /// The line this event starts on.
     pub line: usize,
+    /// Which of its machine log's sources (see `MachineLog::sources`) the line is in.
+    pub source: u32,
 }
 
 const UNEXPECTED_PREFIX: &str = "[unexpectedly received in ";
@@ -252,12 +254,18 @@ impl Event {
             message: message.into(),
             recorded_state,
             line,
+            source: 0,
         }
     }
 
     /// The same event, read at `line`.
     pub fn at_line(self, line: usize) -> Event {
         Event { line, ..self }
+    }
+
+    /// The same event, read from the machine log's source number `source`.
+    pub fn from_source(self, source: u32) -> Event {
+        Event { source, ..self }
     }
 
     /// Whether two records show the same event: same name, same instant (tables print whole

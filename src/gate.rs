@@ -18,6 +18,9 @@ pub struct Baseline {
     #[serde(default)]
     pub rules: String,
     pub accepted: Vec<AcceptedPair>,
+    /// The line of each accepted pair in the file it was loaded from (empty otherwise).
+    #[serde(skip)]
+    pub lines: Vec<usize>,
 }
 
 /// One accepted pair, optionally with a ceiling on the share of machines that may show it.
@@ -43,6 +46,8 @@ struct Accepted {
     state: State,
     event: EventKind,
     ceiling: Option<f64>,
+    /// The line of the entry in the baseline file, where known.
+    line: Option<usize>,
 }
 
 impl Baseline {
@@ -63,7 +68,7 @@ impl Baseline {
                 .collect();
             bail!("{}", named.join("\n"));
         }
-        Ok(baseline)
+        Ok(Baseline { lines, ..baseline })
     }
 
     /// The baseline that accepts exactly today's pairs.
@@ -81,7 +86,23 @@ impl Baseline {
                     machines: Some(tally.machines),
                 })
                 .collect(),
+            lines: Vec::new(),
         }
+    }
+
+    /// The file as people read, edit and diff it: one accepted pair per line, so that a
+    /// location in the baseline shows the whole pair.
+    pub fn to_json(&self) -> String {
+        let rows: Vec<String> = self
+            .accepted
+            .iter()
+            .map(|pair| format!("    {}", serde_json::to_string(pair).unwrap_or_default()))
+            .collect();
+        format!(
+            "{{\n  \"rules\": {},\n  \"accepted\": [\n{}\n  ]\n}}\n",
+            serde_json::to_string(&self.rules).unwrap_or_default(),
+            rows.join(",\n")
+        )
     }
 
     /// The accepted pairs, or (index, problem) for each bad one.
@@ -113,6 +134,7 @@ impl Baseline {
                         state,
                         event,
                         ceiling: pair.max_machine_share,
+                        line: self.lines.get(i).copied(),
                     });
                 }
             }
@@ -178,6 +200,8 @@ pub struct PairCheck {
     pub share: f64,
     pub ceiling: Option<f64>,
     pub violation: Option<Violation>,
+    /// The line of the pair's entry in the baseline file, where it has one.
+    pub baseline_line: Option<usize>,
 }
 
 impl PairCheck {
@@ -273,6 +297,7 @@ pub fn check(summary: &Summary, baseline: Option<&Baseline>) -> Result<GateResul
             share,
             ceiling: found.and_then(|a| a.ceiling),
             violation,
+            baseline_line: found.and_then(|a| a.line),
         });
     }
     for a in &accepted {
@@ -285,6 +310,7 @@ pub fn check(summary: &Summary, baseline: Option<&Baseline>) -> Result<GateResul
                 share: 0.0,
                 ceiling: a.ceiling,
                 violation: None,
+                baseline_line: a.line,
             });
         }
     }
@@ -312,6 +338,7 @@ mod tests {
             s.add_trace(&Trace {
                 machine: machine.to_string(),
                 source: "x".into(),
+                sources: vec!["x".into()],
                 steps: vec![Step {
                     time,
                     event: *event,
@@ -322,6 +349,7 @@ mod tests {
                     stored: true,
                     recorded_state: None,
                     line: 1,
+                    source: 0,
                 }],
                 container: Container::default(),
                 unknown: Vec::new(),

@@ -22,7 +22,11 @@ fn main() -> ExitCode {
         Ok(Outcome::InputErrors) => ExitCode::from(2),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("fsmlog: {err:#}");
+            // Errors name files and quote rule files, which come from anywhere; a message of
+            // several lines (each mistake of a rule file) keeps its lines.
+            let text = format!("{err:#}");
+            let lines: Vec<_> = text.lines().map(fsmlog::render::escape::text).collect();
+            eprintln!("fsmlog: {}", lines.join("\n"));
             ExitCode::from(2)
         }
     }

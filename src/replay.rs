@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{Event, EventKind, EventName, State, unexpected_message};
-use crate::input::MachineLog;
+use crate::input::{MachineLog, RecordedFlag};
 use crate::rules::{Ruleset, Target};
 
 /// An event as metal-api stores it in the container.
@@ -45,6 +45,9 @@ pub struct Container {
     pub crash_loop: bool,
     pub failed_machine_reclaim: bool,
     pub liveliness: Liveliness,
+    /// The crash-loop flag the input recorded, until a later event sets the flag: metal-api's
+    /// own value where the replay of a shortened log cannot know it.
+    pub recorded_crash_loop: Option<bool>,
 }
 
 impl Default for Container {
@@ -56,6 +59,7 @@ impl Default for Container {
             crash_loop: false,
             failed_machine_reclaim: false,
             liveliness: Liveliness::Unknown,
+            recorded_crash_loop: None,
         }
     }
 }
@@ -66,6 +70,11 @@ impl Container {
         self.events
             .front()
             .map_or(State::Initial, |e| e.event.home_state())
+    }
+
+    /// The crash-loop flag metal-api held: the recorded one where no later event changed it.
+    pub fn held_crash_loop(&self) -> bool {
+        self.recorded_crash_loop.unwrap_or(self.crash_loop)
     }
 }
 
@@ -101,6 +110,8 @@ pub struct Step {
     pub stored: bool,
     pub recorded_state: Option<State>,
     pub line: usize,
+    /// Which of the trace's sources the line is in.
+    pub source: u32,
 }
 
 /// An event whose name metal-api does not know; replay skips it.
@@ -115,6 +126,8 @@ pub struct UnknownEvent {
 pub struct Trace {
     pub machine: String,
     pub source: String,
+    /// Every file the machine was read from; a step's `source` indexes this.
+    pub sources: Vec<String>,
     pub steps: Vec<Step>,
     pub container: Container,
     pub unknown: Vec<UnknownEvent>,
@@ -234,6 +247,7 @@ impl<'r> Replayer<'r> {
             stored: verdict != Verdict::Rejected && effect.store,
             recorded_state,
             line,
+            source: 0,
         }
     }
 
@@ -383,6 +397,7 @@ impl<'r> Replayer<'r> {
         }
         if let Some(flag) = effect.crash_loop {
             c.crash_loop = flag;
+            c.recorded_crash_loop = None;
         }
         if let Some(flag) = effect.failed_machine_reclaim {
             c.failed_machine_reclaim = flag;
@@ -402,12 +417,16 @@ impl<'r> Replayer<'r> {
     }
 }
 
-/// Replays one machine's log: events in time order, unknown events set aside.
+/// Replays one machine's log: events in time order, unknown events set aside. The flags the
+/// input recorded are put in place as of the time they held (see `MachineLog::as_of`); events
+/// newer than that are replayed on top.
 pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     let mut replayer = Replayer::new(rules);
     let mut steps = Vec::with_capacity(log.events.len());
     let mut unknown = Vec::new();
+    let mut recorded = RecordedOnTop::new(log);
     for event in &log.events {
+        recorded.apply_before(event.time, &mut replayer.container);
         let EventName::Known(kind) = &event.name else {
             unknown.push(UnknownEvent {
                 name: event.name.as_str().to_string(),
@@ -420,20 +439,18 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
         {
             replayer.assume_empty_state(state);
         }
-        steps.push(replayer.step(
+        let mut step = replayer.step(
             event.time,
             *kind,
             Arc::clone(&event.message),
             event.recorded_state,
             event.line,
-        ));
+        );
+        step.source = event.source;
+        steps.push(step);
     }
     let mut container = replayer.finish();
-    if let Some(flag) = log.recorded.failed_machine_reclaim {
-        // A failed reclaim is flagged by a Phoned Home that is never stored, so an export
-        // cannot show it; the exported flag is the only witness.
-        container.failed_machine_reclaim = flag;
-    }
+    recorded.apply_rest(&mut container);
     let mut last_error_only = None;
     if let Some(le) = &log.last_error_event
         && !log.events.iter().any(|e| e.same_as(le))
@@ -449,11 +466,59 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     Trace {
         machine: log.machine.clone(),
         source: log.source.clone(),
+        sources: log.sources.clone(),
         steps,
         container,
         unknown,
         last_error_only,
         annotated: log.annotated,
+    }
+}
+
+/// The recorded flags still to be put in place, each at the time it held.
+struct RecordedOnTop {
+    failed_machine_reclaim: Option<RecordedFlag>,
+    crash_loop: Option<RecordedFlag>,
+}
+
+impl RecordedOnTop {
+    fn new(log: &MachineLog) -> RecordedOnTop {
+        RecordedOnTop {
+            failed_machine_reclaim: log.recorded.failed_machine_reclaim,
+            crash_loop: log.recorded.crash_loop,
+        }
+    }
+
+    /// Puts in place the flags that held before an event at `time` (events at the very time
+    /// a flag held were part of what the export saw).
+    fn apply_before(&mut self, time: DateTime<Utc>, container: &mut Container) {
+        let due =
+            |flag: &Option<RecordedFlag>| flag.is_some_and(|f| f.as_of.is_none_or(|t| t < time));
+        if due(&self.failed_machine_reclaim) {
+            self.apply_failed(container);
+        }
+        if due(&self.crash_loop) {
+            self.apply_crash(container);
+        }
+    }
+
+    fn apply_rest(&mut self, container: &mut Container) {
+        self.apply_failed(container);
+        self.apply_crash(container);
+    }
+
+    fn apply_failed(&mut self, container: &mut Container) {
+        // A failed reclaim is flagged by a Phoned Home that is never stored, so an export
+        // cannot show it; the exported flag is the only witness.
+        if let Some(flag) = self.failed_machine_reclaim.take() {
+            container.failed_machine_reclaim = flag.value;
+        }
+    }
+
+    fn apply_crash(&mut self, container: &mut Container) {
+        if let Some(flag) = self.crash_loop.take() {
+            container.recorded_crash_loop = Some(flag.value);
+        }
     }
 }
 
@@ -479,6 +544,7 @@ fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
         stored: false,
         recorded_state: event.recorded_state,
         line: event.line,
+        source: event.source,
     })
 }
 

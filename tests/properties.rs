@@ -141,6 +141,7 @@ prop_compose! {
             crash_loop,
             failed_machine_reclaim: false,
             liveliness: Liveliness::Alive,
+            recorded_crash_loop: None,
         }
     }
 }

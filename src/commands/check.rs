@@ -19,10 +19,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
     let summary = summarize(&inputs, &rules);
     if let Some(path) = &args.write_baseline {
         let written = Baseline::from_summary(&rules.name, &summary);
-        write_file(path, |out| {
-            serde_json::to_writer_pretty(&mut *out, &written)?;
-            Ok(writeln!(out)?)
-        })?;
+        write_file(path, |out| Ok(out.write_all(written.to_json().as_bytes())?))?;
         eprintln!(
             "fsmlog: wrote {} accepted pairs to {}",
             written.accepted.len(),
@@ -55,7 +52,8 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
         github_annotations(&report, &mut std::io::stderr().lock())?;
     }
-    Ok(if !summary.errors.is_empty() {
+    let empty = super::nothing_read(summary.machines, args.allow_empty);
+    Ok(if !summary.errors.is_empty() || empty {
         Outcome::InputErrors
     } else if !result.passed() {
         Outcome::GateFailed

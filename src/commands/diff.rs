@@ -38,7 +38,9 @@ pub fn run(args: &DiffArgs) -> Result<Outcome> {
         FailOn::Any => !diff.changes.is_empty() || !diff.flips.is_empty(),
         FailOn::Never => false,
     };
-    Ok(if !diff.errors.is_empty() {
+    let empty =
+        args.fail_on != FailOn::Never && super::nothing_read(diff.machines, args.allow_empty);
+    Ok(if !diff.errors.is_empty() || empty {
         Outcome::InputErrors
     } else if failed {
         Outcome::GateFailed

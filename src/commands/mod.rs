@@ -22,8 +22,9 @@ use rayon::prelude::*;
 use crate::aggregate::Summary;
 use crate::cli::{Cli, Command, InputArgs};
 use crate::diff::RuleDiff;
-use crate::input::merge::{Merged, Merger};
+use crate::input::merge::{Census, Merged, Merger};
 use crate::input::{self, Format, InputError, InputOptions, Record};
+use crate::render::escape;
 use progress::Progress;
 
 /// How a command ended, for the exit code.
@@ -55,8 +56,8 @@ pub(crate) trait Tally: Default + AddAssign + Send {
     fn input_error(&mut self, error: InputError);
     /// A file found in a directory that holds no machine log.
     fn skipped(&mut self, path: String, reason: String);
-    /// A file that was read; `format` of its first machine, if it had one.
-    fn file_read(&mut self, format: Option<Format>);
+    /// A file that was read; the format name of its first machine, if it had one.
+    fn file_read(&mut self, format: Option<&'static str>);
 }
 
 impl Tally for Summary {
@@ -68,7 +69,7 @@ impl Tally for Summary {
         self.skipped.push((path, reason));
     }
 
-    fn file_read(&mut self, format: Option<Format>) {
+    fn file_read(&mut self, format: Option<&'static str>) {
         self.files += 1;
         if let Some(format) = format {
             *self.formats.entry(format).or_default() += 1;
@@ -85,7 +86,7 @@ impl Tally for RuleDiff {
         self.skipped.push((path, reason));
     }
 
-    fn file_read(&mut self, _format: Option<Format>) {
+    fn file_read(&mut self, _format: Option<&'static str>) {
         self.files += 1;
     }
 }
@@ -94,6 +95,8 @@ impl Tally for RuleDiff {
 pub(crate) struct Inputs {
     pub files: Vec<input::InputFile>,
     pub errors: Vec<InputError>,
+    /// Entries of the paths that are not read, with the reason.
+    pub skipped: Vec<(String, String)>,
     pub options: InputOptions,
     pool: Option<rayon::ThreadPool>,
 }
@@ -101,10 +104,11 @@ pub(crate) struct Inputs {
 impl Inputs {
     /// Finds the files; missing paths become input errors.
     pub fn resolve(args: &InputArgs) -> Result<Inputs> {
-        let (files, errors) = input::discover(&args.paths);
+        let found = input::discover(&args.paths);
         Ok(Inputs {
-            files,
-            errors,
+            files: found.files,
+            errors: found.errors,
+            skipped: found.skipped,
             options: InputOptions {
                 format: args.format,
                 machine_id: args.machine_id.clone(),
@@ -133,43 +137,84 @@ impl Inputs {
         }
     }
 
-    /// Learns which machines have records in several places (see [`Merger::plan`]).
+    /// Learns which machines have several records by reading every input once without its
+    /// events (streams are spooled on the way), for a command that hands machines on as it
+    /// reads them and so must know beforehand.
     pub fn merger(&self) -> Merger {
-        self.install(|| Merger::plan(&self.files, &self.options))
+        let options = InputOptions {
+            ids_only: true,
+            bytes_read: None,
+            ..self.options.clone()
+        };
+        let census = Census::default();
+        self.install(|| {
+            self.files.par_iter().for_each(|file| {
+                let mut ids = Vec::new();
+                input::read_file_decoded(file, &options, &mut |record| {
+                    if let Record::Machine(log) = record {
+                        ids.push(log.machine);
+                    }
+                });
+                census.note(ids.iter().map(String::as_str));
+            })
+        });
+        Merger::new(census.recurring())
     }
 
-    /// Reads every file in parallel and folds each machine into a tally; the result does not
-    /// depend on the number of threads. Batches of a large array are decoded, replayed and
-    /// folded on every core while the file's thread reads on; at most a few batches are in
-    /// flight, so memory stays bounded.
+    /// Reads every input in parallel and folds each machine into a tally; the result does
+    /// not depend on the number of threads, on timing, or on how the machines are split into
+    /// files. Batches of a large array are decoded, replayed and folded on every core while
+    /// the file's thread reads on; at most a few batches are in flight, so memory stays
+    /// bounded. A first pass takes every record as a machine and counts each machine's
+    /// records; only when a machine has several does a second pass (over spooled copies of
+    /// streams) merge them.
     pub fn fold<T: Tally>(&self, per_machine: impl Fn(&mut T, Merged) + Sync) -> T {
-        let progress = match &self.options.bytes_read {
-            Some(counter) => {
-                let sizes: u64 = self
-                    .files
-                    .iter()
-                    .filter_map(|f| std::fs::metadata(&f.path).ok())
-                    .map(|m| m.len())
-                    .sum();
-                // With several files, each is read twice: once to learn which machines recur.
-                let passes = if self.files.len() > 1 { 2 } else { 1 };
-                Progress::start(Arc::clone(counter), sizes * passes)
-            }
-            None => Progress::none(),
-        };
-        let mut total = self.install(|| self.fold_quietly(&per_machine));
-        progress.finish();
+        let census = Census::default();
+        let mut total = self.pass(&Merger::default(), Some(&census), &per_machine);
+        let recurring = census.recurring();
+        if !recurring.is_empty() {
+            total = self.pass(&Merger::new(recurring), None, &per_machine);
+        }
         for error in &self.errors {
             total.input_error(error.clone());
+        }
+        for (path, reason) in &self.skipped {
+            total.skipped(path.clone(), reason.clone());
         }
         total
     }
 
-    fn fold_quietly<T: Tally>(&self, per_machine: &(impl Fn(&mut T, Merged) + Sync)) -> T {
-        let merger = Merger::plan(&self.files, &self.options);
-        let handle = |tally: &mut T, format: &mut Option<Format>, record: Record| match record {
+    /// One pass over every input, with a progress bar where one is wanted.
+    fn pass<T: Tally>(
+        &self,
+        merger: &Merger,
+        census: Option<&Census>,
+        per_machine: &(impl Fn(&mut T, Merged) + Sync),
+    ) -> T {
+        let progress = match &self.options.bytes_read {
+            Some(counter) => {
+                counter.store(0, Ordering::Relaxed);
+                let sizes = self.files.iter().filter_map(|f| f.size()).sum();
+                Progress::start(Arc::clone(counter), sizes)
+            }
+            None => Progress::none(),
+        };
+        let total = self.install(|| self.fold_quietly(merger, census, per_machine));
+        progress.finish();
+        total
+    }
+
+    fn fold_quietly<T: Tally>(
+        &self,
+        merger: &Merger,
+        census: Option<&Census>,
+        per_machine: &(impl Fn(&mut T, Merged) + Sync),
+    ) -> T {
+        let handle = |tally: &mut T, ids: &mut Vec<String>, record: Record| match record {
             Record::Machine(log) => {
-                format.get_or_insert(log.format);
+                if census.is_some() {
+                    ids.push(log.machine.clone());
+                }
                 if let Some(merged) = merger.offer(log) {
                     per_machine(tally, merged);
                 }
@@ -177,6 +222,11 @@ impl Inputs {
             Record::Error(err) => tally.input_error(err),
             Record::Skipped { path, reason } => tally.skipped(path, reason),
             Record::Batch(_) => unreachable!("batches are decoded before they are handled"),
+        };
+        let note = |ids: &[String]| {
+            if let Some(census) = census {
+                census.note(ids.iter().map(String::as_str));
+            }
         };
         let max_in_flight = 2 * rayon::current_num_threads().max(1);
         let mut total = {
@@ -186,12 +236,15 @@ impl Inputs {
                     let decoded = Mutex::new(T::default());
                     let in_flight = AtomicUsize::new(0);
                     let mut tally = T::default();
+                    let mut ids = Vec::new();
                     let mut format = None;
                     let mut skipped = false;
-                    rayon::scope(|scope| {
+                    let opened = rayon::scope(|scope| {
                         input::read_file(file, &self.options, &mut |record| match record {
                             Record::Batch(batch) => {
-                                format.get_or_insert(batch.format().unwrap_or(Format::ListJson));
+                                format.get_or_insert(
+                                    batch.format_name().unwrap_or(Format::ListJson.name()),
+                                );
                                 while in_flight.load(Ordering::Acquire) >= max_in_flight {
                                     // Help with the batches in flight instead of blocking a
                                     // worker that they may need.
@@ -200,11 +253,13 @@ impl Inputs {
                                     }
                                 }
                                 in_flight.fetch_add(1, Ordering::AcqRel);
-                                let (decoded, in_flight, handle) = (&decoded, &in_flight, &handle);
+                                let (decoded, in_flight, handle, note) =
+                                    (&decoded, &in_flight, &handle, &note);
                                 scope.spawn(move |_| {
                                     let mut local = T::default();
-                                    let mut ignored = None;
-                                    batch.decode(&mut |r| handle(&mut local, &mut ignored, r));
+                                    let mut ids = Vec::new();
+                                    batch.decode(&mut |r| handle(&mut local, &mut ids, r));
+                                    note(&ids);
                                     *decoded.lock().unwrap_or_else(|e| e.into_inner()) += local;
                                     in_flight.fetch_sub(1, Ordering::AcqRel);
                                 });
@@ -213,11 +268,16 @@ impl Inputs {
                                 skipped = true;
                                 tally.skipped(path, reason);
                             }
-                            other => handle(&mut tally, &mut format, other),
-                        });
+                            Record::Machine(log) => {
+                                format.get_or_insert(log.format_name());
+                                handle(&mut tally, &mut ids, Record::Machine(log));
+                            }
+                            other => handle(&mut tally, &mut ids, other),
+                        })
                     });
+                    note(&ids);
                     tally += decoded.into_inner().unwrap_or_else(|e| e.into_inner());
-                    if !skipped {
+                    if opened && !skipped {
                         tally.file_read(format);
                     }
                     tally
@@ -234,15 +294,28 @@ impl Inputs {
     }
 }
 
+/// Whether a gate may judge what was read: a gate that read no machine at all has nothing
+/// to pass on, and fails with exit code 2 unless `--allow-empty`.
+pub(crate) fn nothing_read(machines: u64, allow_empty: bool) -> bool {
+    if machines == 0 && !allow_empty {
+        eprintln!(
+            "fsmlog: no machine was read, so there is nothing to gate on; check the paths, or pass --allow-empty to accept an empty input"
+        );
+        return true;
+    }
+    false
+}
+
 /// Tells on stderr what could not be read, so that stdout stays clean for programs.
 pub(crate) fn print_problems(errors: &[InputError], skipped: &[(String, String)]) {
     let stderr = io::stderr();
     let mut err = stderr.lock();
     for (path, reason) in skipped {
-        let _ = writeln!(err, "fsmlog: skipped {path}: {reason}");
+        let line = format!("skipped {path}: {reason}");
+        let _ = writeln!(err, "fsmlog: {}", escape::text(&line));
     }
     for error in errors {
-        let _ = writeln!(err, "fsmlog: {error}");
+        let _ = writeln!(err, "fsmlog: {}", escape::text(&error.to_string()));
     }
 }
 

@@ -20,7 +20,7 @@ pub fn run(args: &ReplayArgs) -> Result<Outcome> {
     let mut renderer = trace_renderer(args.output);
     renderer.begin(&rules.name, &mut out)?;
     let mut errors = inputs.errors.clone();
-    let mut skipped = Vec::new();
+    let mut skipped = inputs.skipped.clone();
     let mut write_error: Option<io::Error> = None;
     let merger = inputs.merger();
     for file in &inputs.files {
@@ -49,6 +49,7 @@ pub fn run(args: &ReplayArgs) -> Result<Outcome> {
     renderer.end(&mut out)?;
     out.flush()?;
     errors.sort();
+    skipped.sort();
     print_problems(&errors, &skipped);
     Ok(if errors.is_empty() {
         Outcome::Ok

@@ -3,209 +3,14 @@
 //! `GET /v1/machine/{id}/event` response and event-table dump, and the v2 API's machines.
 //! Arrays are read one element at a time.
 
-use std::borrow::Cow;
 use std::cell::Cell;
-use std::fmt;
 use std::io::BufRead;
-use std::marker::PhantomData;
 
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer};
-
-use super::time::parse_rfc3339;
-use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags};
-use crate::event::{Event, EventName};
+use super::raw::{MachineParts, RawEvent, RawItem, convert_event};
+use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record};
+use crate::event::Event;
 use crate::input::into_time_order;
 use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_each_element_fast};
-
-/// One event as metal-api exports it.
-#[derive(Deserialize, Default)]
-pub(crate) struct RawEvent<'a> {
-    #[serde(borrow, default)]
-    pub time: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub event: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub message: Option<Cow<'a, str>>,
-}
-
-/// metal-api's event container as the v1 machine API exports it (`events` of describe/list).
-#[derive(Deserialize, Default)]
-struct RawEventBlock<'a> {
-    #[serde(borrow, default)]
-    log: Option<Vec<RawEvent<'a>>>,
-    #[serde(borrow, default)]
-    last_error_event: Option<RawEvent<'a>>,
-    #[serde(borrow, default)]
-    last_event_time: Option<Cow<'a, str>>,
-    #[serde(default)]
-    crash_loop: Option<bool>,
-    #[serde(default)]
-    failed_machine_reclaim: Option<bool>,
-}
-
-/// `events` is an object in v1 machine exports and an array in the event-table dump.
-enum EventsField<'a> {
-    Block(RawEventBlock<'a>),
-    List(Vec<RawEvent<'a>>),
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for EventsField<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EventsVisitor<'a>(PhantomData<&'a ()>);
-
-        impl<'de: 'a, 'a> Visitor<'de> for EventsVisitor<'a> {
-            type Value = EventsField<'a>;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an events object or an array of events")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                RawEventBlock::deserialize(MapAccessDeserializer::new(map)).map(EventsField::Block)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(EventsField::List)
-            }
-        }
-
-        deserializer.deserialize_any(EventsVisitor(PhantomData))
-    }
-}
-
-/// The v2 API's `recentProvisioningEvents` (camelCase or snake_case).
-#[derive(Deserialize, Default)]
-struct RawV2Events<'a> {
-    #[serde(borrow, default)]
-    events: Option<Vec<RawEvent<'a>>>,
-    #[serde(borrow, default, alias = "lastErrorEvent")]
-    last_error_event: Option<RawEvent<'a>>,
-    #[serde(borrow, default, alias = "lastEventTime")]
-    last_event_time: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    state: Option<Cow<'a, str>>,
-}
-
-/// Any top-level JSON value or array element of the formats read here; which fields are set
-/// tells which format it is.
-#[derive(Deserialize, Default)]
-struct RawItem<'a> {
-    #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    uuid: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    events: Option<EventsField<'a>>,
-    #[serde(borrow, default, alias = "recentProvisioningEvents")]
-    recent_provisioning_events: Option<RawV2Events<'a>>,
-    #[serde(borrow, default)]
-    time: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    event: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    message: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    log: Option<Vec<RawEvent<'a>>>,
-    #[serde(borrow, default)]
-    last_error_event: Option<RawEvent<'a>>,
-    #[serde(borrow, default)]
-    last_event_time: Option<Cow<'a, str>>,
-    #[serde(default)]
-    crash_loop: Option<bool>,
-    #[serde(default)]
-    failed_machine_reclaim: Option<bool>,
-}
-
-impl<'a> RawItem<'a> {
-    /// The format this value belongs to, judged by its fields.
-    fn kind(&self) -> Option<Format> {
-        match (&self.events, &self.recent_provisioning_events, &self.log) {
-            (Some(EventsField::Block(_)), _, _) => Some(Format::DescribeJson),
-            (Some(EventsField::List(_)), _, _) => Some(Format::ContainerDump),
-            (None, Some(_), _) => Some(Format::V2Json),
-            (None, None, Some(_)) => Some(Format::EventApi),
-            _ if self.event.is_some() || self.time.is_some() => Some(Format::LogsJson),
-            _ => None,
-        }
-    }
-
-    fn into_event(self) -> RawEvent<'a> {
-        RawEvent {
-            time: self.time,
-            event: self.event,
-            message: self.message,
-        }
-    }
-
-    /// The machine's parts whatever the format; `None` for a value that is no machine.
-    fn into_machine(self) -> Option<MachineParts<'a>> {
-        let format = self.kind()?;
-        let top_flags = (self.crash_loop, self.failed_machine_reclaim);
-        let parts = match (self.events, self.recent_provisioning_events, self.log) {
-            (Some(EventsField::Block(block)), _, _) => MachineParts {
-                id: self.id,
-                log: block.log.unwrap_or_default(),
-                log_path: &["events", "log"],
-                last_error_event: block.last_error_event,
-                last_event_time: block.last_event_time,
-                crash_loop: block.crash_loop,
-                failed_machine_reclaim: block.failed_machine_reclaim,
-                format,
-            },
-            (Some(EventsField::List(list)), _, _) => MachineParts {
-                id: self.id,
-                log: list,
-                log_path: &["events"],
-                last_error_event: self.last_error_event,
-                last_event_time: self.last_event_time,
-                crash_loop: top_flags.0,
-                failed_machine_reclaim: top_flags.1,
-                format,
-            },
-            (None, Some(v2), _) => {
-                // Proto JSON leaves out defaults: no state means neither flag is set.
-                let state = v2.state.as_deref().unwrap_or("");
-                MachineParts {
-                    id: self.uuid.or(self.id),
-                    log: v2.events.unwrap_or_default(),
-                    log_path: &["recentProvisioningEvents", "events"],
-                    last_error_event: v2.last_error_event,
-                    last_event_time: v2.last_event_time,
-                    crash_loop: Some(state.ends_with("CRASHLOOP")),
-                    failed_machine_reclaim: Some(state.ends_with("FAILED_RECLAIM")),
-                    format,
-                }
-            }
-            (None, None, Some(log)) => MachineParts {
-                id: self.id,
-                log,
-                log_path: &["log"],
-                last_error_event: self.last_error_event,
-                last_event_time: self.last_event_time,
-                crash_loop: top_flags.0,
-                failed_machine_reclaim: top_flags.1,
-                format,
-            },
-            (None, None, None) => return None,
-        };
-        Some(parts)
-    }
-}
-
-/// A machine as any JSON export carries it.
-struct MachineParts<'a> {
-    id: Option<Cow<'a, str>>,
-    log: Vec<RawEvent<'a>>,
-    /// Where the log sits in the object, to find a bad event's line.
-    log_path: &'static [&'static str],
-    last_error_event: Option<RawEvent<'a>>,
-    last_event_time: Option<Cow<'a, str>>,
-    crash_loop: Option<bool>,
-    failed_machine_reclaim: Option<bool>,
-    format: Format,
-}
 
 /// Reads one JSON file; `forced` is the format the user named, if any.
 pub(crate) fn read(
@@ -294,6 +99,7 @@ fn read_array<R: BufRead>(
     // elements, so that parsing them can run on every core while this thread reads on.
     let mut events_array = forced.map(|f| f == Format::LogsJson);
     let mut log_events = Vec::new();
+    let mut bad_events = 0;
     let mut not_a_log = false;
     let ids_only = ctx.options.ids_only;
     let mut batch = ElementBatch::new(&ctx.path, forced, ids_only);
@@ -317,7 +123,10 @@ fn read_array<R: BufRead>(
             Some(item) => item,
             None => return Ok(()),
         };
-        let kind = item.kind();
+        // A bare machine object (an id, no events) is a machine without an event container.
+        let kind = item
+            .kind()
+            .or_else(|| item.names_a_machine().then_some(Format::DescribeJson));
         let is_events = match events_array {
             Some(decided) => decided,
             None if kind.is_none() => {
@@ -329,9 +138,12 @@ fn read_array<R: BufRead>(
         if is_events {
             match convert_event(item.into_event()) {
                 Ok(event) => log_events.push(event.at_line(start.line)),
-                Err(message) => sink(Record::Error(InputError::at(
-                    &ctx.path, start.line, message,
-                ))),
+                Err(message) => {
+                    bad_events += 1;
+                    sink(Record::Error(InputError::at(
+                        &ctx.path, start.line, message,
+                    )))
+                }
             }
         } else {
             batch.format = kind.map(array_format);
@@ -343,8 +155,10 @@ fn read_array<R: BufRead>(
     if let Err(err) = split {
         // What was read before the damage is still reported, then the damage is named.
         match events_array {
-            Some(true) => sink(Record::Machine(events_log(ctx, log_events, None))),
-            _ if !batch.is_empty() => sink(Record::Batch(Batch::Json(batch))),
+            Some(true) if !log_events.is_empty() => {
+                sink(Record::Machine(events_log(ctx, log_events, None)))
+            }
+            Some(false) if !batch.is_empty() => sink(Record::Batch(Batch::Json(batch))),
             _ => {}
         }
         return Err(err);
@@ -361,9 +175,11 @@ fn read_array<R: BufRead>(
         expect_end(splitter, ctx, sink)?;
         return Ok(Ok(()));
     }
-    // An event array, or an empty array: metalctl's `Recent last error` block may follow.
+    // An event array, or an empty array (a machine without events): metalctl's `Recent last
+    // error` block may follow. An array whose every event was bad is no machine: its errors
+    // say why.
     let last_error = read_trailer(splitter, ctx, sink)?;
-    if events_array == Some(true) || last_error.is_some() {
+    if !log_events.is_empty() || bad_events == 0 || last_error.is_some() {
         sink(Record::Machine(events_log(ctx, log_events, last_error)));
     }
     Ok(Ok(()))
@@ -372,16 +188,10 @@ fn read_array<R: BufRead>(
 /// The machine of a `machine logs -o json` file.
 fn events_log(ctx: &FileContext, mut events: Vec<Event>, last_error: Option<Event>) -> MachineLog {
     into_time_order(&mut events, true);
-    MachineLog {
-        machine: ctx.machine.clone(),
-        source: ctx.path.clone(),
-        line: 1,
-        format: Format::LogsJson,
-        events,
-        last_error_event: last_error,
-        recorded: RecordedFlags::default(),
-        annotated: true,
-    }
+    let mut log = MachineLog::new(ctx.machine.clone(), &ctx.path, 1, Format::LogsJson);
+    log.events = events;
+    log.last_error_event = last_error;
+    log
 }
 
 /// A machine object in an array is a `list-json` element, whatever its own shape says.
@@ -405,6 +215,8 @@ pub struct ElementBatch {
     ids_only: bool,
     /// The format of the array's machines, as its first element showed.
     pub format: Option<Format>,
+    /// Whether the elements were converted from YAML.
+    pub yaml: bool,
     bytes: Vec<u8>,
     /// Each element's end in `bytes` and its start in the file.
     elements: Vec<(usize, Position)>,
@@ -417,6 +229,7 @@ impl ElementBatch {
             forced,
             ids_only,
             format: forced,
+            yaml: false,
             bytes: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 2)),
             elements: Vec::new(),
         }
@@ -465,7 +278,7 @@ impl ElementBatch {
                     None => continue,
                 },
             };
-            match (item.into_machine(), self.forced) {
+            match (item.into_machine(self.format), self.forced) {
                 (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
                     sink(Record::Error(InputError::at(
                         &self.path,
@@ -541,7 +354,7 @@ fn read_object<R: BufRead>(
             }
         },
     };
-    let Some(parts) = item.into_machine() else {
+    let Some(parts) = item.into_machine(None) else {
         if forced.is_some() {
             sink(Record::Error(InputError::at(
                 &ctx.path,
@@ -577,9 +390,8 @@ fn read_object<R: BufRead>(
     Ok(Ok(()))
 }
 
-/// Builds a machine from its parts, naming each bad event with its own line. A machine that
-/// is alone in its file may take its id from the file name (`file_machine`); in an array it
-/// cannot.
+/// Builds a machine from its parts (see [`MachineParts::build`]), finding a bad event's line
+/// by scanning the element again.
 fn machine_from_parts(
     parts: MachineParts,
     bytes: &[u8],
@@ -589,39 +401,12 @@ fn machine_from_parts(
     ids_only: bool,
     sink: &mut dyn FnMut(Record),
 ) -> Option<MachineLog> {
-    if ids_only {
-        let machine = parts
-            .id
-            .map(|id| id.into_owned())
-            .or_else(|| file_machine.map(str::to_string))?;
-        return Some(MachineLog {
-            machine,
-            source: path.to_string(),
-            line: start.line,
-            format: parts.format,
-            events: Vec::new(),
-            last_error_event: None,
-            recorded: RecordedFlags::default(),
-            annotated: true,
-        });
-    }
-    let machine = match (parts.id, file_machine) {
-        (Some(id), _) => id.into_owned(),
-        (None, Some(machine)) => machine.to_string(),
-        (None, None) => {
-            sink(Record::Error(InputError::at(
-                path,
-                start.line,
-                "machine without `id` (or `uuid`)",
-            )));
-            return None;
-        }
-    };
+    let log_path = parts.log_path;
     let mut event_lines: Option<Vec<usize>> = None;
     let mut line_of = |index: usize| -> usize {
         // Only a bad event needs its own line, so the element is scanned again only then.
         let lines = event_lines.get_or_insert_with(|| {
-            element_lines_at(bytes, parts.log_path)
+            element_lines_at(bytes, log_path)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|l| l + start.line - 1)
@@ -629,54 +414,7 @@ fn machine_from_parts(
         });
         lines.get(index).copied().unwrap_or(start.line)
     };
-    let mut events = Vec::with_capacity(parts.log.len());
-    for (index, raw) in parts.log.into_iter().enumerate() {
-        match convert_event(raw) {
-            Ok(event) => events.push(event.at_line(start.line)),
-            Err(message) => sink(Record::Error(InputError::at(path, line_of(index), message))),
-        }
-    }
-    into_time_order(&mut events, true);
-    let last_error_event = match parts.last_error_event.map(convert_event) {
-        Some(Ok(event)) => Some(event.at_line(start.line)),
-        Some(Err(message)) => {
-            sink(Record::Error(InputError::at(
-                path,
-                start.line,
-                format!("last_error_event: {message}"),
-            )));
-            None
-        }
-        None => None,
-    };
-    let last_event_time = parts.last_event_time.and_then(|t| parse_rfc3339(&t).ok());
-    Some(MachineLog {
-        machine,
-        source: path.to_string(),
-        line: start.line,
-        format: parts.format,
-        events,
-        last_error_event,
-        recorded: RecordedFlags {
-            last_event_time,
-            crash_loop: parts.crash_loop,
-            failed_machine_reclaim: parts.failed_machine_reclaim,
-        },
-        annotated: true,
-    })
-}
-
-/// Turns an exported event into an [`Event`]; the error says what is missing or wrong.
-pub(crate) fn convert_event(raw: RawEvent) -> Result<Event, String> {
-    let time = raw.time.ok_or("event without `time`")?;
-    let time = parse_rfc3339(&time)?;
-    let name = raw.event.ok_or("event without `event` name")?;
-    Ok(Event::from_recorded(
-        time,
-        EventName::parse(&name),
-        raw.message.as_deref().unwrap_or(""),
-        0,
-    ))
+    parts.build(path, start.line, file_machine, ids_only, &mut line_of, sink)
 }
 
 /// After a `machine logs -o json` array: metalctl's `Recent last error (… ago):` block.

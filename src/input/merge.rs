@@ -1,17 +1,20 @@
 //! The same machine in several records (a list export plus per-machine logs, overlapping
-//! exports from two days) is one machine: its records are held until all have been read, then
-//! merged, and identical events count once.
+//! exports from two days, the same machine twice in one file, standard input beside a file)
+//! is one machine: its records are held until all have been read, then merged, and identical
+//! events count once.
 //!
-//! Which machines recur is learnt by reading every file once beforehand, so only those
-//! machines' records are held, and each only until its last record arrives.
+//! Which machines recur is learnt while reading: a [`Census`] counts each machine's records.
+//! A pass that finds none recurring is final; otherwise a second pass (over spooled copies of
+//! streams) holds exactly the recurring machines' records until each has all of them, so the
+//! result never depends on reading order, timing or the number of threads.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::Mutex;
 
 use chrono::{TimeDelta, Timelike};
-use rayon::prelude::*;
 
-use super::{InputFile, InputOptions, MachineLog, Record, read_file_decoded};
+use super::{MachineLog, RecordedFlag};
 use crate::event::Event;
 
 /// A machine ready for replay, and how many of its events were dropped as duplicates.
@@ -24,73 +27,93 @@ pub struct Merged {
     pub records: usize,
 }
 
+/// A machine id's key in the census: a fixed hash, so the census stays small. Two ids that
+/// share a hash are both held and, when neither record completes the other, handed back by
+/// [`Merger::drain`] as the separate machines they are.
+fn key(machine: &str) -> u64 {
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(machine)
+}
+
+/// Counts how many records each machine has, from any number of threads.
+#[derive(Debug, Default)]
+pub struct Census {
+    counts: Mutex<HashMap<u64, u32>>,
+}
+
+impl Census {
+    /// Counts one record of each of these machines.
+    pub fn note<'a>(&self, machines: impl IntoIterator<Item = &'a str>) {
+        let keys: Vec<u64> = machines.into_iter().map(key).collect();
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        for k in keys {
+            *counts.entry(k).or_default() += 1;
+        }
+    }
+
+    /// The machines with more than one record, and how many each has.
+    pub fn recurring(self) -> Recurring {
+        let mut counts = self.counts.into_inner().unwrap_or_else(|e| e.into_inner());
+        counts.retain(|_, n| *n > 1);
+        Recurring(counts)
+    }
+}
+
+/// The machines that have several records, and how many.
+#[derive(Debug, Default, Clone)]
+pub struct Recurring(HashMap<u64, u32>);
+
+impl Recurring {
+    /// Whether no machine has more than one record.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many machines (by key) recur.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
 /// Holds the records of recurring machines until each is complete.
 #[derive(Debug, Default)]
 pub struct Merger {
-    /// Machines with more than one record, and how many records each has.
-    recurring: HashMap<String, usize>,
+    recurring: Recurring,
     pending: Mutex<HashMap<String, Vec<MachineLog>>>,
 }
 
 impl Merger {
-    /// Learns which machines recur by reading the files once. With a single file there is
-    /// nothing to learn; standard input cannot be read twice and is never held.
-    pub fn plan(files: &[InputFile], options: &InputOptions) -> Merger {
-        if files.len() < 2 {
-            return Merger::default();
-        }
-        let scanned: Vec<&InputFile> = files.iter().filter(|f| f.path.as_os_str() != "-").collect();
-        let options = InputOptions {
-            ids_only: true,
-            ..options.clone()
-        };
-        let ids: Vec<Vec<String>> = scanned
-            .par_iter()
-            .map(|file| {
-                let mut ids = Vec::new();
-                read_file_decoded(file, &options, &mut |record| {
-                    if let Record::Machine(log) = record {
-                        ids.push(log.machine);
-                    }
-                });
-                ids
-            })
-            .collect();
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        for id in ids.into_iter().flatten() {
-            *counts.entry(id).or_default() += 1;
-        }
-        counts.retain(|_, n| *n > 1);
+    /// A merger for the machines a census found recurring (none: every record is a machine).
+    pub fn new(recurring: Recurring) -> Merger {
         Merger {
-            recurring: counts,
+            recurring,
             pending: Mutex::new(HashMap::new()),
         }
     }
 
     /// Takes one record: hands back the machine when it is complete, holds it otherwise.
     pub fn offer(&self, log: MachineLog) -> Option<Merged> {
-        let Some(&expected) = self.recurring.get(&log.machine) else {
+        let Some(&expected) = self.recurring.0.get(&key(&log.machine)) else {
             return Some(Merged {
                 log,
                 duplicates: 0,
                 records: 1,
             });
         };
-        let key = log.machine.clone();
+        let name = log.machine.clone();
         let parts = {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            let parts = pending.entry(key.clone()).or_default();
+            let parts = pending.entry(name.clone()).or_default();
             parts.push(log);
-            if parts.len() < expected {
+            if parts.len() < expected as usize {
                 return None;
             }
-            pending.remove(&key)?
+            pending.remove(&name)?
         };
         Some(merge(parts))
     }
 
-    /// Hands back machines whose records did not all arrive (a file changed between the two
-    /// readings, or could not be read the second time).
+    /// Hands back machines whose records did not all arrive (an id sharing another's key, a
+    /// record that could not be read the second time), sorted by id.
     pub fn drain(&self) -> Vec<Merged> {
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         let mut rest: Vec<_> = pending.drain().map(|(_, parts)| merge(parts)).collect();
@@ -100,56 +123,81 @@ impl Merger {
 }
 
 /// Merges the records of one machine; the result does not depend on their arrival order.
+/// Each recorded flag comes from the record that is newest as of its own events and last
+/// event time; the replay puts it in place at that time and replays newer events on top.
 pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     parts.sort_by(|a, b| (&a.source, a.line).cmp(&(&b.source, b.line)));
     let records = parts.len();
-    let newest = parts
+    let newest_flag = |flag: fn(&MachineLog) -> Option<RecordedFlag>| {
+        parts
+            .iter()
+            .filter_map(flag)
+            .enumerate()
+            .max_by_key(|(i, f)| (f.as_of, *i))
+            .map(|(_, f)| f)
+    };
+    let crash_loop = newest_flag(|p| p.recorded.crash_loop);
+    let failed_machine_reclaim = newest_flag(|p| p.recorded.failed_machine_reclaim);
+    let newest_said = |said: fn(&MachineLog) -> bool| {
+        parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| said(p))
+            .max_by_key(|(i, p)| (p.as_of(), *i))
+            .map(|(i, _)| i)
+    };
+    let liveliness = newest_said(|p| p.recorded.liveliness.is_some())
+        .and_then(|i| parts[i].recorded.liveliness.clone());
+    let allocated = newest_said(|p| p.machine_info.allocated.is_some())
+        .and_then(|i| parts[i].machine_info.allocated);
+    let last_event_time = parts
         .iter()
-        .enumerate()
-        .max_by_key(|(i, p)| {
-            (
-                p.recorded.last_event_time,
-                p.events.last().map(|e| e.time),
-                *i,
-            )
-        })
-        .map_or(0, |(i, _)| i);
-    let recorded = parts[newest].recorded.clone();
+        .filter_map(|p| p.recorded.last_event_time)
+        .max();
+    let no_event_container = parts.iter().all(|p| p.machine_info.no_event_container);
     let annotated = parts.iter().all(|p| p.annotated);
+    let skipped_lines = parts.iter().map(|p| p.skipped_lines).sum();
     let last_error_event = parts
         .iter()
         .filter_map(|p| p.last_error_event.clone())
         .max_by_key(|e| e.time);
+    let mut sources: Vec<String> = Vec::new();
     let mut all: Vec<Event> = Vec::with_capacity(parts.iter().map(|p| p.events.len()).sum());
     let mut first = None;
     for part in parts {
+        let index = match sources.iter().position(|s| *s == part.source) {
+            Some(i) => i,
+            None => {
+                sources.push(part.source.clone());
+                sources.len() - 1
+            }
+        } as u32;
         if first.is_none() {
-            first = Some((
-                part.machine.clone(),
-                part.source.clone(),
-                part.line,
-                part.format,
-            ));
+            first = Some((part.machine.clone(), part.line, part.format, part.yaml));
         }
-        all.extend(part.events);
+        all.extend(part.events.into_iter().map(|e| e.from_source(index)));
     }
-    let (machine, source, line, format) = first.expect("a merge has at least one record");
+    let (machine, line, format, yaml) = first.expect("a merge has at least one record");
     all.sort_by_key(|e| e.time);
     let before = all.len();
     let events = dedupe(all);
+    let mut log = MachineLog::new(machine, &sources[0], line, format);
+    log.sources = sources;
+    log.yaml = yaml;
+    log.events = events;
+    log.last_error_event = last_error_event;
+    log.recorded.last_event_time = last_event_time;
+    log.recorded.crash_loop = crash_loop;
+    log.recorded.failed_machine_reclaim = failed_machine_reclaim;
+    log.recorded.liveliness = liveliness;
+    log.machine_info.allocated = allocated;
+    log.machine_info.no_event_container = no_event_container;
+    log.annotated = annotated;
+    log.skipped_lines = skipped_lines;
     Merged {
-        duplicates: (before - events.len()) as u64,
+        duplicates: (before - log.events.len()) as u64,
         records,
-        log: MachineLog {
-            machine,
-            source,
-            line,
-            format,
-            events,
-            last_error_event,
-            recorded,
-            annotated,
-        },
+        log,
     }
 }
 
@@ -189,7 +237,7 @@ fn quality(e: &Event) -> (bool, bool, usize) {
 mod tests {
     use super::*;
     use crate::event::{EventKind, EventName};
-    use crate::input::{Format, RecordedFlags};
+    use crate::input::Format;
     use chrono::{DateTime, Utc};
 
     fn event(time: &str, kind: EventKind, message: &str) -> Event {
@@ -204,16 +252,9 @@ mod tests {
     }
 
     fn log(source: &str, events: Vec<Event>) -> MachineLog {
-        MachineLog {
-            machine: "m".to_string(),
-            source: source.to_string(),
-            line: 1,
-            format: Format::LogsJson,
-            events,
-            last_error_event: None,
-            recorded: RecordedFlags::default(),
-            annotated: true,
-        }
+        let mut log = MachineLog::new("m".to_string(), source, 1, Format::LogsJson);
+        log.events = events;
+        log
     }
 
     #[test]
@@ -277,10 +318,9 @@ mod tests {
 
     #[test]
     fn merger_holds_recurring_machines_until_complete() {
-        let merger = Merger {
-            recurring: HashMap::from([("m".to_string(), 2)]),
-            pending: Mutex::new(HashMap::new()),
-        };
+        let census = Census::default();
+        census.note(["m", "m", "n"]);
+        let merger = Merger::new(census.recurring());
         assert!(merger.offer(log("a", Vec::new())).is_none());
         let merged = merger.offer(log("b", Vec::new())).unwrap();
         assert_eq!(merged.records, 2);

@@ -1,161 +1,33 @@
-//! Reading exports: finds the files behind the paths, detects each file's format by content,
-//! and hands every machine's log on as soon as it is read, one machine at a time.
+//! Reading exports: detects each input's format by content and dispatches it to its reader,
+//! which hands on every machine as soon as it is read. The shared types live in [`record`],
+//! finding and opening inputs in [`source`], the readers beside them.
 
 mod json;
 pub mod merge;
-
-pub use json::ElementBatch;
-pub use table::TableBatch;
 mod ndjson;
+mod raw;
+pub mod record;
+pub mod source;
 mod table;
 pub mod time;
 
-use std::fmt;
-use std::fs::File;
+pub use json::ElementBatch;
+pub use record::{
+    Batch, Format, InputError, InputOptions, MachineInfo, MachineLog, Record, RecordedFlag,
+    RecordedFlags,
+};
+pub use source::{Discovered, InputFile, SourceKind, discover};
+pub use table::TableBatch;
+
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use chrono::{DateTime, Utc};
 use flate2::read::MultiGzDecoder;
 
 use crate::event::Event;
-
-/// One machine's events as read from one input, oldest first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MachineLog {
-    pub machine: String,
-    /// The file (or `-`) the log came from.
-    pub source: String,
-    /// The line the machine starts on in its file.
-    pub line: usize,
-    pub format: Format,
-    /// Oldest first; equal times keep the order metal-api stored them in.
-    pub events: Vec<Event>,
-    /// The exported last error event, which may or may not be among `events`.
-    pub last_error_event: Option<Event>,
-    pub recorded: RecordedFlags,
-    /// Whether messages carry metal-api's recorded verdicts (true for every export).
-    pub annotated: bool,
-}
-
-/// The container fields an export recorded besides the log.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RecordedFlags {
-    pub last_event_time: Option<DateTime<Utc>>,
-    pub crash_loop: Option<bool>,
-    pub failed_machine_reclaim: Option<bool>,
-}
-
-/// The input formats fsmlog reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
-pub enum Format {
-    /// `metalctl machine logs ID -o json` (an event array, maybe a `Recent last error` block).
-    LogsJson,
-    /// `metalctl machine describe ID -o json` (one machine object).
-    DescribeJson,
-    /// `metalctl machine list -o json` (an array of machine objects).
-    ListJson,
-    /// metal-api's `GET /v1/machine/{id}/event` response (`{log, last_error_event, …}`).
-    EventApi,
-    /// metal-api's stored containers, a dump of the event table (one object or an array).
-    ContainerDump,
-    /// The v2 API's machines (`uuid`, `recentProvisioningEvents`; camelCase or snake_case).
-    V2Json,
-    /// A raw event stream, one `{"machine", "time", "event", "message"}` a line, any order.
-    Ndjson,
-    /// The table `metalctl machine logs ID` prints (also `-o wide`, `-o markdown`).
-    Table,
-}
-
-impl Format {
-    /// The name used in `--format` and in JSON output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::LogsJson => "logs-json",
-            Format::DescribeJson => "describe-json",
-            Format::ListJson => "list-json",
-            Format::EventApi => "event-api",
-            Format::ContainerDump => "container-dump",
-            Format::V2Json => "v2-json",
-            Format::Ndjson => "ndjson",
-            Format::Table => "table",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A problem with the input, named by file and line (and column where it helps).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct InputError {
-    pub path: String,
-    /// One-based; 0 when the problem concerns the whole file.
-    pub line: usize,
-    /// One-based; 0 when unknown or not helpful.
-    pub column: usize,
-    pub message: String,
-}
-
-impl InputError {
-    /// A problem at a line of a file.
-    pub fn at(path: &str, line: usize, message: impl Into<String>) -> InputError {
-        InputError {
-            path: path.to_string(),
-            line,
-            column: 0,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.path)?;
-        if self.line > 0 {
-            write!(f, ":{}", self.line)?;
-            if self.column > 0 {
-                write!(f, ":{}", self.column)?;
-            }
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-/// What the reader hands on: a machine's log, or a problem it met on the way.
-#[derive(Debug)]
-pub enum Record {
-    Machine(MachineLog),
-    /// Raw machines of a large file, to be decoded (on any thread) with [`Batch::decode`].
-    Batch(Batch),
-    Error(InputError),
-    /// A file found while walking a directory that holds no machine log.
-    Skipped {
-        path: String,
-        reason: String,
-    },
-}
-
-/// How to read the inputs.
-#[derive(Debug, Clone, Default)]
-pub struct InputOptions {
-    /// Forces a format instead of detecting it.
-    pub format: Option<Format>,
-    /// The machine id for single-machine formats instead of the file stem.
-    pub machine_id: Option<String>,
-    /// Zone abbreviations resolved by `--tz`, before the built-in table.
-    pub zones: Vec<time::ExtraZone>,
-    /// Counts the bytes read from files (before decompression), for a progress display.
-    pub bytes_read: Option<Arc<AtomicU64>>,
-    /// Read machines without their events (JSON exports and tables): enough to learn which
-    /// machines an input holds, at a fraction of the cost.
-    pub ids_only: bool,
-}
+use crate::jsonsplit::MAX_VALUE;
 
 /// A reader that adds what passes through it to a shared counter.
 struct Counting<R> {
@@ -221,13 +93,6 @@ impl<'s> ErrorCap<'s> {
     }
 }
 
-/// Raw machines read but not parsed yet, so that parsing can run on any thread.
-#[derive(Debug)]
-pub enum Batch {
-    Json(ElementBatch),
-    Table(TableBatch),
-}
-
 impl Batch {
     /// Parses the machines, handing on each one and each problem, in input order (at most
     /// [`MAX_ERRORS`] problems, then a count of the rest).
@@ -240,11 +105,11 @@ impl Batch {
         capped.finish();
     }
 
-    /// The format of the machines in the batch, where the reader knows it already.
-    pub fn format(&self) -> Option<Format> {
+    /// The format name of the machines in the batch, where the reader knows it already.
+    pub fn format_name(&self) -> Option<&'static str> {
         match self {
-            Batch::Json(batch) => batch.format,
-            Batch::Table(_) => Some(Format::Table),
+            Batch::Json(batch) => batch.format.map(|f| f.name_in(batch.yaml)),
+            Batch::Table(_) => Some(Format::Table.name()),
         }
     }
 
@@ -257,70 +122,6 @@ impl Batch {
     }
 }
 
-/// One file to read, and whether it was named by the user or found in a directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputFile {
-    pub path: PathBuf,
-    pub named: bool,
-}
-
-impl InputFile {
-    /// The path as shown in messages; `-` for standard input.
-    pub fn display(&self) -> String {
-        self.path.display().to_string()
-    }
-}
-
-/// Expands the command-line paths into files: directories recursively, sorted, hidden entries
-/// left out. Paths that do not exist come back as errors.
-pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<InputError>) {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    for path in paths {
-        if path.as_os_str() == "-" {
-            files.push(InputFile {
-                path: path.clone(),
-                named: true,
-            });
-            continue;
-        }
-        if path.is_dir() {
-            let walk = walkdir::WalkDir::new(path)
-                .sort_by_file_name()
-                .into_iter()
-                .filter_entry(|e| {
-                    e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.')
-                });
-            for entry in walk {
-                match entry {
-                    Ok(entry) if entry.file_type().is_file() => files.push(InputFile {
-                        path: entry.into_path(),
-                        named: false,
-                    }),
-                    Ok(_) => {}
-                    Err(err) => errors.push(InputError::at(
-                        &err.path().unwrap_or(path).display().to_string(),
-                        0,
-                        format!("cannot read directory entry: {err}"),
-                    )),
-                }
-            }
-        } else if path.exists() {
-            files.push(InputFile {
-                path: path.clone(),
-                named: true,
-            });
-        } else {
-            errors.push(InputError::at(
-                &path.display().to_string(),
-                0,
-                "no such file or directory",
-            ));
-        }
-    }
-    (files, errors)
-}
-
 /// Everything a format reader needs to know about the file it reads.
 pub(crate) struct FileContext<'a> {
     pub path: String,
@@ -329,31 +130,20 @@ pub(crate) struct FileContext<'a> {
     pub options: &'a InputOptions,
 }
 
-/// Reads one file and hands on every record it holds, machines of a large array in batches
-/// still to be decoded.
-pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(Record)) {
+/// Reads one input and hands on every record it holds, machines of a large array in batches
+/// still to be decoded. `false` when the input could not be opened (that is named in a record).
+pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(Record)) -> bool {
     let display = file.display();
-    let reader: Box<dyn Read> = if file.path.as_os_str() == "-" {
-        Box::new(io::stdin().lock())
-    } else {
-        match File::open(&file.path) {
-            Ok(f) => Box::new(f),
-            Err(err) => {
-                sink(Record::Error(InputError::at(
-                    &display,
-                    0,
-                    format!("cannot open: {err}"),
-                )));
-                return;
-            }
+    let mut reading = match file.open() {
+        Ok(reading) => reading,
+        Err(err) => {
+            sink(Record::Error(InputError::at(
+                &display,
+                0,
+                format!("cannot open: {err}"),
+            )));
+            return false;
         }
-    };
-    let reader: Box<dyn Read> = match &options.bytes_read {
-        Some(counter) => Box::new(Counting {
-            inner: reader,
-            counter: Arc::clone(counter),
-        }),
-        None => reader,
     };
     let ctx = FileContext {
         machine: options
@@ -364,23 +154,38 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
         options,
     };
     let mut capped = ErrorCap::new(sink);
-    read_stream(reader, &ctx, file.named, &mut |r| capped.pass(r));
+    match &options.bytes_read {
+        Some(counter) => {
+            let mut counting = Counting {
+                inner: &mut reading,
+                counter: Arc::clone(counter),
+            };
+            read_stream(&mut counting, &ctx, file.named, &mut |r| capped.pass(r));
+        }
+        None => read_stream(&mut reading, &ctx, file.named, &mut |r| capped.pass(r)),
+    }
     capped.finish();
+    reading.finish();
+    true
 }
 
-/// Reads one file on this thread and hands on machines and problems only: batches are decoded
-/// as they come.
-pub fn read_file_decoded(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(Record)) {
+/// Reads one input on this thread and hands on machines and problems only: batches are
+/// decoded as they come. `false` when the input could not be opened.
+pub fn read_file_decoded(
+    file: &InputFile,
+    options: &InputOptions,
+    sink: &mut dyn FnMut(Record),
+) -> bool {
     read_file(file, options, &mut |record| match record {
         Record::Batch(batch) => batch.decode(sink),
         other => sink(other),
-    });
+    })
 }
 
 /// Reads one input from any reader as if it were the file `name` named on the command line,
 /// batches decoded (for tests and fuzzing).
 pub fn read_reader(
-    reader: impl Read,
+    mut reader: impl Read,
     name: &str,
     options: &InputOptions,
     sink: &mut dyn FnMut(Record),
@@ -393,46 +198,83 @@ pub fn read_reader(
         path: name.to_string(),
         options,
     };
-    read_stream(Box::new(reader), &ctx, true, &mut |record| match record {
+    read_stream(&mut reader, &ctx, true, &mut |record| match record {
         Record::Batch(batch) => batch.decode(sink),
         other => sink(other),
     });
 }
 
-/// How much of a file's beginning detection looks at.
+/// How much of an input's beginning detection looks at: its first [`HEAD_LINES`] non-blank
+/// lines, but no more than [`HEAD`] bytes, except that a first line opening an object is read
+/// whole (up to [`MAX_VALUE`]): a stream line with a long message is still one line.
 const HEAD: usize = 256 << 10;
+const HEAD_LINES: usize = 8;
 
-/// Reads the beginning of a stream: up to [`HEAD`] bytes, or less once a few non-blank lines
-/// are there (a pipe may hand over a partial line first). A read error ends the head early and
-/// is handed back, to be raised where the head ends, after what was read is reported.
-fn read_head(reader: &mut dyn Read) -> (Vec<u8>, Option<io::Error>) {
-    let mut head = Vec::new();
-    let mut chunk = [0u8; 16 << 10];
-    // Non-blank complete lines so far, and whether the current line has a non-blank byte.
+/// The beginning of a stream, read until the head is complete or the stream ends, however
+/// the stream delivers it: `bytes[..cut]` is what detection looks at, whatever else came
+/// with the last read. A read error ends the head early and is handed back.
+struct Head {
+    bytes: Vec<u8>,
+    cut: usize,
+    error: Option<io::Error>,
+}
+
+fn read_head(reader: &mut dyn Read) -> Head {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut limit = HEAD;
+    // Complete non-blank lines so far, whether the current line has a non-blank byte, and the
+    // first non-blank byte of the stream.
     let mut lines = 0;
     let mut filled = false;
-    while head.len() < HEAD {
-        let want = (HEAD - head.len()).min(chunk.len());
+    let mut first = None;
+    loop {
+        let want = (limit - bytes.len()).min(chunk.len());
         let n = match reader.read(&mut chunk[..want]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => return (head, Some(err)),
+            Err(err) => {
+                let cut = bytes.len();
+                return Head {
+                    bytes,
+                    cut,
+                    error: Some(err),
+                };
+            }
         };
-        head.extend_from_slice(&chunk[..n]);
-        for &byte in &chunk[..n] {
+        let offset = bytes.len();
+        bytes.extend_from_slice(&chunk[..n]);
+        for (i, &byte) in chunk[..n].iter().enumerate() {
             if byte == b'\n' {
                 lines += usize::from(filled);
                 filled = false;
+                if lines == HEAD_LINES {
+                    return Head {
+                        cut: offset + i + 1,
+                        bytes,
+                        error: None,
+                    };
+                }
             } else if !byte.is_ascii_whitespace() {
                 filled = true;
+                first.get_or_insert(byte);
             }
         }
-        if lines >= 4 {
+        if bytes.len() >= limit {
+            if lines == 0 && first == Some(b'{') && limit < MAX_VALUE {
+                limit = MAX_VALUE;
+                continue;
+            }
             break;
         }
     }
-    (head, None)
+    let cut = bytes.len();
+    Head {
+        bytes,
+        cut,
+        error: None,
+    }
 }
 
 /// A reader that fails once with a stored error, then reads nothing.
@@ -447,30 +289,51 @@ impl Read for Failing {
     }
 }
 
-/// Reads the head, keeping a read error for after it: `(head, the rest of the stream)`.
-fn split_head<'r>(mut raw: Box<dyn Read + 'r>) -> (Vec<u8>, Box<dyn Read + 'r>) {
-    match read_head(&mut raw) {
-        (head, None) => (head, raw),
-        (head, Some(err)) => (head, Box::new(Failing(Some(err)))),
+fn read_stream(raw: &mut dyn Read, ctx: &FileContext, named: bool, sink: &mut dyn FnMut(Record)) {
+    let head = read_head(raw);
+    // gzip is recognised by its magic number, so compressed standard input works too.
+    if head.bytes[..head.cut].starts_with(&[0x1f, 0x8b]) {
+        let mut rest = Failing(head.error);
+        let joined = io::Cursor::new(head.bytes).chain(raw).chain(&mut rest);
+        let mut decoder = MultiGzDecoder::new(joined);
+        let inner = read_head(&mut decoder);
+        if inner.cut == 0
+            && let Some(err) = &inner.error
+        {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                0,
+                format!("cannot decompress (gzip): {err}"),
+            )));
+            return;
+        }
+        read_detected(inner, &mut decoder, ctx, named, sink);
+    } else {
+        if head.cut == 0
+            && let Some(err) = &head.error
+        {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                0,
+                format!("cannot read: {err}"),
+            )));
+            return;
+        }
+        read_detected(head, raw, ctx, named, sink);
     }
 }
 
-fn read_stream(
-    mut raw: Box<dyn Read + '_>,
+/// Detects the format from the head and reads the whole input with its reader.
+fn read_detected(
+    head: Head,
+    rest: &mut dyn Read,
     ctx: &FileContext,
     named: bool,
     sink: &mut dyn FnMut(Record),
 ) {
-    let (mut head, rest) = split_head(raw);
-    raw = rest;
-    // gzip is recognised by its magic number, so compressed standard input works too.
-    if head.starts_with(&[0x1f, 0x8b]) {
-        (head, raw) = split_head(Box::new(MultiGzDecoder::new(
-            io::Cursor::new(head).chain(raw),
-        )));
-    }
-    let bom = head.starts_with(BOM);
-    let family = match (ctx.options.format, detect(&head)) {
+    let seen = &head.bytes[..head.cut];
+    let bom = seen.starts_with(BOM);
+    let family = match (ctx.options.format, detect(seen)) {
         (_, Err(damage)) => {
             sink(Record::Error(InputError::at(
                 &ctx.path,
@@ -482,18 +345,19 @@ fn read_stream(
         (Some(Format::Table), _) => Family::Table,
         (Some(Format::Ndjson), _) => Family::Stream,
         (Some(_), _) => Family::Json,
-        (None, Ok(Family::Table)) if !table::looks_like_table(&head, &ctx.options.zones) => {
+        (None, Ok(Family::Table)) if !table::looks_like_table(seen, &ctx.options.zones) => {
             let reason = "no table row (`Mon, 22 Aug 2022 06:36:15 UTC  EVENT  MESSAGE`) in its first lines, and not JSON";
             report_not_a_log(ctx, named, reason.to_string(), sink);
             return;
         }
         (None, Ok(family)) => family,
     };
-    let mut head = io::Cursor::new(head);
+    let mut error = Failing(head.error);
+    let mut start = io::Cursor::new(head.bytes);
     if bom {
-        head.set_position(BOM.len() as u64);
+        start.set_position(BOM.len() as u64);
     }
-    let reader = BufReader::with_capacity(64 << 10, head.chain(raw));
+    let reader = BufReader::with_capacity(64 << 10, start.chain(rest).chain(&mut error));
     let outcome = match family {
         Family::Table => table::read(reader, ctx, sink),
         Family::Stream => ndjson::read(reader, ctx, sink),

@@ -5,53 +5,13 @@
 //! A machine's events can come anywhere in the stream, so the stream is grouped in memory
 //! before any machine is replayed: memory grows with the stream's events.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 use std::sync::Arc;
 
-use serde::Deserialize;
-
-use super::json::{RawEvent, convert_event};
-use super::{
-    FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags, read_line_capped,
-};
+use super::raw::{RawLine, convert_event};
+use super::{FileContext, Format, InputError, MachineLog, NotALog, Record, read_line_capped};
 use crate::event::Event;
-
-/// One line of the stream; the machine may be named by any of three keys.
-#[derive(Deserialize)]
-pub(crate) struct RawLine<'a> {
-    #[serde(borrow, default)]
-    pub machine: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub machine_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub time: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub event: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub message: Option<Cow<'a, str>>,
-}
-
-impl<'a> RawLine<'a> {
-    fn machine(self) -> (Option<Cow<'a, str>>, RawEvent<'a>) {
-        (
-            self.machine.or(self.machine_id).or(self.id),
-            RawEvent {
-                time: self.time,
-                event: self.event,
-                message: self.message,
-            },
-        )
-    }
-
-    fn is_event(&self) -> bool {
-        (self.machine.is_some() || self.machine_id.is_some() || self.id.is_some())
-            && (self.event.is_some() || self.time.is_some())
-    }
-}
 
 /// Whether the first whole lines of a file look like a raw event stream (so that one damaged
 /// line does not turn the stream into "one broken JSON document").
@@ -138,7 +98,7 @@ pub(crate) fn read(
                 match machines.get_mut(&*machine) {
                     Some(entry) => entry.1.push(event),
                     None => {
-                        machines.insert(machine.into_owned(), (line_no, vec![event]));
+                        machines.insert(machine.0.into_owned(), (line_no, vec![event]));
                     }
                 }
             }
@@ -153,16 +113,10 @@ pub(crate) fn read(
     for (machine, (line, mut events)) in machines {
         // A stream is in arrival order: a stable sort keeps it among equal times.
         events.sort_by_key(|e| e.time);
-        sink(Record::Machine(MachineLog {
-            machine,
-            source: ctx.path.clone(),
-            line,
-            format: Format::Ndjson,
-            events,
-            last_error_event: None,
-            recorded: RecordedFlags::default(),
-            annotated: false,
-        }));
+        let mut log = MachineLog::new(machine, &ctx.path, line, Format::Ndjson);
+        log.events = events;
+        log.annotated = false;
+        sink(Record::Machine(log));
     }
     Ok(())
 }

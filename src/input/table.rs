@@ -6,8 +6,8 @@ use std::path::Path;
 
 use super::time::{ExtraZone, parse_rfc1123};
 use super::{
-    Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, RecordedFlags,
-    into_time_order, machine_from_path, read_line_capped,
+    Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, into_time_order,
+    machine_from_path, read_line_capped,
 };
 use crate::event::{Event, EventName};
 
@@ -107,6 +107,8 @@ struct Section {
     last_error: Option<Event>,
     /// Set after `Recent last error`: the next row is the last error event, not a log row.
     in_last_error: bool,
+    /// Rows that could not be read.
+    bad_rows: usize,
 }
 
 impl Section {
@@ -117,21 +119,20 @@ impl Section {
             events: Vec::new(),
             last_error: None,
             in_last_error: false,
+            bad_rows: 0,
         }
     }
 
-    fn finish(mut self, path: &str) -> MachineLog {
-        into_time_order(&mut self.events, true);
-        MachineLog {
-            machine: self.machine,
-            source: path.to_string(),
-            line: self.line,
-            format: Format::Table,
-            events: self.events,
-            last_error_event: self.last_error,
-            recorded: RecordedFlags::default(),
-            annotated: true,
+    /// The machine read, unless every row of it was bad (its errors say why).
+    fn finish(mut self, path: &str) -> Option<MachineLog> {
+        if self.events.is_empty() && self.last_error.is_none() && self.bad_rows > 0 {
+            return None;
         }
+        into_time_order(&mut self.events, true);
+        let mut log = MachineLog::new(self.machine, path, self.line, Format::Table);
+        log.events = self.events;
+        log.last_error_event = self.last_error;
+        Some(log)
     }
 }
 
@@ -177,6 +178,9 @@ impl TableBatch {
         let lines = self.text.split_inclusive(|&b| b == b'\n');
         for (this_line, raw) in (self.first_line..).zip(lines) {
             let Ok(text) = std::str::from_utf8(raw) else {
+                if let Some(current) = section.as_mut() {
+                    current.bad_rows += 1;
+                }
                 sink(Record::Error(InputError::at(
                     &self.path,
                     this_line,
@@ -185,12 +189,17 @@ impl TableBatch {
                 continue;
             };
             let trimmed = text.trim();
-            if trimmed.is_empty() || is_markdown_rule(trimmed) || is_header(trimmed) {
+            if trimmed.is_empty() || is_markdown_rule(trimmed) {
+                continue;
+            }
+            if is_header(trimmed) {
+                // A table with a header and no rows is a machine without events.
+                section.get_or_insert_with(|| Section::new(self.file_machine.clone(), this_line));
                 continue;
             }
             if let Some(name) = section_header(trimmed) {
-                if let Some(done) = section.take() {
-                    sink(Record::Machine(done.finish(&self.path)));
+                if let Some(done) = section.take().and_then(|s| s.finish(&self.path)) {
+                    sink(Record::Machine(done));
                 }
                 section = Some(Section::new(machine_from_path(Path::new(name)), this_line));
                 continue;
@@ -215,14 +224,15 @@ impl TableBatch {
                     }
                 }
                 Err(message) => {
+                    current.bad_rows += 1;
                     sink(Record::Error(InputError::at(
                         &self.path, this_line, message,
                     )));
                 }
             }
         }
-        if let Some(done) = section {
-            sink(Record::Machine(done.finish(&self.path)));
+        if let Some(done) = section.and_then(|s| s.finish(&self.path)) {
+            sink(Record::Machine(done));
         }
     }
 }
@@ -245,7 +255,7 @@ pub(crate) fn looks_like_table(head: &[u8], zones: &[ExtraZone]) -> bool {
             // The shape of a row is enough: a row whose zone is unknown is still a table row,
             // and its error (with the --tz hint) is more use than "not a log".
             let row = line.trim_start_matches(['|', ' ']);
-            time_prefix_len(row).is_some() || parse_row(line, zones).is_ok()
+            time_prefix_len(row).is_some() || parse_row(line, zones).is_ok() || is_header(line)
         })
 }
 

@@ -87,7 +87,7 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         rules: report.rules,
         inputs: InputsJson {
             files: s.files,
-            formats: s.formats.iter().map(|(f, n)| (f.name(), *n)).collect(),
+            formats: s.formats.clone(),
             machines: s.machines,
             merged_machines: s.merged_machines,
             events: s.events,

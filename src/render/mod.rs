@@ -2,6 +2,7 @@
 //! report renderers take a whole [`Report`], trace renderers take one machine at a time so
 //! `replay` streams.
 
+pub mod escape;
 mod json;
 mod junit;
 mod sarif;

@@ -25,8 +25,27 @@ fn rule_id(pair: &PairCheck) -> &'static str {
     }
 }
 
-/// A relative URI reference for a path: forward slashes, and what a URI cannot hold escaped.
+/// A URI for a path: relative to the current directory (where CI runs, at the repository's
+/// root) where it lies below it, else a `file:` URI; forward slashes, and what a URI cannot
+/// hold escaped.
 fn uri_reference(path: &str) -> String {
+    let as_path = std::path::Path::new(path);
+    if as_path.is_absolute() {
+        let below = std::env::current_dir().ok().and_then(|cwd| {
+            as_path
+                .strip_prefix(cwd)
+                .ok()
+                .map(|p| p.display().to_string())
+        });
+        return match below {
+            Some(relative) => escape_uri(&relative),
+            None => format!("file://{}", escape_uri(path)),
+        };
+    }
+    escape_uri(path.strip_prefix("./").unwrap_or(path))
+}
+
+fn escape_uri(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for byte in path.replace('\\', "/").bytes() {
         match byte {
@@ -39,17 +58,48 @@ fn uri_reference(path: &str) -> String {
     out
 }
 
-/// Writes the SARIF log.
-pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
-    // Code-scanning UIs need a location. A pair lives in the fleet's exports, not in a file of
-    // the repository, so name the baseline (a committed file) or else the first input.
-    let uri = report
+/// Where a result points: the pair's entry in the baseline, or else the file and line where
+/// it first occurred.
+fn location(report: &CheckReport, pair: &PairCheck) -> (String, usize) {
+    if let (Some(baseline), Some(line)) = (report.baseline, pair.baseline_line) {
+        return (uri_reference(&baseline.display().to_string()), line);
+    }
+    if let Some(at) = pair.tally.as_ref().and_then(|t| t.first_at.as_ref()) {
+        return (uri_reference(&at.path), at.line.max(1));
+    }
+    let fallback = report
         .baseline
-        .or_else(|| report.inputs.first().map(|p| p.as_path()))
-        .map_or_else(
+        .or_else(|| report.inputs.first().map(|p| p.as_path()));
+    (
+        fallback.map_or_else(
             || "-".to_string(),
             |p| uri_reference(&p.display().to_string()),
-        );
+        ),
+        1,
+    )
+}
+
+const HELP_PAIR: &str = "An event reached metal-api in a state that has no rule for it, and metal-api stored it as `[unexpectedly received in state …]`. The result points at the first occurrence (a new pair) or at the pair's entry in the baseline.\n\nTo see why it happens: `fsmlog explain --pair 'STATE/EVENT' EXPORTS` shows how long machines sat in the state and what came before and after. If the transition is legitimate, accept it in the baseline (`fsmlog check --write-baseline`), or propose the rule change with `fsmlog rules propose`. If another component misbehaves, fix that component.";
+
+const HELP_CEILING: &str = "The baseline accepts this unexpected pair, but only on up to `max_machine_share` of the fleet; today more machines show it. The result points at the pair's entry in the baseline.\n\nLook at the machines with `fsmlog explain --pair 'STATE/EVENT' EXPORTS`. Raise the ceiling in the baseline if the growth is expected, or find what changed.";
+
+/// A reporting descriptor with everything GitHub code scanning requires.
+fn rule(id: &str, name: &str, short: &str, full: &str, help: &str) -> Value {
+    json!({
+        "id": id,
+        "name": name,
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": full},
+        "help": {"text": help.replace('`', ""), "markdown": help},
+        "helpUri": HELP_URI,
+        "defaultConfiguration": {"level": "error"},
+    })
+}
+
+const HELP_URI: &str = "https://github.com/metal-stack/metal-api/issues/324";
+
+/// Writes the SARIF log.
+pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
     let results: Vec<Value> = report
         .result
         .pairs
@@ -70,13 +120,17 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
             if let Some(ceiling) = pair.ceiling {
                 properties["maxMachineShare"] = json!(ceiling);
             }
+            let (uri, line) = location(report, pair);
             json!({
                 "ruleId": rule_id(pair),
                 "level": level(pair),
                 "kind": if pair.baseline == BaselineState::Absent { "pass" } else { "fail" },
                 "message": {"text": pair.message()},
                 "locations": [{
-                    "physicalLocation": {"artifactLocation": {"uri": uri}},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri},
+                        "region": {"startLine": line},
+                    },
                     "logicalLocations": [{
                         "name": format!("{} / {}", pair.state.name(), pair.event.name()),
                         "kind": "object",
@@ -95,20 +149,22 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
             "tool": {"driver": {
                 "name": "fsmlog",
                 "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": HELP_URI,
                 "rules": [
-                    {
-                        "id": PAIR_RULE,
-                        "name": "UnexpectedTransition",
-                        "shortDescription": {"text": "metal-api received a provisioning event in a state with no rule for it"},
-                        "fullDescription": {"text": "The machine provisioning FSM has no transition for this (state, event) pair, so metal-api stores the event as [unexpectedly received in state …]. A pair outside the accepted baseline fails the gate."},
-                        "defaultConfiguration": {"level": "error"},
-                    },
-                    {
-                        "id": Violation::CeilingExceeded { share: 0.0, ceiling: 0.0 }.id(),
-                        "name": "MachineShareCeiling",
-                        "shortDescription": {"text": "an accepted unexpected pair shows on more machines than the baseline allows"},
-                        "defaultConfiguration": {"level": "error"},
-                    },
+                    rule(
+                        PAIR_RULE,
+                        "UnexpectedTransition",
+                        "metal-api received a provisioning event in a state with no rule for it",
+                        "The machine provisioning FSM has no transition for this (state, event) pair, so metal-api stores the event as [unexpectedly received in state …]. A pair outside the accepted baseline fails the gate.",
+                        HELP_PAIR,
+                    ),
+                    rule(
+                        Violation::CeilingExceeded { share: 0.0, ceiling: 0.0 }.id(),
+                        "MachineShareCeiling",
+                        "an accepted unexpected pair shows on more machines than the baseline allows",
+                        "The baseline accepts this unexpected (state, event) pair only on up to a given share of the fleet's machines (max_machine_share), and more machines show it today.",
+                        HELP_CEILING,
+                    ),
                 ],
             }},
             "automationDetails": {"id": format!("fsmlog/check/{}/", report.rules)},

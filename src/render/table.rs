@@ -5,7 +5,7 @@ use std::io::{self, IsTerminal, Write};
 use comfy_table::presets::{ASCII_MARKDOWN, UTF8_FULL_CONDENSED};
 use comfy_table::{CellAlignment, ContentArrangement, Table};
 
-use super::{CheckReport, DiffReport, Report, TraceRenderer, time};
+use super::{CheckReport, DiffReport, Report, TraceRenderer, escape, time};
 use crate::aggregate::PairTally;
 use crate::diff::Change;
 use crate::event::{EventKind, State};
@@ -40,6 +40,14 @@ fn new_table(style: Style, header: &[&str]) -> Table {
     table
 }
 
+/// Input text as a cell of this style: controls escaped, and Markdown's markup too.
+fn cell(style: Style, s: &str) -> String {
+    match style {
+        Style::Terminal => escape::text(s).into_owned(),
+        Style::Markdown => escape::markdown(s),
+    }
+}
+
 fn align_right(table: &mut Table, columns: &[usize]) {
     for &i in columns {
         if let Some(column) = table.column_mut(i) {
@@ -64,14 +72,14 @@ fn heading(style: Style, text: &str, out: &mut dyn Write) -> io::Result<()> {
     }
 }
 
-fn machine_list(ids: &std::collections::BTreeSet<String>) -> String {
+fn machine_list(style: Style, ids: &std::collections::BTreeSet<String>) -> String {
     if ids.is_empty() {
         return "none".to_string();
     }
-    let mut listed: Vec<&str> = ids
+    let mut listed: Vec<String> = ids
         .iter()
         .take(LISTED_MACHINES)
-        .map(String::as_str)
+        .map(|id| cell(style, id))
         .collect();
     let more = ids.len().saturating_sub(LISTED_MACHINES);
     let mut text = listed.join(", ");
@@ -135,7 +143,7 @@ pub fn report(report: &Report, out: &mut dyn Write, style: Style) -> io::Result<
             ],
         );
         for ((state, event), t) in pairs {
-            let examples: Vec<&str> = t.examples.iter().map(String::as_str).collect();
+            let examples: Vec<String> = t.examples.iter().map(|id| cell(style, id)).collect();
             table.add_row(vec![
                 state.name().to_string(),
                 event.name().to_string(),
@@ -155,8 +163,10 @@ pub fn report(report: &Report, out: &mut dyn Write, style: Style) -> io::Result<
         for (name, t) in &s.unknown_events {
             writeln!(
                 out,
-                "unknown event {name:?} ×{} on {} machines",
-                t.count, t.machines
+                "unknown event \"{}\" ×{} on {} machines",
+                cell(style, name),
+                t.count,
+                t.machines
             )?;
         }
     }
@@ -166,7 +176,7 @@ pub fn report(report: &Report, out: &mut dyn Write, style: Style) -> io::Result<
         out,
         "crash loop ({}): {}",
         s.crash_loop.len(),
-        machine_list(&s.crash_loop)
+        machine_list(style, &s.crash_loop)
     )?;
     if style == Style::Markdown {
         writeln!(out)?;
@@ -175,7 +185,7 @@ pub fn report(report: &Report, out: &mut dyn Write, style: Style) -> io::Result<
         out,
         "failed reclaim ({}): {}",
         s.failed_machine_reclaim.len(),
-        machine_list(&s.failed_machine_reclaim)
+        machine_list(style, &s.failed_machine_reclaim)
     )?;
 
     heading(
@@ -208,13 +218,17 @@ fn verdict_text(state: Option<State>) -> String {
     }
 }
 
-fn tally_cells(t: &PairTally) -> Vec<String> {
+fn tally_cells(style: Style, t: &PairTally) -> Vec<String> {
     vec![
         t.count.to_string(),
         t.machines.to_string(),
         time(t.first_seen),
         time(t.last_seen),
-        t.examples.iter().cloned().collect::<Vec<_>>().join(", "),
+        t.examples
+            .iter()
+            .map(|id| cell(style, id))
+            .collect::<Vec<_>>()
+            .join(", "),
     ]
 }
 
@@ -271,7 +285,7 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write, style: Style) -> io::Resul
         );
         for ((state, event), t) in rows {
             let mut row = vec![state.name().to_string(), event.name().to_string()];
-            row.extend(tally_cells(t));
+            row.extend(tally_cells(style, t));
             table.add_row(row);
         }
         align_right(&mut table, &[2, 3]);
@@ -288,7 +302,7 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write, style: Style) -> io::Resul
         let mut table = new_table(style, &["Machine", "Flag", "Old", "New"]);
         for (flag, machine, old, new) in &d.flips {
             table.add_row(vec![
-                machine.clone(),
+                cell(style, machine),
                 flag.name().to_string(),
                 old.to_string(),
                 new.to_string(),
@@ -313,7 +327,7 @@ pub fn check(report: &CheckReport, out: &mut dyn Write, style: Style) -> io::Res
     };
     let baseline = report.baseline.map_or_else(
         || "no baseline".to_string(),
-        |p| format!("baseline {}", p.display()),
+        |p| format!("baseline {}", cell(style, &p.display().to_string())),
     );
     let prefix = if style == Style::Markdown { "**" } else { "" };
     writeln!(out, "{prefix}{verdict}{prefix}")?;
@@ -378,8 +392,8 @@ impl TraceRenderer for TraceTable {
         writeln!(
             out,
             "\nmachine {} ({}) · state {} · crash loop {} · failed reclaim {} · {} stored events",
-            trace.machine,
-            trace.source,
+            escape::text(&trace.machine),
+            escape::text(&trace.source),
             c.state(),
             c.crash_loop,
             c.failed_machine_reclaim,
@@ -399,15 +413,16 @@ impl TraceRenderer for TraceTable {
                 step.verdict.name().to_string(),
                 step.to.name().to_string(),
                 if step.stored { "yes" } else { "no" }.to_string(),
-                step.message.to_string(),
+                escape::text(&step.message).into_owned(),
             ]);
         }
         writeln!(out, "{table}")?;
         for unknown in &trace.unknown {
             writeln!(
                 out,
-                "unknown event {:?} at line {} (skipped)",
-                unknown.name, unknown.line
+                "unknown event \"{}\" at line {} (skipped)",
+                escape::text(&unknown.name),
+                unknown.line
             )?;
         }
         Ok(())

@@ -710,23 +710,24 @@ fn buffered_phoned_home_needs_a_last_event_time() {
 mod exported_log {
     use super::*;
     use crate::event::{Event, EventName};
-    use crate::input::{Format, MachineLog, RecordedFlags};
+    use crate::input::{Format, MachineLog, RecordedFlag};
 
     fn event(seconds: i64, kind: EventKind, message: &str) -> Event {
         Event::from_recorded(at(seconds), EventName::Known(kind), message, 0)
     }
 
     fn log(events: Vec<Event>) -> MachineLog {
-        MachineLog {
-            machine: "m".to_string(),
-            source: "m.json".to_string(),
-            line: 1,
-            format: Format::LogsJson,
-            events,
-            last_error_event: None,
-            recorded: RecordedFlags::default(),
-            annotated: true,
-        }
+        let mut log = MachineLog::new("m".to_string(), "m.json", 1, Format::LogsJson);
+        log.events = events;
+        log
+    }
+
+    /// A flag as an export records it, holding as of the log's newest event.
+    fn recorded(log: &MachineLog, value: bool) -> Option<RecordedFlag> {
+        Some(RecordedFlag {
+            value,
+            as_of: log.as_of(),
+        })
     }
 
     #[test]
@@ -757,7 +758,7 @@ mod exported_log {
     #[test]
     fn exported_failed_reclaim_flag_is_taken_either_way() {
         let mut reclaim = log(vec![event(0, MachineReclaim, "free")]);
-        reclaim.recorded.failed_machine_reclaim = Some(true);
+        reclaim.recorded.failed_machine_reclaim = recorded(&reclaim, true);
         assert!(
             replay(&reclaim, &rules(V0422))
                 .container
@@ -772,9 +773,43 @@ mod exported_log {
                 .container
                 .failed_machine_reclaim
         );
-        stream.recorded.failed_machine_reclaim = Some(false);
+        stream.recorded.failed_machine_reclaim = recorded(&stream, false);
         assert!(
             !replay(&stream, &rules(V0422))
+                .container
+                .failed_machine_reclaim
+        );
+    }
+
+    #[test]
+    fn recorded_flags_hold_as_of_their_record_and_newer_events_replay_on_top() {
+        // An older export saw the failed reclaim and a crash loop; newer rows (another record
+        // of the machine, merged in) show it PXE boot and phone home again.
+        let mut merged = log(vec![
+            event(0, MachineReclaim, "free"),
+            event(600, PxeBooting, "dhcp"),
+            event(660, Preparing, "hammer"),
+        ]);
+        let as_of = Some(at(0));
+        merged.recorded.failed_machine_reclaim = Some(RecordedFlag { value: true, as_of });
+        merged.recorded.crash_loop = Some(RecordedFlag { value: true, as_of });
+        let trace = replay(&merged, &rules(V0422));
+        assert!(
+            !trace.container.failed_machine_reclaim,
+            "PXE Booting clears it"
+        );
+        assert!(
+            trace.container.held_crash_loop(),
+            "no newer event sets the crash loop flag, so the recorded one holds"
+        );
+        // The same flags recorded after the newest event are what metal-api holds.
+        let late = Some(at(700));
+        merged.recorded.failed_machine_reclaim = Some(RecordedFlag {
+            value: true,
+            as_of: late,
+        });
+        assert!(
+            replay(&merged, &rules(V0422))
                 .container
                 .failed_machine_reclaim
         );

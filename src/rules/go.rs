@@ -149,6 +149,9 @@ pub fn import(text: &str, like: &RuleFile, name: &str) -> Result<RuleFile> {
     let clean = strip_comments(text);
     let mut rows = Vec::new();
     let mut problems = Vec::new();
+    // Each (state, event) pair with the Go line that gives it, so that a pair given twice is
+    // named by its lines in events.go, not in the rule file written from it.
+    let mut given: Vec<(String, EventKind, usize)> = Vec::new();
     for (offset, item) in items(&clean)? {
         let line = line_at(&clean, offset);
         let Some(name) = NAME.captures(item) else {
@@ -202,6 +205,14 @@ pub fn import(text: &str, like: &RuleFile, name: &str) -> Result<RuleFile> {
                 continue;
             }
         };
+        for state in &from {
+            match given.iter().find(|(s, e, _)| s == state && *e == event) {
+                Some((_, _, first)) => problems.push(format!(
+                    "line {line}: duplicate pair ({state}, {event}), already given at line {first}"
+                )),
+                None => given.push((state.clone(), event, line)),
+            }
+        }
         rows.push(RuleRow {
             event: event.name().to_string(),
             from,
@@ -301,6 +312,21 @@ func Events() fsm.Events {
         assert!(err.contains("line 8: unknown state states.Limbo"), "{err}");
         assert!(
             err.contains("line 17: unknown event ProvisioningEventReboot"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_pair_given_twice_is_named_by_its_go_lines() {
+        let text = SHAPE.replace(
+            "Src:  []string{states.PhonedHome.String()},",
+            "Src:  []string{states.PhonedHome.String(), states.PhonedHome.String()},",
+        );
+        let err = import(&text, &like(), "x").unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "line 22: duplicate pair (Phoned Home, Phoned Home), already given at line 22"
+            ),
             "{err}"
         );
     }

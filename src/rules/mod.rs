@@ -154,10 +154,14 @@ impl Ruleset {
         // serde accepted the text, so the splitter only fails on what it does not model; the
         // rows are then named by their index instead of their line.
         let lines = element_lines_at(text.as_bytes(), &["transitions"]).unwrap_or_default();
-        Ruleset::from_file(file, &lines)
+        Ruleset::from_file(file, &lines, &|key| key_line(text, key))
     }
 
-    fn from_file(file: RuleFile, row_lines: &[usize]) -> Result<Ruleset> {
+    fn from_file(
+        file: RuleFile,
+        row_lines: &[usize],
+        key_line: &dyn Fn(&str) -> Option<usize>,
+    ) -> Result<Ruleset> {
         let mut problems = Vec::new();
         let mut explicit = [[None::<usize>; EventKind::ALL.len()]; State::ALL.len()];
         let mut wildcard = [None::<usize>; EventKind::ALL.len()];
@@ -239,27 +243,54 @@ impl Ruleset {
                 }
             }
         }
-        if file.kept_events == 0 {
-            problems.push("kept_events must be at least 1".to_string());
-        }
-        if file.failed_reclaim_seconds == 0 {
-            problems.push("failed_reclaim_seconds must be at least 1".to_string());
+        let mut out_of_range = |key: &str, value: u64, range: std::ops::RangeInclusive<u64>| {
+            if !range.contains(&value) {
+                let at = key_line(key).map_or_else(String::new, |line| format!("line {line}: "));
+                problems.push(format!(
+                    "{at}{key} is {value}, but must be between {} and {}",
+                    range.start(),
+                    range.end()
+                ));
+            }
+        };
+        out_of_range("kept_events", file.kept_events as u64, 1..=MAX_KEPT_EVENTS);
+        out_of_range(
+            "failed_reclaim_seconds",
+            file.failed_reclaim_seconds,
+            1..=MAX_SECONDS,
+        );
+        if let Some(window) = file.buffered_phoned_home_seconds {
+            out_of_range("buffered_phoned_home_seconds", window, 0..=MAX_SECONDS);
         }
         if !problems.is_empty() {
             bail!("{}", problems.join("\n"));
         }
+        // In range, so neither conversion can fail; `seconds` is not reached with a bad value.
+        let seconds = |s: u64| TimeDelta::try_seconds(s as i64).unwrap_or(TimeDelta::MAX);
         Ok(Ruleset {
             name: file.name.clone(),
             description: file.description.clone(),
             table,
-            buffered_phoned_home: file
-                .buffered_phoned_home_seconds
-                .map(|s| TimeDelta::seconds(s as i64)),
-            failed_reclaim_threshold: TimeDelta::seconds(file.failed_reclaim_seconds as i64),
+            buffered_phoned_home: file.buffered_phoned_home_seconds.map(seconds),
+            failed_reclaim_threshold: seconds(file.failed_reclaim_seconds),
             kept_events: file.kept_events,
             file,
         })
     }
+}
+
+/// The longest time window a rule file may set: ten years, far beyond any real knob, and far
+/// inside what time arithmetic can hold.
+const MAX_SECONDS: u64 = 10 * 366 * 24 * 3600;
+
+/// The most stored events a rule file may keep per machine.
+const MAX_KEPT_EVENTS: u64 = 1_000_000;
+
+/// The line a top-level key of a rule file stands on.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let quoted = format!("\"{key}\"");
+    let at = text.find(&quoted)?;
+    Some(1 + text[..at].bytes().filter(|&b| b == b'\n').count())
 }
 
 /// The names of the built-in rule sets, oldest first.

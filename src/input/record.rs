@@ -1,0 +1,227 @@
+//! What every reader hands on: machines as read from one input, the problems met on the way,
+//! and the options that say how to read. Shared by the format readers, merging and the
+//! commands; the readers themselves live beside this file.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use chrono::{DateTime, Utc};
+
+use super::json::ElementBatch;
+use super::table::TableBatch;
+use super::time::ExtraZone;
+use crate::event::Event;
+
+/// One machine's events as read from one input (or merged from several), oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineLog {
+    pub machine: String,
+    /// The file (or `-`) the log came from; the first of them for a merged machine.
+    pub source: String,
+    /// Every file the log was assembled from, the first being `source`; an event's
+    /// [`Event::source`] indexes this list.
+    pub sources: Vec<String>,
+    /// The line the machine starts on in its file.
+    pub line: usize,
+    pub format: Format,
+    /// Whether the input was YAML (the format names the JSON shape it has).
+    pub yaml: bool,
+    /// Oldest first; equal times keep the order metal-api stored them in.
+    pub events: Vec<Event>,
+    /// The exported last error event, which may or may not be among `events`.
+    pub last_error_event: Option<Event>,
+    pub recorded: RecordedFlags,
+    /// What a machine export says about the machine besides its events.
+    pub machine_info: MachineInfo,
+    /// Whether messages carry metal-api's recorded verdicts (true for every export).
+    pub annotated: bool,
+    /// Lines of pasted text around the rows that are no rows (prose, blank lines).
+    pub skipped_lines: u64,
+}
+
+impl MachineLog {
+    /// A log read from `source` with nothing recorded besides its events.
+    pub fn new(machine: String, source: &str, line: usize, format: Format) -> MachineLog {
+        MachineLog {
+            machine,
+            source: source.to_string(),
+            sources: vec![source.to_string()],
+            line,
+            format,
+            yaml: false,
+            events: Vec::new(),
+            last_error_event: None,
+            recorded: RecordedFlags::default(),
+            machine_info: MachineInfo::default(),
+            annotated: true,
+            skipped_lines: 0,
+        }
+    }
+
+    /// The time a record's flags describe the machine at: its newest event or its
+    /// `last_event_time`, whichever is later.
+    pub fn as_of(&self) -> Option<DateTime<Utc>> {
+        let newest = self.events.last().map(|e| e.time);
+        newest.max(self.recorded.last_event_time)
+    }
+
+    /// The format's name in output: `list-json`, or `list-yaml` for the same shape in YAML.
+    pub fn format_name(&self) -> &'static str {
+        self.format.name_in(self.yaml)
+    }
+}
+
+/// A flag an export recorded, and the time it held at (see [`MachineLog::as_of`]): events
+/// newer than that are replayed on top of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordedFlag {
+    pub value: bool,
+    pub as_of: Option<DateTime<Utc>>,
+}
+
+/// The container fields an export recorded besides the log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordedFlags {
+    pub last_event_time: Option<DateTime<Utc>>,
+    pub crash_loop: Option<RecordedFlag>,
+    pub failed_machine_reclaim: Option<RecordedFlag>,
+    /// metal-api's liveliness as exported (`Alive`, `Dead`, `Unknown`), where it was.
+    pub liveliness: Option<String>,
+}
+
+/// What a machine export (describe, list, v2) says about a machine besides its events.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MachineInfo {
+    /// Whether the machine is allocated: `None` where the input does not say.
+    pub allocated: Option<bool>,
+    /// Whether the machine object came without any event container.
+    pub no_event_container: bool,
+}
+
+/// The input formats fsmlog reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum Format {
+    /// `metalctl machine logs ID -o json` (an event array, maybe a `Recent last error` block).
+    LogsJson,
+    /// `metalctl machine describe ID -o json` (one machine object).
+    DescribeJson,
+    /// `metalctl machine list -o json` (an array of machine objects).
+    ListJson,
+    /// metal-api's `GET /v1/machine/{id}/event` response (`{log, last_error_event, …}`).
+    EventApi,
+    /// metal-api's stored containers, a dump of the event table (one object or an array).
+    ContainerDump,
+    /// The v2 API's machines (`uuid`, `recentProvisioningEvents`; camelCase or snake_case).
+    V2Json,
+    /// A raw event stream, one `{"machine", "time", "event", "message"}` a line, any order.
+    Ndjson,
+    /// The table `metalctl machine logs ID` prints (also `-o wide`, `-o markdown`).
+    Table,
+}
+
+impl Format {
+    /// The name used in `--format` and in JSON output.
+    pub fn name(self) -> &'static str {
+        self.name_in(false)
+    }
+
+    /// The name in output for this shape read from JSON or from YAML.
+    pub fn name_in(self, yaml: bool) -> &'static str {
+        match (self, yaml) {
+            (Format::LogsJson, false) => "logs-json",
+            (Format::LogsJson, true) => "logs-yaml",
+            (Format::DescribeJson, false) => "describe-json",
+            (Format::DescribeJson, true) => "describe-yaml",
+            (Format::ListJson, false) => "list-json",
+            (Format::ListJson, true) => "list-yaml",
+            (Format::EventApi, false) => "event-api",
+            (Format::EventApi, true) => "event-api-yaml",
+            (Format::ContainerDump, false) => "container-dump",
+            (Format::ContainerDump, true) => "container-dump-yaml",
+            (Format::V2Json, false) => "v2-json",
+            (Format::V2Json, true) => "v2-yaml",
+            (Format::Ndjson, _) => "ndjson",
+            (Format::Table, _) => "table",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A problem with the input, named by file and line (and column where it helps).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct InputError {
+    pub path: String,
+    /// One-based; 0 when the problem concerns the whole file.
+    pub line: usize,
+    /// One-based; 0 when unknown or not helpful.
+    pub column: usize,
+    pub message: String,
+}
+
+impl InputError {
+    /// A problem at a line of a file.
+    pub fn at(path: &str, line: usize, message: impl Into<String>) -> InputError {
+        InputError {
+            path: path.to_string(),
+            line,
+            column: 0,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.path)?;
+        if self.line > 0 {
+            write!(f, ":{}", self.line)?;
+            if self.column > 0 {
+                write!(f, ":{}", self.column)?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// What the reader hands on: a machine's log, or a problem it met on the way.
+#[derive(Debug)]
+pub enum Record {
+    Machine(MachineLog),
+    /// Raw machines of a large file, to be decoded (on any thread) with [`Batch::decode`].
+    Batch(Batch),
+    Error(InputError),
+    /// A file (or directory entry) that is not read, with the reason.
+    Skipped {
+        path: String,
+        reason: String,
+    },
+}
+
+/// Raw machines read but not parsed yet, so that parsing can run on any thread.
+#[derive(Debug)]
+pub enum Batch {
+    Json(ElementBatch),
+    Table(TableBatch),
+}
+
+/// How to read the inputs.
+#[derive(Debug, Clone, Default)]
+pub struct InputOptions {
+    /// Forces a format instead of detecting it.
+    pub format: Option<Format>,
+    /// The machine id for single-machine formats instead of the file stem.
+    pub machine_id: Option<String>,
+    /// Zone abbreviations resolved by `--tz`, before the built-in table.
+    pub zones: Vec<ExtraZone>,
+    /// Counts the bytes read from files (before decompression), for a progress display.
+    pub bytes_read: Option<Arc<AtomicU64>>,
+    /// Read machines without their events (JSON exports and tables): enough to learn which
+    /// machines an input holds, at a fraction of the cost.
+    pub ids_only: bool,
+}

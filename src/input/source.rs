@@ -1,0 +1,375 @@
+//! Where input comes from: the command line's paths expanded into inputs (directories walked,
+//! symlinks followed, the same file named twice read once), and each input opened for reading.
+//!
+//! Standard input, pipes and FIFOs can be read only once. As a first pass reads one, every
+//! byte is copied into a spool (memory up to a bound, then a temporary file), and a later pass
+//! reads the spool instead: no source is ever read twice.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use super::record::InputError;
+
+/// How an input is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// A regular file, opened afresh for every pass.
+    File,
+    /// Standard input (`-`), spooled as it is read.
+    Stdin,
+    /// A pipe, FIFO or device named by path (`<(…)`, `/dev/stdin`), spooled as it is read.
+    Stream,
+}
+
+/// One input to read, and whether it was named by the user or found in a directory.
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    pub path: PathBuf,
+    pub named: bool,
+    pub kind: SourceKind,
+    spool: Arc<OnceLock<Spooled>>,
+}
+
+impl InputFile {
+    fn new(path: PathBuf, named: bool, kind: SourceKind) -> InputFile {
+        InputFile {
+            path,
+            named,
+            kind,
+            spool: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// An input read from any reader (for tests and fuzzing).
+    pub fn named(path: &str) -> InputFile {
+        InputFile::new(PathBuf::from(path), true, SourceKind::File)
+    }
+
+    /// The path as shown in messages; `-` for standard input.
+    pub fn display(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// The size in bytes where it is known beforehand (regular files).
+    pub fn size(&self) -> Option<u64> {
+        match self.kind {
+            SourceKind::File => std::fs::metadata(&self.path).ok().map(|m| m.len()),
+            _ => self.spool.get().map(Spooled::len),
+        }
+    }
+
+    /// Opens the input: a file afresh, a stream from its spool once a pass has read it, or
+    /// else from its source with a copy of every byte kept for the next pass (completed by
+    /// [`Reading::finish`]).
+    pub fn open(&self) -> io::Result<Reading> {
+        if self.kind == SourceKind::File {
+            return Ok(Reading {
+                inner: Box::new(File::open(&self.path)?),
+                tee: None,
+            });
+        }
+        if let Some(spooled) = self.spool.get() {
+            return Ok(Reading {
+                inner: spooled.reader()?,
+                tee: None,
+            });
+        }
+        let inner: Box<dyn Read + Send> = match self.kind {
+            SourceKind::Stdin => Box::new(io::stdin()),
+            _ => Box::new(File::open(&self.path)?),
+        };
+        Ok(Reading {
+            inner,
+            tee: Some((SpoolWriter::default(), Arc::clone(&self.spool))),
+        })
+    }
+}
+
+/// An open input. Reading it from its source also fills the spool.
+pub struct Reading {
+    inner: Box<dyn Read + Send>,
+    tee: Option<(SpoolWriter, Arc<OnceLock<Spooled>>)>,
+}
+
+impl Read for Reading {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some((spool, _)) = &mut self.tee {
+            spool.write_all(&buf[..n])?;
+        }
+        Ok(n)
+    }
+}
+
+impl Reading {
+    /// Reads what the pass left unread into the spool, so that the next pass sees the whole
+    /// input; a read error is kept and raised again where the next pass reaches it.
+    pub fn finish(mut self) {
+        let Some((mut spool, slot)) = self.tee.take() else {
+            return;
+        };
+        let mut chunk = vec![0u8; 64 << 10];
+        loop {
+            match self.inner.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if let Err(err) = spool.write_all(&chunk[..n]) {
+                        spool.error = Some(err.to_string());
+                        break;
+                    }
+                }
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => {
+                    spool.error = Some(err.to_string());
+                    break;
+                }
+            }
+        }
+        let _ = slot.set(spool.seal());
+    }
+}
+
+/// How much of a stream a spool keeps in memory before it moves to a temporary file.
+const SPOOL_MEMORY: usize = 64 << 20;
+
+/// A spool being filled.
+#[derive(Default)]
+struct SpoolWriter {
+    memory: Vec<u8>,
+    file: Option<io::BufWriter<tempfile::NamedTempFile>>,
+    len: u64,
+    /// The read error that ended the input early, if one did.
+    error: Option<String>,
+}
+
+impl Write for SpoolWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.file.is_none() && self.memory.len() + buf.len() > SPOOL_MEMORY {
+            let mut file = io::BufWriter::with_capacity(1 << 20, tempfile::NamedTempFile::new()?);
+            file.write_all(&self.memory)?;
+            self.memory = Vec::new();
+            self.file = Some(file);
+        }
+        match &mut self.file {
+            Some(file) => file.write_all(buf)?,
+            None => self.memory.extend_from_slice(buf),
+        }
+        self.len += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.file {
+            Some(file) => file.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl SpoolWriter {
+    fn seal(self) -> Spooled {
+        let data = match self.file {
+            Some(file) => match file.into_inner() {
+                Ok(file) => SpoolData::File(file),
+                Err(err) => {
+                    return Spooled {
+                        data: SpoolData::Memory(Arc::from(Vec::new())),
+                        len: 0,
+                        error: Some(format!("cannot write the spool: {}", err.error())),
+                    };
+                }
+            },
+            None => SpoolData::Memory(Arc::from(self.memory)),
+        };
+        Spooled {
+            data,
+            len: self.len,
+            error: self.error,
+        }
+    }
+}
+
+/// A stream as a first pass read it.
+#[derive(Debug)]
+struct Spooled {
+    data: SpoolData,
+    len: u64,
+    error: Option<String>,
+}
+
+#[derive(Debug)]
+enum SpoolData {
+    Memory(Arc<[u8]>),
+    File(tempfile::NamedTempFile),
+}
+
+impl Spooled {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn reader(&self) -> io::Result<Box<dyn Read + Send>> {
+        let data: Box<dyn Read + Send> = match &self.data {
+            SpoolData::Memory(bytes) => Box::new(io::Cursor::new(Arc::clone(bytes))),
+            SpoolData::File(file) => Box::new(file.reopen()?),
+        };
+        Ok(match &self.error {
+            Some(error) => Box::new(data.chain(FailAtEnd(Some(error.clone())))),
+            None => data,
+        })
+    }
+}
+
+/// Raises a stored read error once, where the input ended the first time.
+struct FailAtEnd(Option<String>);
+
+impl Read for FailAtEnd {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(error) => Err(io::Error::other(error)),
+            None => Ok(0),
+        }
+    }
+}
+
+/// The inputs behind the command line's paths, and what was not read and why.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub files: Vec<InputFile>,
+    pub errors: Vec<InputError>,
+    /// Entries that are not read, with the reason: hidden ones, special files found in a
+    /// directory, a file that is the same as one already listed.
+    pub skipped: Vec<(String, String)>,
+    /// The identities of the inputs so far, with the path each was first listed as.
+    seen: Vec<(u64, u64, String)>,
+}
+
+/// Expands the command-line paths into inputs: directories recursively and sorted, symlinks
+/// followed (a loop is named, not followed), hidden entries of a directory and special files
+/// found in one named and left out, and a file reached twice read once.
+pub fn discover(paths: &[PathBuf]) -> Discovered {
+    let mut found = Discovered::default();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            found.add(
+                InputFile::new(path.clone(), true, SourceKind::Stdin),
+                identity(Path::new("/dev/stdin")),
+            );
+            continue;
+        }
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => walk(path, &mut found),
+            Ok(meta) => {
+                let kind = if meta.is_file() {
+                    SourceKind::File
+                } else {
+                    SourceKind::Stream
+                };
+                found.add(InputFile::new(path.clone(), true, kind), identity(path));
+            }
+            Err(err) => {
+                let message = if std::fs::symlink_metadata(path).is_ok() {
+                    format!("broken symlink: {err}")
+                } else if err.kind() == io::ErrorKind::NotFound {
+                    "no such file or directory".to_string()
+                } else {
+                    format!("cannot read: {err}")
+                };
+                found
+                    .errors
+                    .push(InputError::at(&path.display().to_string(), 0, message));
+            }
+        }
+    }
+    found
+}
+
+/// A file's identity on this system (device and inode), where there is one.
+type Identity = Option<(u64, u64)>;
+
+#[cfg(unix)]
+fn identity(path: &Path) -> Identity {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_path: &Path) -> Identity {
+    None
+}
+
+impl Discovered {
+    fn add(&mut self, file: InputFile, id: Identity) {
+        if let Some((dev, ino)) = id {
+            let seen = &mut self.seen;
+            if let Some((_, _, first)) = seen.iter().find(|(d, i, _)| *d == dev && *i == ino) {
+                self.skipped.push((
+                    file.display(),
+                    format!("the same file as {first}, which is read once"),
+                ));
+                return;
+            }
+            seen.push((dev, ino, file.display()));
+        }
+        self.files.push(file);
+    }
+}
+
+fn walk(root: &Path, found: &mut Discovered) {
+    let mut entries = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = entries.next() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let path = err.path().unwrap_or(root).display().to_string();
+                let message = if err.loop_ancestor().is_some() {
+                    "symlink loop, not followed".to_string()
+                } else if err
+                    .path()
+                    .is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
+                {
+                    format!(
+                        "broken symlink or unreadable entry: {}",
+                        err.io_error().map_or(err.to_string(), |e| e.to_string())
+                    )
+                } else {
+                    format!("cannot read directory entry: {err}")
+                };
+                found.errors.push(InputError::at(&path, 0, message));
+                continue;
+            }
+        };
+        let hidden = entry.depth() > 0 && entry.file_name().to_string_lossy().starts_with('.');
+        let display = entry.path().display().to_string();
+        if hidden {
+            found.skipped.push((
+                display,
+                "hidden; name it on the command line to read it".to_string(),
+            ));
+            if entry.file_type().is_dir() {
+                entries.skip_current_dir();
+            }
+            continue;
+        }
+        let kind = entry.file_type();
+        if kind.is_dir() {
+            continue;
+        }
+        if !kind.is_file() {
+            found.skipped.push((
+                display,
+                "not a regular file (a pipe, socket or device in a directory is not read; name it on the command line)"
+                    .to_string(),
+            ));
+            continue;
+        }
+        let path = entry.into_path();
+        let id = identity(&path);
+        found.add(InputFile::new(path, false, SourceKind::File), id);
+    }
+}
