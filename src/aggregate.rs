@@ -159,6 +159,8 @@ pub struct Summary {
     pub duplicates: u64,
     /// Machines assembled from more than one record.
     pub merged_machines: u64,
+    /// Lines of pasted logs that were no rows (prose, blank lines) and were skipped.
+    pub skipped_lines: u64,
     pub replayed: u64,
     pub rejected: u64,
     pub unknown_events: BTreeMap<String, NameTally>,
@@ -177,6 +179,7 @@ impl Summary {
         self.add_trace(trace);
         self.events += merged.duplicates;
         self.duplicates += merged.duplicates;
+        self.skipped_lines += merged.log.skipped_lines;
         if merged.records > 1 {
             self.merged_machines += 1;
         }
@@ -278,6 +281,7 @@ impl AddAssign for Summary {
         self.events += other.events;
         self.duplicates += other.duplicates;
         self.merged_machines += other.merged_machines;
+        self.skipped_lines += other.skipped_lines;
         self.replayed += other.replayed;
         self.rejected += other.rejected;
         for (name, tally) in other.unknown_events {

@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::input::Format;
 use crate::input::time::{ExtraZone, parse_zone_arg};
+use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
 
 /// Replay metal-stack machine provisioning logs through metal-api's FSM and report the
@@ -15,6 +16,12 @@ use crate::rules::DEFAULT_RULES;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Colour: on a terminal unless NO_COLOR is set (auto), always, or never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Show whole ids, times and example lists in tables instead of shortening them to fit.
+    #[arg(long, global = true)]
+    pub wide: bool,
 }
 
 /// The subcommands.
@@ -104,6 +111,8 @@ pub enum ReportFormat {
     Table,
     Json,
     Markdown,
+    /// The unexpected pairs, one per row.
+    Csv,
 }
 
 /// `fsmlog diff`.
@@ -188,6 +197,8 @@ pub enum ReplayFormat {
     Table,
     Json,
     Ndjson,
+    /// Every step, the machine in the first column.
+    Csv,
 }
 
 /// `fsmlog rules …`.

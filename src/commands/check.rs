@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use crate::render::terminal::Terminal;
 use anyhow::{Context, Result};
 
 use super::report::summarize;
@@ -12,7 +13,7 @@ use crate::render::{CheckReport, github_annotations, render_check};
 use crate::rules::Ruleset;
 
 /// Tallies the fleet, writes or checks the baseline, renders, and gates.
-pub fn run(args: &CheckArgs) -> Result<Outcome> {
+pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let inputs = Inputs::resolve(&args.input)?;
@@ -46,7 +47,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
         inputs: &args.input.paths,
     };
     let mut out = stdout();
-    render_check(args.output, &report, &mut out)?;
+    render_check(args.output, &report, term, &mut out)?;
     out.flush()?;
     print_problems(&summary.errors, &summary.skipped);
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use crate::render::terminal::Terminal;
 use anyhow::Result;
 
 use super::{Inputs, Outcome, print_problems, stdout};
@@ -12,7 +13,7 @@ use crate::replay::replay;
 use crate::rules::Ruleset;
 
 /// Replays under both rule sets, compares, renders, and gates on `--fail-on`.
-pub fn run(args: &DiffArgs) -> Result<Outcome> {
+pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
     let old = Ruleset::resolve(&args.old)?;
     let new = Ruleset::resolve(&args.new)?;
     let inputs = Inputs::resolve(&args.input)?;
@@ -29,6 +30,7 @@ pub fn run(args: &DiffArgs) -> Result<Outcome> {
             new: &new.name,
             diff: &diff,
         },
+        term,
         &mut out,
     )?;
     out.flush()?;

@@ -25,6 +25,7 @@ use crate::diff::RuleDiff;
 use crate::input::merge::{Census, Merged, Merger};
 use crate::input::{self, Format, InputError, InputOptions, Record};
 use crate::render::escape;
+use crate::render::terminal::Terminal;
 use progress::Progress;
 
 /// How a command ended, for the exit code.
@@ -40,12 +41,13 @@ pub enum Outcome {
 
 /// Runs the command the command line names.
 pub fn run(cli: Cli) -> Result<Outcome> {
+    let term = Terminal::detect(cli.color, cli.wide);
     match cli.command {
-        Command::Report(args) => report::run(&args),
-        Command::Replay(args) => replay::run(&args),
-        Command::Diff(args) => diff::run(&args),
-        Command::Check(args) => check::run(&args),
-        Command::Rules(command) => rules::run(&command),
+        Command::Report(args) => report::run(&args, &term),
+        Command::Replay(args) => replay::run(&args, &term),
+        Command::Diff(args) => diff::run(&args, &term),
+        Command::Check(args) => check::run(&args, &term),
+        Command::Rules(command) => rules::run(&command, &term),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::io::{self, BufWriter, Write};
 
+use crate::render::terminal::Terminal;
 use anyhow::Result;
 
 use super::{Inputs, Outcome, print_problems};
@@ -12,12 +13,12 @@ use crate::replay::replay;
 use crate::rules::Ruleset;
 
 /// Streams the traces in input order.
-pub fn run(args: &ReplayArgs) -> Result<Outcome> {
+pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut renderer = trace_renderer(args.output);
+    let mut renderer = trace_renderer(args.output, *term);
     renderer.begin(&rules.name, &mut out)?;
     let mut errors = inputs.errors.clone();
     let mut skipped = inputs.skipped.clone();

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use crate::render::terminal::Terminal;
 use anyhow::Result;
 
 use super::{Inputs, Outcome, print_problems, stdout};
@@ -12,7 +13,7 @@ use crate::replay::replay;
 use crate::rules::Ruleset;
 
 /// Reads everything, tallies it, renders the summary.
-pub fn run(args: &ReportArgs) -> Result<Outcome> {
+pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
     let summary = summarize(&inputs, &rules);
@@ -21,7 +22,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome> {
         summary: &summary,
     };
     let mut out = stdout();
-    render_report(args.output, &report, &mut out)?;
+    render_report(args.output, &report, term, &mut out)?;
     out.flush()?;
     print_problems(&summary.errors, &summary.skipped);
     Ok(if summary.errors.is_empty() {

@@ -7,11 +7,12 @@ use anyhow::{Context, Result};
 
 use super::{Outcome, stdout, write_file};
 use crate::cli::RulesCommand;
-use crate::render::rules_matrix;
+use crate::render::terminal::Terminal;
+use crate::render::{TextFormat, escape, render_doc, view};
 use crate::rules::{Ruleset, builtins, go};
 
 /// Runs one `rules` subcommand.
-pub fn run(command: &RulesCommand) -> Result<Outcome> {
+pub fn run(command: &RulesCommand, term: &Terminal) -> Result<Outcome> {
     let mut out = stdout();
     match command {
         RulesCommand::List => {
@@ -27,8 +28,18 @@ pub fn run(command: &RulesCommand) -> Result<Outcome> {
         }
         RulesCommand::Show { rules } => {
             let rules = Ruleset::resolve(rules)?;
-            writeln!(out, "{}: {}", rules.name, rules.description)?;
-            writeln!(out, "{}", rules_matrix(&rules))?;
+            writeln!(
+                out,
+                "{}: {}",
+                escape::text(&rules.name),
+                escape::text(&rules.description)
+            )?;
+            render_doc(
+                &view::rules::matrix(&rules),
+                TextFormat::Table,
+                term,
+                &mut out,
+            )?;
             let window = match rules.buffered_phoned_home {
                 Some(w) => format!("{} s", w.num_seconds()),
                 None => "none".to_string(),
@@ -47,15 +58,21 @@ pub fn run(command: &RulesCommand) -> Result<Outcome> {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
             match Ruleset::from_json(&text) {
-                Ok(rules) => writeln!(out, "{}: ok ({})", path.display(), rules.name)?,
+                Ok(rules) => writeln!(
+                    out,
+                    "{}: ok ({})",
+                    escape::text(&path.display().to_string()),
+                    escape::text(&rules.name)
+                )?,
                 Err(err) => {
                     out.flush()?;
                     for problem in format!("{err:#}").lines() {
                         // "line N: …" becomes "PATH:N: …", like every other input problem.
-                        match problem.strip_prefix("line ") {
-                            Some(rest) => eprintln!("fsmlog: {}:{rest}", path.display()),
-                            None => eprintln!("fsmlog: {}: {problem}", path.display()),
-                        }
+                        let shown = match problem.strip_prefix("line ") {
+                            Some(rest) => format!("{}:{rest}", path.display()),
+                            None => format!("{}: {problem}", path.display()),
+                        };
+                        eprintln!("fsmlog: {}", escape::text(&shown));
                     }
                     return Ok(Outcome::GateFailed);
                 }

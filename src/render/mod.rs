@@ -2,11 +2,16 @@
 //! report renderers take a whole [`Report`], trace renderers take one machine at a time so
 //! `replay` streams.
 
+mod csv;
+pub mod doc;
 pub mod escape;
 mod json;
 mod junit;
+mod markdown;
 mod sarif;
-mod table;
+pub mod terminal;
+mod text;
+pub mod view;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -18,8 +23,30 @@ use crate::cli::{CheckFormat, DiffFormat, ReplayFormat, ReportFormat};
 use crate::diff::RuleDiff;
 use crate::gate::GateResult;
 use crate::replay::Trace;
+use doc::Doc;
+use terminal::Terminal;
 
-pub use table::rules_matrix;
+/// Prints a text view in one of the text formats.
+pub fn render_doc(
+    doc: &Doc,
+    format: TextFormat,
+    term: &Terminal,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match format {
+        TextFormat::Table => text::render(doc, term, out),
+        TextFormat::Markdown => markdown::render(doc, out),
+        TextFormat::Csv => csv::render(doc, out),
+    }
+}
+
+/// The formats a [`Doc`] prints in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    Table,
+    Markdown,
+    Csv,
+}
 
 /// What `report` prints: the fleet summary and the rule set it was judged by.
 pub struct Report<'a> {
@@ -28,10 +55,17 @@ pub struct Report<'a> {
 }
 
 /// Renders a report in the chosen format.
-pub fn render_report(format: ReportFormat, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub fn render_report(
+    format: ReportFormat,
+    report: &Report,
+    term: &Terminal,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let doc = || view::report::doc(report.rules, report.summary);
     match format {
-        ReportFormat::Table => table::report(report, out, table::Style::Terminal),
-        ReportFormat::Markdown => table::report(report, out, table::Style::Markdown),
+        ReportFormat::Table => render_doc(&doc(), TextFormat::Table, term, out),
+        ReportFormat::Markdown => render_doc(&doc(), TextFormat::Markdown, term, out),
+        ReportFormat::Csv => render_doc(&doc(), TextFormat::Csv, term, out),
         ReportFormat::Json => json::report(report, out),
     }
 }
@@ -44,10 +78,17 @@ pub struct DiffReport<'a> {
 }
 
 /// Renders a rule diff in the chosen format.
-pub fn render_diff(format: DiffFormat, report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
+pub fn render_diff(
+    format: DiffFormat,
+    report: &DiffReport,
+    term: &Terminal,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match format {
-        DiffFormat::Table => table::diff(report, out, table::Style::Terminal),
-        DiffFormat::Markdown => table::diff(report, out, table::Style::Markdown),
+        DiffFormat::Table => render_doc(&view::diff::doc(report), TextFormat::Table, term, out),
+        DiffFormat::Markdown => {
+            render_doc(&view::diff::doc(report), TextFormat::Markdown, term, out)
+        }
         DiffFormat::Json => json::diff(report, out),
     }
 }
@@ -66,11 +107,14 @@ pub struct CheckReport<'a> {
 pub fn render_check(
     format: CheckFormat,
     report: &CheckReport,
+    term: &Terminal,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     match format {
-        CheckFormat::Table => table::check(report, out, table::Style::Terminal),
-        CheckFormat::Markdown => table::check(report, out, table::Style::Markdown),
+        CheckFormat::Table => render_doc(&view::check::doc(report), TextFormat::Table, term, out),
+        CheckFormat::Markdown => {
+            render_doc(&view::check::doc(report), TextFormat::Markdown, term, out)
+        }
         CheckFormat::Json => json::check(report, out),
         CheckFormat::Sarif => sarif::check(report, out),
         CheckFormat::Junit => junit::check(report, out),
@@ -112,11 +156,59 @@ pub trait TraceRenderer {
 }
 
 /// The trace renderer for a format.
-pub fn trace_renderer(format: ReplayFormat) -> Box<dyn TraceRenderer> {
+pub fn trace_renderer(format: ReplayFormat, term: Terminal) -> Box<dyn TraceRenderer> {
     match format {
-        ReplayFormat::Table => Box::new(table::TraceTable),
+        ReplayFormat::Table => Box::new(TraceText { term }),
+        ReplayFormat::Csv => Box::new(TraceCsv { header: false }),
         ReplayFormat::Json => Box::new(json::TraceJson::array()),
         ReplayFormat::Ndjson => Box::new(json::TraceJson::lines()),
+    }
+}
+
+/// `replay -o table`: a heading and a table per machine.
+struct TraceText {
+    term: Terminal,
+}
+
+impl TraceRenderer for TraceText {
+    fn begin(&mut self, rules: &str, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "rules {} (times in UTC)", escape::text(rules))
+    }
+
+    fn machine(&mut self, trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
+        text::render(&view::replay::doc(trace), &self.term, out)
+    }
+
+    fn end(&mut self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `replay -o csv`: every step of every machine, the machine first.
+struct TraceCsv {
+    header: bool,
+}
+
+impl TraceRenderer for TraceCsv {
+    fn begin(&mut self, _rules: &str, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn machine(&mut self, trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
+        let mut columns = vec![doc::Column::new("Machine")];
+        columns.extend(view::replay::step_columns());
+        let mut rows = csv::CsvRows::continuing(&mut *out, &columns, !self.header)?;
+        self.header = true;
+        for step in &trace.steps {
+            let mut cells = vec![doc::machine(trace.machine.clone())];
+            cells.extend(view::replay::step_cells(step));
+            rows.row(&cells)?;
+        }
+        rows.finish()
+    }
+
+    fn end(&mut self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -1,0 +1,388 @@
+//! What a text view says, before it is printed: headings, lines and tables made of typed
+//! pieces (a count, a time, a machine id, text from input). The views build a [`Doc`]; the
+//! terminal, Markdown and CSV renderers each print it their way, so that escaping, shortening
+//! and colour live in one place per format, not in every view.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+
+/// One value in a line or a cell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// Our own words: headings, state and event names, verdicts.
+    Label(Cow<'static, str>),
+    /// Text from input (a message, a name from a rule file, a path): escaped by every
+    /// renderer.
+    Input(String),
+    /// A machine id: shortened to its shortest unique prefix on a terminal.
+    Machine(String),
+    /// Some machines of many: `a, b, +4` on a terminal.
+    Machines {
+        ids: Vec<String>,
+        total: u64,
+    },
+    Count(u64),
+    Time(DateTime<Utc>),
+    /// A share, 0–1, shown as a percentage.
+    Share(f64),
+    /// A duration in seconds, shown as `1h40m`.
+    Seconds(f64),
+    /// Counts over time, shown as a sparkline.
+    Spark(Vec<u64>),
+    /// Nothing to show (a dash in tables).
+    Empty,
+}
+
+/// How a piece stands out where colour is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tone {
+    #[default]
+    Plain,
+    /// Unexpected, failed: red.
+    Bad,
+    /// Rejected, a warning: yellow.
+    Warn,
+    /// Headings: bold.
+    Strong,
+    /// Of little weight: dim.
+    Faint,
+}
+
+/// A value with its tone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Piece {
+    pub value: Value,
+    pub tone: Tone,
+}
+
+impl Piece {
+    /// The same piece in another tone.
+    pub fn tone(self, tone: Tone) -> Piece {
+        Piece { tone, ..self }
+    }
+}
+
+impl From<Value> for Piece {
+    fn from(value: Value) -> Piece {
+        Piece {
+            value,
+            tone: Tone::Plain,
+        }
+    }
+}
+
+/// Our own words.
+pub fn label(text: impl Into<Cow<'static, str>>) -> Piece {
+    Value::Label(text.into()).into()
+}
+
+/// Text from input.
+pub fn input(text: impl Into<String>) -> Piece {
+    Value::Input(text.into()).into()
+}
+
+/// A machine id.
+pub fn machine(id: impl Into<String>) -> Piece {
+    Value::Machine(id.into()).into()
+}
+
+/// A count.
+pub fn count(n: u64) -> Piece {
+    Value::Count(n).into()
+}
+
+/// A time.
+pub fn time(t: DateTime<Utc>) -> Piece {
+    Value::Time(t).into()
+}
+
+/// How a column's cells line up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// What a column may give up when a table does not fit the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    /// Never split across lines.
+    Whole,
+    /// May wrap: long messages.
+    Wrap,
+    /// Left out when nothing else helps, lowest rank first (said below the table).
+    Optional(u8),
+}
+
+/// A table column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub header: &'static str,
+    pub align: Align,
+    pub fit: Fit,
+}
+
+impl Column {
+    /// A column of whole values, left-aligned.
+    pub fn new(header: &'static str) -> Column {
+        Column {
+            header,
+            align: Align::Left,
+            fit: Fit::Whole,
+        }
+    }
+
+    /// A column of numbers.
+    pub fn number(header: &'static str) -> Column {
+        Column {
+            align: Align::Right,
+            ..Column::new(header)
+        }
+    }
+
+    /// A column that may wrap.
+    pub fn wrapping(header: &'static str) -> Column {
+        Column {
+            fit: Fit::Wrap,
+            ..Column::new(header)
+        }
+    }
+
+    /// A column that may be left out on a narrow terminal, the lowest rank first.
+    pub fn optional(header: &'static str, rank: u8) -> Column {
+        Column {
+            fit: Fit::Optional(rank),
+            ..Column::new(header)
+        }
+    }
+}
+
+/// A table: columns and rows of pieces, one per column.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Grid {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Piece>>,
+}
+
+impl Grid {
+    /// An empty table with these columns.
+    pub fn new(columns: Vec<Column>) -> Grid {
+        Grid {
+            columns,
+            rows: Vec::new(),
+        }
+    }
+
+    /// Adds a row (as many pieces as columns).
+    pub fn row(&mut self, cells: Vec<Piece>) {
+        debug_assert_eq!(cells.len(), self.columns.len());
+        self.rows.push(cells);
+    }
+}
+
+/// A part of a document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// The document's title (Markdown shows it, the terminal does not).
+    Title(String),
+    Heading(Vec<Piece>),
+    Line(Vec<Piece>),
+    Table(Grid),
+}
+
+/// A text view: blocks in order. The first table is the view's data, which CSV prints.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Doc {
+    pub blocks: Vec<Block>,
+}
+
+impl Doc {
+    /// Adds a block.
+    pub fn push(&mut self, block: Block) {
+        self.blocks.push(block);
+    }
+
+    /// Adds a line of pieces.
+    pub fn line(&mut self, pieces: Vec<Piece>) {
+        self.blocks.push(Block::Line(pieces));
+    }
+
+    /// Adds a heading.
+    pub fn heading(&mut self, pieces: Vec<Piece>) {
+        self.blocks.push(Block::Heading(pieces));
+    }
+
+    /// Adds a table.
+    pub fn table(&mut self, grid: Grid) {
+        self.blocks.push(Block::Table(grid));
+    }
+
+    /// Every machine id the document shows.
+    pub fn machine_ids(&self) -> BTreeSet<&str> {
+        fn add<'d>(ids: &mut BTreeSet<&'d str>, piece: &'d Piece) {
+            match &piece.value {
+                Value::Machine(id) => {
+                    ids.insert(id.as_str());
+                }
+                Value::Machines { ids: list, .. } => ids.extend(list.iter().map(String::as_str)),
+                _ => {}
+            }
+        }
+        let mut ids = BTreeSet::new();
+        for block in &self.blocks {
+            match block {
+                Block::Heading(pieces) | Block::Line(pieces) => {
+                    pieces.iter().for_each(|p| add(&mut ids, p))
+                }
+                Block::Table(grid) => grid.rows.iter().flatten().for_each(|p| add(&mut ids, p)),
+                Block::Title(_) => {}
+            }
+        }
+        ids
+    }
+}
+
+/// Shortens machine ids as git shortens hashes: a UUID (what metal-stack names machines by)
+/// to the shortest prefix, at least [`Shortener::MIN`] characters, that no other id in the
+/// output shares. Other ids are names a person chose and stay whole.
+#[derive(Debug, Default)]
+pub struct Shortener {
+    /// (id, shown length) sorted by id.
+    lengths: Vec<(String, usize)>,
+}
+
+impl Shortener {
+    /// The fewest characters of an id shown.
+    pub const MIN: usize = 8;
+
+    /// Learns the ids an output shows.
+    pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>) -> Shortener {
+        let sorted: Vec<&str> = ids
+            .into_iter()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let common =
+            |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+        let lengths = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let before = i.checked_sub(1).map_or(0, |j| common(sorted[j], id));
+                let after = sorted.get(i + 1).map_or(0, |next| common(next, id));
+                let needed = (before.max(after) + 1).max(Shortener::MIN);
+                (id.to_string(), needed)
+            })
+            .collect();
+        Shortener { lengths }
+    }
+
+    /// The id as shown: its unique prefix (the whole id where that is not shorter, or where
+    /// it is no UUID).
+    pub fn show<'a>(&self, id: &'a str) -> &'a str {
+        if !is_uuid(id) {
+            return id;
+        }
+        let length = match self
+            .lengths
+            .binary_search_by(|(known, _)| known.as_str().cmp(id))
+        {
+            Ok(i) => self.lengths[i].1,
+            Err(_) => return id,
+        };
+        match id.char_indices().nth(length) {
+            Some((cut, _)) => &id[..cut],
+            None => id,
+        }
+    }
+}
+
+/// Whether an id has a UUID's shape: `8-4-4-4-12` hex digits.
+fn is_uuid(id: &str) -> bool {
+    let groups: Vec<&str> = id.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// A duration for people: `45s`, `3m20s`, `1h40m`, `2d3h`; the two largest units.
+pub fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "—".to_string();
+    }
+    let negative = seconds < 0.0;
+    let total = seconds.abs();
+    let sign = if negative { "-" } else { "" };
+    if total < 10.0 && total.fract() != 0.0 {
+        return format!("{sign}{total:.1}s");
+    }
+    let s = total.round() as u64;
+    let (d, h, m, sec) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
+    let text = match (d, h, m) {
+        (0, 0, 0) => format!("{sec}s"),
+        (0, 0, _) if sec == 0 => format!("{m}m"),
+        (0, 0, _) => format!("{m}m{sec}s"),
+        (0, _, 0) => format!("{h}h"),
+        (0, _, _) => format!("{h}h{m}m"),
+        (_, 0, _) => format!("{d}d"),
+        _ => format!("{d}d{h}h"),
+    };
+    format!("{sign}{text}")
+}
+
+/// A sparkline: one bar per count, scaled to the largest; zeros as the lowest bar.
+pub fn sparkline(counts: &[u64]) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let max = counts.iter().copied().max().unwrap_or(0).max(1);
+    counts
+        .iter()
+        .map(|&n| {
+            let level = (n * (BARS.len() as u64 - 1)).div_ceil(max) as usize;
+            BARS[level.min(BARS.len() - 1)]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_shorten_to_their_unique_prefix() {
+        let ids = [
+            "043afe87-2ce5-45b2-824a-4b04924cf73f",
+            "043afe87-2ce6-0000-0000-000000000000",
+            "2513f57b-4054-4b51-93e8-0c67992d646d",
+            "seed-machine",
+            "fra-equ01-rack07-machine-0042",
+        ];
+        let s = Shortener::new(ids);
+        assert_eq!(s.show(ids[0]), "043afe87-2ce5");
+        assert_eq!(s.show(ids[1]), "043afe87-2ce6");
+        assert_eq!(s.show(ids[2]), "2513f57b");
+        assert_eq!(s.show(ids[3]), "seed-machine");
+        assert_eq!(s.show(ids[4]), "fra-equ01-rack07-machine-0042");
+    }
+
+    #[test]
+    fn durations_read_like_people_say_them() {
+        assert_eq!(duration(42.0), "42s");
+        assert_eq!(duration(2.5), "2.5s");
+        assert_eq!(duration(200.0), "3m20s");
+        assert_eq!(duration(6000.0), "1h40m");
+        assert_eq!(duration(3600.0), "1h");
+        assert_eq!(duration(183_600.0), "2d3h");
+        assert_eq!(duration(-60.0), "-1m");
+    }
+
+    #[test]
+    fn sparkline_scales_to_the_largest() {
+        assert_eq!(sparkline(&[0, 1, 7]), "▁▂█");
+        assert_eq!(sparkline(&[3, 3]), "██");
+        assert_eq!(sparkline(&[]), "");
+    }
+}

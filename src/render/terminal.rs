@@ -1,0 +1,77 @@
+//! What the place output goes to can show: how wide it is, whether colour is wanted, and
+//! whether values are shortened. Decided once per run, from the command line, the
+//! environment (`COLUMNS`, `NO_COLOR`) and whether standard output is a terminal.
+
+use std::io::IsTerminal;
+
+/// When to colour output (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// How text output is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Terminal {
+    /// The width tables must fit; `None` when output is piped (nothing is wrapped).
+    pub width: Option<usize>,
+    /// Whether to colour verdicts and headings.
+    pub color: bool,
+    /// Whether to shorten times, ids and example lists.
+    pub shorten: bool,
+}
+
+impl Terminal {
+    /// Plain, unwrapped, unshortened output: what a pipe gets.
+    pub fn plain() -> Terminal {
+        Terminal {
+            width: None,
+            color: false,
+            shorten: false,
+        }
+    }
+
+    /// A terminal of `width` columns, without colour (for tests and previews).
+    pub fn of_width(width: usize) -> Terminal {
+        Terminal {
+            width: Some(width),
+            color: false,
+            shorten: true,
+        }
+    }
+
+    /// Looks at standard output and the environment.
+    pub fn detect(color: ColorChoice, wide: bool) -> Terminal {
+        let tty = std::io::stdout().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                tty && !no_color && std::env::var("TERM").map_or(true, |t| t != "dumb")
+            }
+        };
+        if !tty {
+            return Terminal {
+                width: None,
+                color,
+                shorten: false,
+            };
+        }
+        let columns = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|&c| c > 0);
+        // comfy-table asks the terminal for its size.
+        let width = columns.or_else(|| comfy_table::Table::new().width().map(usize::from));
+        Terminal {
+            width: Some(width.unwrap_or(80)),
+            color,
+            shorten: !wide,
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! A [`Doc`] for a terminal or a pipe: tables drawn with comfy-table, fitted to the
+//! terminal's width by shortening values first, then wrapping only the columns that may wrap,
+//! then leaving out optional columns (said below the table); colour only where it is on.
+//! Piped output is never wrapped or shortened, so that `grep` and `cut` work.
+
+use std::io::{self, Write};
+
+use anstyle::{AnsiColor, Style};
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{
+    Attribute, Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement, Table, Width,
+};
+use unicode_width::UnicodeWidthStr;
+
+use super::doc::{
+    Align, Block, Doc, Fit, Grid, Piece, Shortener, Tone, Value, duration, sparkline,
+};
+use super::escape;
+use super::terminal::Terminal;
+
+/// The narrowest a wrapping column gets before optional columns are left out.
+const MIN_WRAP: usize = 24;
+/// The narrowest a wrapping column ever gets.
+const MIN_COLUMN: usize = 8;
+
+/// How pieces are shown here.
+struct Show<'t> {
+    term: &'t Terminal,
+    ids: Shortener,
+}
+
+impl Show<'_> {
+    fn text(&self, value: &Value) -> String {
+        let id = |id: &str| {
+            let id = escape::text(id);
+            if self.term.shorten {
+                self.ids.show(&id).to_string()
+            } else {
+                id.into_owned()
+            }
+        };
+        match value {
+            Value::Label(text) => escape::text(text).into_owned(),
+            Value::Input(text) => escape::text(text).into_owned(),
+            Value::Machine(m) => id(m),
+            Value::Machines { ids, total } => {
+                let shown = if self.term.shorten { 2 } else { ids.len() };
+                let mut list: Vec<String> = ids.iter().take(shown).map(|m| id(m)).collect();
+                let rest = total.saturating_sub(list.len() as u64);
+                if self.term.shorten && rest > 0 {
+                    list.push(format!("+{rest}"));
+                }
+                list.join(", ")
+            }
+            Value::Count(n) => n.to_string(),
+            Value::Time(t) if self.term.shorten => t.format("%Y-%m-%d %H:%M:%S").to_string(),
+            Value::Time(t) => super::time(*t),
+            Value::Share(share) => format!("{:.1}%", share * 100.0),
+            Value::Seconds(s) => duration(*s),
+            Value::Spark(counts) => sparkline(counts),
+            Value::Empty => "—".to_string(),
+        }
+    }
+
+    fn style(&self, tone: Tone) -> Style {
+        if !self.term.color {
+            return Style::new();
+        }
+        match tone {
+            Tone::Plain => Style::new(),
+            Tone::Bad => AnsiColor::Red.on_default(),
+            Tone::Warn => AnsiColor::Yellow.on_default(),
+            Tone::Strong => Style::new().bold(),
+            Tone::Faint => Style::new().dimmed(),
+        }
+    }
+
+    fn styled(&self, piece: &Piece) -> String {
+        let text = self.text(&piece.value);
+        let style = self.style(piece.tone);
+        if style == Style::new() {
+            text
+        } else {
+            format!("{style}{text}{style:#}")
+        }
+    }
+
+    /// A line of pieces, broken between pieces (never inside one) where it is wider than
+    /// the terminal; continuation lines are indented.
+    fn line(&self, pieces: &[Piece], strong: bool) -> String {
+        let width = self.term.width.unwrap_or(usize::MAX);
+        let mut out = String::new();
+        let mut used = 0;
+        for piece in pieces {
+            let piece = if strong && piece.tone == Tone::Plain {
+                piece.clone().tone(Tone::Strong)
+            } else {
+                piece.clone()
+            };
+            let plain = self.text(&piece.value);
+            let w = plain.width();
+            if used > 0 && used + w > width && !plain.trim().is_empty() {
+                out.push_str("\n  ");
+                used = 2;
+            }
+            let shown = self.styled(&piece);
+            if used == 2 && out.ends_with("\n  ") {
+                out.push_str(shown.trim_start());
+                used += plain.trim_start().width();
+            } else {
+                out.push_str(&shown);
+                used += w;
+            }
+        }
+        out
+    }
+}
+
+/// Prints a document.
+pub fn render(doc: &Doc, term: &Terminal, out: &mut dyn Write) -> io::Result<()> {
+    let show = Show {
+        term,
+        ids: Shortener::new(doc.machine_ids()),
+    };
+    for block in &doc.blocks {
+        match block {
+            Block::Title(_) => {}
+            Block::Heading(pieces) => writeln!(out, "\n{}", show.line(pieces, true))?,
+            Block::Line(pieces) => writeln!(out, "{}", show.line(pieces, false))?,
+            Block::Table(grid) => table(grid, &show, out)?,
+        }
+    }
+    Ok(())
+}
+
+fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
+    if grid.rows.is_empty() {
+        return writeln!(out, "none");
+    }
+    let texts: Vec<Vec<String>> = grid
+        .rows
+        .iter()
+        .map(|row| row.iter().map(|p| show.text(&p.value)).collect())
+        .collect();
+    let natural: Vec<usize> = grid
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, column)| {
+            texts
+                .iter()
+                .map(|row| row[c].width())
+                .chain([column.header.width()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut shown: Vec<usize> = (0..grid.columns.len()).collect();
+    let mut left_out = Vec::new();
+    let mut widths = natural.clone();
+    if let Some(limit) = show.term.width {
+        // Whole columns keep their width; wrapping columns get what is left, no less than
+        // MIN_WRAP each while optional columns can still be left out, then whatever is left.
+        loop {
+            let fixed: usize = shown
+                .iter()
+                .filter(|&&c| grid.columns[c].fit != Fit::Wrap)
+                .map(|&c| natural[c])
+                .sum();
+            let wrapping: Vec<usize> = shown
+                .iter()
+                .copied()
+                .filter(|&c| grid.columns[c].fit == Fit::Wrap)
+                .collect();
+            let borders = 3 * shown.len() + 1;
+            let room = limit.saturating_sub(fixed + borders);
+            let wanted: usize = wrapping.iter().map(|&c| natural[c]).sum();
+            let optional = shown
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &c)| match grid.columns[c].fit {
+                    Fit::Optional(rank) => Some((rank, i)),
+                    _ => None,
+                })
+                .min();
+            let cramped = room < wanted.min(MIN_WRAP * wrapping.len())
+                || (wrapping.is_empty() && fixed + borders > limit);
+            if cramped && let Some((_, i)) = optional {
+                left_out.push(grid.columns[shown.remove(i)].header);
+                continue;
+            }
+            for &c in &shown {
+                widths[c] = natural[c];
+            }
+            // Share the room among the wrapping columns, the narrow ones whole first.
+            let mut room = room;
+            let mut rest: Vec<usize> = wrapping.clone();
+            rest.sort_by_key(|&c| natural[c]);
+            let mut left = rest.len();
+            for c in rest {
+                let share = (room / left.max(1)).max(MIN_COLUMN);
+                widths[c] = natural[c].min(share);
+                room = room.saturating_sub(widths[c]);
+                left -= 1;
+            }
+            break;
+        }
+    }
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    if show.term.color {
+        t.enforce_styling();
+    } else {
+        t.force_no_tty();
+    }
+    let wraps = show.term.width.is_some() && shown.iter().any(|&c| widths[c] < natural[c]);
+    if wraps {
+        t.set_content_arrangement(ContentArrangement::Dynamic);
+        t.set_width(show.term.width.unwrap_or(0).min(u16::MAX as usize) as u16);
+    }
+    let header: Vec<Cell> = shown
+        .iter()
+        .map(|&c| {
+            let cell = Cell::new(grid.columns[c].header);
+            if show.term.color {
+                cell.add_attribute(Attribute::Bold)
+            } else {
+                cell
+            }
+        })
+        .collect();
+    t.set_header(header);
+    for (row, pieces) in texts.iter().zip(&grid.rows) {
+        let cells: Vec<Cell> = shown
+            .iter()
+            .map(|&c| {
+                let cell = Cell::new(&row[c]);
+                match (show.term.color, pieces[c].tone) {
+                    (false, _) | (_, Tone::Plain) => cell,
+                    (_, Tone::Bad) => cell.fg(Color::Red),
+                    (_, Tone::Warn) => cell.fg(Color::Yellow),
+                    (_, Tone::Strong) => cell.add_attribute(Attribute::Bold),
+                    (_, Tone::Faint) => cell.add_attribute(Attribute::Dim),
+                }
+            })
+            .collect();
+        t.add_row(cells);
+    }
+    for (i, &c) in shown.iter().enumerate() {
+        if let Some(column) = t.column_mut(i) {
+            if grid.columns[c].align == Align::Right {
+                column.set_cell_alignment(CellAlignment::Right);
+            }
+            if wraps {
+                let w = (widths[c] + 2).min(u16::MAX as usize) as u16;
+                column.set_constraint(match grid.columns[c].fit {
+                    Fit::Wrap => ColumnConstraint::UpperBoundary(Width::Fixed(w)),
+                    _ => ColumnConstraint::Absolute(Width::Fixed(w)),
+                });
+            }
+        }
+    }
+    writeln!(out, "{t}")?;
+    if !left_out.is_empty() {
+        writeln!(
+            out,
+            "({} left out to fit {} columns; --wide or a wider terminal shows {})",
+            left_out.join(", "),
+            show.term.width.unwrap_or(0),
+            if left_out.len() == 1 { "it" } else { "them" }
+        )?;
+    }
+    Ok(())
+}

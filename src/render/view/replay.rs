@@ -1,0 +1,73 @@
+//! `replay`'s text view, one machine at a time: a heading and a table of its steps.
+
+use crate::render::doc::{Column, Doc, Grid, Piece, Tone, input, label, machine, time};
+use crate::replay::{Step, Trace, Verdict};
+
+/// The columns of the steps table; CSV adds the machine in front.
+pub fn step_columns() -> Vec<Column> {
+    vec![
+        Column::new("Time"),
+        Column::new("Event"),
+        Column::new("From"),
+        Column::new("Verdict"),
+        Column::new("To"),
+        Column::optional("Stored", 0),
+        Column::wrapping("Message"),
+    ]
+}
+
+/// One step as table cells.
+pub fn step_cells(step: &Step) -> Vec<Piece> {
+    let tone = match step.verdict {
+        Verdict::Expected => Tone::Plain,
+        Verdict::Unexpected => Tone::Bad,
+        Verdict::Rejected => Tone::Warn,
+    };
+    vec![
+        time(step.time),
+        label(step.event.name()),
+        label(step.from.name()),
+        label(step.verdict.name()).tone(tone),
+        label(step.to.name()),
+        label(if step.stored { "yes" } else { "no" }),
+        input(step.message.to_string()),
+    ]
+}
+
+/// One machine's replay.
+pub fn doc(trace: &Trace) -> Doc {
+    let c = &trace.container;
+    let mut doc = Doc::default();
+    doc.heading(vec![
+        label("machine "),
+        machine(trace.machine.clone()),
+        label(format!(
+            " · state {} · crash loop {} · failed reclaim {} · {} stored events",
+            c.state(),
+            c.crash_loop,
+            c.failed_machine_reclaim,
+            c.events.len()
+        )),
+    ]);
+    let mut from = vec![label("read from ").tone(Tone::Faint)];
+    for (i, source) in trace.sources.iter().enumerate() {
+        if i > 0 {
+            from.push(label(", ").tone(Tone::Faint));
+        }
+        from.push(input(source.clone()).tone(Tone::Faint));
+    }
+    doc.line(from);
+    let mut grid = Grid::new(step_columns());
+    for step in &trace.steps {
+        grid.row(step_cells(step));
+    }
+    doc.table(grid);
+    for unknown in &trace.unknown {
+        doc.line(vec![
+            label("unknown event \""),
+            input(unknown.name.clone()),
+            label(format!("\" at line {} (skipped)", unknown.line)),
+        ]);
+    }
+    doc
+}
