@@ -31,22 +31,65 @@ pub enum Command {
     /// recorded verdicts this replay does not reproduce.
     ///
     /// Memory grows with the number of distinct pairs and flagged machines, not with the input.
+    #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
     /// Every event of every machine with its state before, verdict and state after, and the
     /// container metal-api would hold.
     ///
     /// Holds one machine's events at a time.
+    #[command(after_help = REPLAY_EXAMPLES)]
     Replay(ReplayArgs),
     /// The (state, event) pairs whose verdict changes between two rule sets, and the machines
     /// whose crash-loop or failed-reclaim flag flips. Exit 1 when something becomes newly
     /// unexpected (see --fail-on).
+    #[command(after_help = DIFF_EXAMPLES)]
     Diff(DiffArgs),
     /// The CI gate: exit 1 when unexpected pairs go beyond the accepted baseline.
+    #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
     /// The built-in rule sets.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = RULES_EXAMPLES)]
     Rules(RulesCommand),
+    /// Print a shell's completion script: `source <(fsmlog completions bash)`.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of fsmlog and every command: `fsmlog man | man -l -`.
+    Man,
 }
+
+const REPORT_EXAMPLES: &str = "Examples:
+  fsmlog report fleet-export/                          every unexpected pair of a fleet
+  metalctl machine logs ID -o json | fsmlog report -   one machine, straight from metalctl
+  fsmlog report -o csv exports/*.json > pairs.csv      the pairs for a spreadsheet";
+
+const REPLAY_EXAMPLES: &str = "Examples:
+  fsmlog replay seed-machine.txt                       every event with its verdict
+  fsmlog replay -o ndjson fleet.json | jq 'select(.state == \"Waiting\")'
+  fsmlog replay -o csv --rules metal-api-v0.19.0 logs/ > steps.csv";
+
+const DIFF_EXAMPLES: &str = "Examples:
+  fsmlog diff --old metal-api --new proposed.json fleet/     a rule change's effect
+  fsmlog diff --old metal-api-v0.19.0 --new metal-api-v0.19.3 --fail-on never fleet/
+  fsmlog diff --old metal-api --new proposed.json -o markdown fleet/ > diff.md";
+
+const CHECK_EXAMPLES: &str = "Examples:
+  fsmlog check fleet/ --write-baseline fsmlog-baseline.json   record today's pairs once
+  fsmlog check fleet/ --baseline fsmlog-baseline.json         exit 1 on a new pair
+  fsmlog check fleet/ --baseline fsmlog-baseline.json -o sarif > fsmlog.sarif";
+
+const RULES_EXAMPLES: &str = "Examples:
+  fsmlog rules show metal-api-v0.19.3                  the matrix of a built-in
+  fsmlog rules export metal-api > mine.json && fsmlog rules lint mine.json
+  fsmlog rules import-go events.go --out proposed.json";
+
+const COMPLETIONS_EXAMPLES: &str = "Examples:
+  source <(fsmlog completions bash)                    in ~/.bashrc
+  fsmlog completions zsh > \"${fpath[1]}/_fsmlog\"
+  fsmlog completions fish > ~/.config/fish/completions/fsmlog.fish";
 
 /// What every command that reads logs takes.
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@ mod progress;
 mod replay;
 mod report;
 mod rules;
+mod shell;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -48,6 +49,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Diff(args) => diff::run(&args, &term),
         Command::Check(args) => check::run(&args, &term),
         Command::Rules(command) => rules::run(&command, &term),
+        Command::Completions { shell } => shell::completions(shell),
+        Command::Man => shell::man(),
     }
 }
 

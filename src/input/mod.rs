@@ -7,9 +7,11 @@ pub mod merge;
 mod ndjson;
 mod raw;
 pub mod record;
+mod row;
 pub mod source;
 mod table;
 pub mod time;
+mod yaml;
 
 pub use json::ElementBatch;
 pub use record::{
@@ -290,37 +292,54 @@ impl Read for Failing {
 }
 
 fn read_stream(raw: &mut dyn Read, ctx: &FileContext, named: bool, sink: &mut dyn FnMut(Record)) {
+    read_layer(raw, None, ctx, named, sink);
+}
+
+/// Reads a stream, unwrapping what is wrapped around the text: gzip (told by its magic
+/// number, so compressed standard input works too) and UTF-16 with a byte-order mark (what
+/// Windows PowerShell's `>` writes). `layer` names the wrapping the stream came out of.
+fn read_layer(
+    raw: &mut dyn Read,
+    layer: Option<&str>,
+    ctx: &FileContext,
+    named: bool,
+    sink: &mut dyn FnMut(Record),
+) {
     let head = read_head(raw);
-    // gzip is recognised by its magic number, so compressed standard input works too.
-    if head.bytes[..head.cut].starts_with(&[0x1f, 0x8b]) {
+    if head.cut == 0
+        && let Some(err) = &head.error
+    {
+        let message = match layer {
+            Some(layer) => format!("cannot decompress ({layer}): {err}"),
+            None => format!("cannot read: {err}"),
+        };
+        sink(Record::Error(InputError::at(&ctx.path, 0, message)));
+        return;
+    }
+    let seen = &head.bytes[..head.cut];
+    let gzip = seen.starts_with(&[0x1f, 0x8b]);
+    let utf16 = seen.starts_with(&[0xff, 0xfe]) || seen.starts_with(&[0xfe, 0xff]);
+    if gzip || utf16 {
         let mut rest = Failing(head.error);
         let joined = io::Cursor::new(head.bytes).chain(raw).chain(&mut rest);
-        let mut decoder = MultiGzDecoder::new(joined);
-        let inner = read_head(&mut decoder);
-        if inner.cut == 0
-            && let Some(err) = &inner.error
-        {
-            sink(Record::Error(InputError::at(
-                &ctx.path,
-                0,
-                format!("cannot decompress (gzip): {err}"),
-            )));
-            return;
+        if gzip {
+            read_layer(
+                &mut MultiGzDecoder::new(joined),
+                Some("gzip"),
+                ctx,
+                named,
+                sink,
+            );
+        } else {
+            let mut decoded = encoding_rs_io::DecodeReaderBytesBuilder::new()
+                .bom_sniffing(true)
+                .strip_bom(true)
+                .build(joined);
+            read_layer(&mut decoded, Some("UTF-16"), ctx, named, sink);
         }
-        read_detected(inner, &mut decoder, ctx, named, sink);
-    } else {
-        if head.cut == 0
-            && let Some(err) = &head.error
-        {
-            sink(Record::Error(InputError::at(
-                &ctx.path,
-                0,
-                format!("cannot read: {err}"),
-            )));
-            return;
-        }
-        read_detected(head, raw, ctx, named, sink);
+        return;
     }
+    read_detected(head, raw, ctx, named, sink);
 }
 
 /// Detects the format from the head and reads the whole input with its reader.
@@ -344,6 +363,7 @@ fn read_detected(
         }
         (Some(Format::Table), _) => Family::Table,
         (Some(Format::Ndjson), _) => Family::Stream,
+        (Some(_), Ok(Family::Yaml)) => Family::Yaml,
         (Some(_), _) => Family::Json,
         (None, Ok(Family::Table)) if !table::looks_like_table(seen, &ctx.options.zones) => {
             let reason = "no table row (`Mon, 22 Aug 2022 06:36:15 UTC  EVENT  MESSAGE`) in its first lines, and not JSON";
@@ -362,6 +382,7 @@ fn read_detected(
         Family::Table => table::read(reader, ctx, sink),
         Family::Stream => ndjson::read(reader, ctx, sink),
         Family::Json => json::read(reader, ctx, ctx.options.format, sink),
+        Family::Yaml => yaml::read(reader, ctx, ctx.options.format, sink),
     };
     if let Err(NotALog(reason)) = outcome {
         report_not_a_log(ctx, named, reason, sink);
@@ -403,6 +424,8 @@ enum Family {
     Stream,
     /// metalctl's tables.
     Table,
+    /// The JSON shapes as YAML (`-o yaml`).
+    Yaml,
 }
 
 /// A file no reader can take: empty, or binary.
@@ -442,6 +465,8 @@ fn detect(head: &[u8]) -> Result<Family, Damage> {
         {
             Family::Json
         }
+        // A text with table rows among its first lines is a table, whatever else it holds.
+        _ if !table::looks_like_table(text, &[]) && yaml::looks_like_yaml(text) => Family::Yaml,
         _ => Family::Table,
     })
 }

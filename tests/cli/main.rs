@@ -5,6 +5,7 @@
 mod gate;
 mod input;
 mod report;
+mod terminal;
 mod trust;
 
 use std::path::{Path, PathBuf};

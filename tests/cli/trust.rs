@@ -648,10 +648,10 @@ fn item_9_fractions_are_printed_as_read() {
             "2025-09-16T10:00:02.123456789Z"
         ]
     );
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/json.md"))
+        .unwrap();
     assert!(
-        readme.contains("as precise as the input"),
-        "the README says how times print"
+        docs.contains("as precise as the input"),
+        "the JSON docs say how times print"
     );
 }

@@ -1,0 +1,90 @@
+//! `fsmlog completions SHELL` and `fsmlog man`: what a shell and `man` need, written from the
+//! same command-line definition clap parses.
+
+use std::io::Write;
+
+use anyhow::Result;
+use clap::CommandFactory;
+
+use super::{Outcome, stdout};
+use crate::cli::Cli;
+
+/// Prints the completion script of a shell.
+pub fn completions(shell: clap_complete::Shell) -> Result<Outcome> {
+    let mut command = Cli::command();
+    let mut out = stdout();
+    clap_complete::generate(shell, &mut command, "fsmlog", &mut out);
+    out.flush()?;
+    Ok(Outcome::Ok)
+}
+
+/// Prints one roff manual page: fsmlog's, then a section per command with its synopsis,
+/// description, options and examples.
+pub fn man() -> Result<Outcome> {
+    let command = Cli::command();
+    let mut out = stdout();
+    let page = clap_mangen::Man::new(command.clone());
+    page.render_title(&mut out)?;
+    page.render_name_section(&mut out)?;
+    page.render_synopsis_section(&mut out)?;
+    page.render_description_section(&mut out)?;
+    page.render_options_section(&mut out)?;
+    page.render_subcommands_section(&mut out)?;
+    for sub in command.get_subcommands() {
+        write_command(&mut out, &command, sub, "fsmlog")?;
+    }
+    page.render_version_section(&mut out)?;
+    out.flush()?;
+    Ok(Outcome::Ok)
+}
+
+/// A command's own section, and its subcommands' after it.
+fn write_command(
+    out: &mut dyn Write,
+    root: &clap::Command,
+    command: &clap::Command,
+    parent: &str,
+) -> Result<()> {
+    let name = format!("{parent} {}", command.get_name());
+    let upper = name.to_uppercase();
+    writeln!(out, ".SH \"{upper}\"")?;
+    // The command's own page, without its title, under this section.
+    let sub = command
+        .clone()
+        .name(name.clone())
+        .bin_name(name.clone())
+        .version(root.get_version().unwrap_or_default().to_string());
+    let page = clap_mangen::Man::new(sub);
+    let mut body = Vec::new();
+    page.render_synopsis_section(&mut body)?;
+    page.render_description_section(&mut body)?;
+    page.render_options_section(&mut body)?;
+    if command.has_subcommands() {
+        page.render_subcommands_section(&mut body)?;
+    }
+    if let Some(after) = command.get_after_help() {
+        writeln!(body, ".PP\n.nf\n{}\n.fi", roff_text(&after.to_string()))?;
+    }
+    // Each section heading of the command becomes a subsection of this one.
+    let text = String::from_utf8_lossy(&body).replace(".SH ", ".SS ");
+    out.write_all(text.as_bytes())?;
+    for child in command.get_subcommands() {
+        write_command(out, root, child, &name)?;
+    }
+    Ok(())
+}
+
+/// Plain text for roff: backslashes doubled, and a line starting with `.` or `'` kept as text.
+fn roff_text(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .lines()
+        .map(|l| {
+            if l.starts_with('.') || l.starts_with('\'') {
+                format!("\\&{l}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

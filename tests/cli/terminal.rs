@@ -1,0 +1,445 @@
+//! At home in an operator's terminal (issue 8): no raw control characters in any text output,
+//! tables that fit the terminal, colour only where it belongs, pasted and old logs, YAML,
+//! UTF-16, completions and the manual page.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use serde_json::Value;
+
+use super::*;
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs a command line in a pseudo-terminal (util-linux `script`), so that fsmlog sees a
+/// terminal on stdout; returns what the terminal shows, lines without their `\r`.
+fn on_terminal(columns: usize, args: &[&str], env: &[(&str, &str)]) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("fsmlog");
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    let command = format!("'{}' {}", bin.display(), quoted.join(" "));
+    let mut script = Process::new("script");
+    script
+        .args(["-qec", &command, "/dev/null"])
+        .env("COLUMNS", columns.to_string())
+        .env_remove("NO_COLOR")
+        .current_dir(testdata(""));
+    for (key, value) in env {
+        script.env(key, value);
+    }
+    let output = script.output().unwrap();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .replace("\r\n", "\n")
+}
+
+/// The display width of a line (box drawing and ASCII are one column each).
+fn width(line: &str) -> usize {
+    line.chars().count()
+}
+
+/// A copy of the hostile fixture under a hostile file name, and a damaged file whose name
+/// is hostile too (so that stderr names it).
+fn hostile_inputs(dir: &Path) -> (PathBuf, PathBuf) {
+    let good = dir.join("evil\u{1b}]0;pwned\u{7}\u{9b}.json");
+    std::fs::copy(testdata("terminal/hostile.json"), &good).unwrap();
+    let bad = dir.join("bad\u{1b}[2J\r.txt");
+    std::fs::write(
+        &bad,
+        "Mon, 22 Aug 2022 06:32:44 UTC   Waiting   w\nnot a row \u{1b}]0;x\u{7}\n",
+    )
+    .unwrap();
+    (good, bad)
+}
+
+const RAW: [&str; 5] = ["\u{1b}", "\u{7}", "\u{9b}", "\r", "\u{202e}"];
+
+#[test]
+fn no_control_character_reaches_stdout_or_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, bad) = hostile_inputs(dir.path());
+    for (command, formats) in [
+        ("report", &["table", "markdown", "csv"][..]),
+        ("replay", &["table", "csv"][..]),
+    ] {
+        for format in formats {
+            let output = fsmlog()
+                .args([command, "-o", format, path(&good), path(&bad)])
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8(output.stdout).unwrap();
+            let stderr = String::from_utf8(output.stderr).unwrap();
+            for raw in RAW {
+                assert!(
+                    !stdout.contains(raw),
+                    "{command} -o {format}: {raw:?} in stdout:\n{stdout}"
+                );
+                assert!(
+                    !stderr.contains(raw),
+                    "{command} -o {format}: {raw:?} in stderr:\n{stderr}"
+                );
+            }
+            // The escaped text is there to see.
+            assert!(stderr.contains("bad\\u{1b}[2J\\u{d}.txt:2"), "{stderr}");
+            let shown = if *format == "markdown" {
+                "\\\\u{1b}"
+            } else {
+                "\\u{1b}"
+            };
+            assert!(stdout.contains(shown), "{command} -o {format}:\n{stdout}");
+            if command == "replay" {
+                assert!(stdout.contains("]0;pwned\\u{7}"), "{stdout}");
+            }
+        }
+    }
+}
+
+#[test]
+fn markdown_and_csv_hold_markup_as_text() {
+    let hostile = testdata("terminal/hostile.json");
+    let (_, report, _) = run_json(&["report", "-o", "json", path(&hostile)]);
+    let id = report["unexpected"][0]["examples"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        id.contains('\u{1b}'),
+        "JSON keeps the id as it is, escaped by JSON itself"
+    );
+    let markdown = fsmlog()
+        .args(["replay", "-o", "csv", path(&hostile)])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(markdown.stdout).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(
+        rows.len(),
+        2,
+        "one row per step, a newline in a message does not split it"
+    );
+    assert!(rows[1][7].contains("<b>&amp; | `code`"), "{:?}", rows[1]);
+}
+
+#[test]
+fn tables_fit_a_terminal_of_100_columns() {
+    for args in [
+        &["report", "fleet-v0.42.2/list-json"][..],
+        &["report", "fleet-v0.19.0/text"][..],
+        &[
+            "replay",
+            "fleet-v0.42.2/describe-json/2513f57b-4054-4b51-93e8-0c67992d646d.json",
+        ][..],
+        &[
+            "diff",
+            "--old",
+            "metal-api-v0.19.0",
+            "--new",
+            "metal-api-v0.42.2",
+            "fleet-v0.19.0/list-json",
+        ][..],
+    ] {
+        let shown = on_terminal(100, args, &[("NO_COLOR", "1")]);
+        assert!(!shown.contains('\u{1b}'), "NO_COLOR: {shown}");
+        for line in shown.lines() {
+            assert!(
+                width(line) <= 100,
+                "{args:?}: {} columns: {line}",
+                width(line)
+            );
+        }
+        let rows: Vec<&str> = shown.lines().filter(|l| l.starts_with('│')).collect();
+        assert!(!rows.is_empty(), "{shown}");
+        for row in rows {
+            let cells: Vec<&str> = row.trim_matches('│').split('┆').map(str::trim).collect();
+            // Times, states, events and counts are never split: a continuation line of a
+            // wrapped message leaves them empty, and a filled one holds a whole value.
+            let first = cells[0];
+            if args[0] == "replay" && !first.is_empty() && first != "Time" {
+                assert_eq!(first.len(), 19, "a whole time: {row}");
+            }
+            if args[0] == "report" && first != "State" && cells.len() >= 6 {
+                assert!(!first.is_empty(), "a report row is one line: {row}");
+                assert_eq!(cells[4].len(), 19, "a whole time: {row}");
+            }
+        }
+    }
+}
+
+#[test]
+fn ids_and_examples_shorten_on_a_terminal_only() {
+    let shown = on_terminal(
+        120,
+        &["report", "fleet-v0.42.2/list-json"],
+        &[("NO_COLOR", "1")],
+    );
+    assert!(shown.contains("2513f57b, 339088e1, +4"), "{shown}");
+    assert!(shown.contains("2025-09-17 12:50:53"), "{shown}");
+    assert!(!shown.contains("4054-4b51"), "{shown}");
+    let wide = on_terminal(
+        120,
+        &["report", "--wide", "fleet-v0.42.2/list-json"],
+        &[("NO_COLOR", "1")],
+    );
+    assert!(
+        wide.contains("2513f57b-4054-4b51-93e8-0c67992d646d"),
+        "{wide}"
+    );
+    let piped = fsmlog()
+        .args(["report", path(&testdata("fleet-v0.42.2/list-json"))])
+        .output()
+        .unwrap();
+    let piped = String::from_utf8(piped.stdout).unwrap();
+    assert!(piped.contains("2513f57b-4054-4b51-93e8-0c67992d646d"));
+    assert!(piped.contains("2025-09-17T12:50:53.814Z"));
+}
+
+#[test]
+fn colour_on_a_terminal_only() {
+    let shown = on_terminal(120, &["report", "seed-machine.txt"], &[]);
+    assert!(shown.contains("\u{1b}["), "a terminal gets colour: {shown}");
+    let never = on_terminal(
+        120,
+        &["report", "--color", "never", "seed-machine.txt"],
+        &[],
+    );
+    assert!(!never.contains('\u{1b}'), "{never}");
+    let piped = fsmlog()
+        .args(["report", path(&testdata("seed-machine.txt"))])
+        .output()
+        .unwrap();
+    assert!(!piped.stdout.contains(&0x1b));
+    let forced = fsmlog()
+        .args([
+            "report",
+            "--color",
+            "always",
+            path(&testdata("seed-machine.txt")),
+        ])
+        .output()
+        .unwrap();
+    let forced = String::from_utf8(forced.stdout).unwrap();
+    // The unexpected count in red.
+    assert!(forced.contains("\u{1b}[38;5;9m     3 "), "{forced}");
+}
+
+// Pasted and older logs.
+
+#[test]
+fn a_whitespace_collapsed_seed_reads_as_the_original() {
+    let (_, original, _) = run_json(&["report", "-o", "json", path(&testdata("seed-machine.txt"))]);
+    let (code, pasted, stderr) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        path(&testdata("pasted/seed-machine.txt")),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(pasted, original);
+}
+
+#[test]
+fn the_seeds_quoted_line_is_pxe_booting_unexpected_in_phoned_home() {
+    let (_, out, _) = run_json(&[
+        "replay",
+        "-o",
+        "json",
+        path(&testdata("pasted/seed-line.txt")),
+    ]);
+    let step = &out["machines"][0]["steps"][0];
+    assert_eq!(step["event"], "PXE Booting");
+    assert_eq!(step["from"], "Phoned Home");
+    assert_eq!(step["verdict"], "unexpected");
+    assert_eq!(step["message"], "machine sent extended dhcp request");
+}
+
+#[test]
+fn prose_and_markers_around_pasted_rows_are_skipped_and_counted() {
+    let (code, out, stderr) =
+        run_json(&["report", "-o", "json", path(&testdata("pasted/ticket.md"))]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(out["inputs"]["events"], 6);
+    assert_eq!(out["inputs"]["skipped_lines"], 8);
+    assert_eq!(out["unexpected"][0]["state"], "Waiting");
+    assert_eq!(out["unexpected"][0]["count"], 2);
+}
+
+#[test]
+fn tables_of_2020_with_rfc3339_times_pasted_or_not() {
+    for file in [
+        "pasted/metal-api-109.txt",
+        "pasted/metal-api-109-pasted.txt",
+    ] {
+        let (code, out, stderr) = run_json(&["replay", "-o", "json", path(&testdata(file))]);
+        assert_eq!(code, 0, "{file}: {stderr}");
+        let steps = out["machines"][0]["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 5, "{file}");
+        assert_eq!(steps[0]["time"], "2020-09-16T07:28:45.814Z");
+        assert_eq!(steps[4]["event"], "Planned Reboot");
+        assert!(steps.iter().all(|s| s["verdict"] == "expected"));
+    }
+}
+
+#[test]
+fn in_a_regular_table_a_line_that_is_no_row_stays_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.txt");
+    std::fs::write(
+        &file,
+        "TIME                            EVENT     MESSAGE\nMon, 22 Aug 2022 06:32:44 UTC   Waiting   w\nsomething else\n",
+    )
+    .unwrap();
+    let output = fsmlog().args(["report", path(&file)]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("m.txt:3: expected a row starting with a time"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_file_whose_only_row_failed_is_no_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.txt");
+    std::fs::write(&file, "Mon, 22 Aug 2022 06:32:44 XYZ   Waiting   w\n").unwrap();
+    let output = fsmlog().args(["replay", path(&file)]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(!stdout.contains("machine m"), "{stdout}");
+}
+
+// YAML and UTF-16.
+
+#[test]
+fn every_yaml_shape_reads_as_its_json_twin() {
+    let fleet = "fleet-v0.42.2";
+    for (yaml, json, format) in [
+        ("yaml/list", "list-json", "list-yaml"),
+        ("yaml/describe", "describe-json", "describe-yaml"),
+        ("yaml/v2", "v2-json", "v2-yaml"),
+        (
+            "yaml/container-dump",
+            "container-dump",
+            "container-dump-yaml",
+        ),
+        ("yaml/event-api", "event-api", "event-api-yaml"),
+        ("yaml/logs", "logs-json", "logs-yaml"),
+    ] {
+        let (code, mut from_yaml, stderr) =
+            run_json(&["report", "-o", "json", path(&testdata(yaml))]);
+        assert_eq!(code, 0, "{yaml}: {stderr}");
+        let (_, mut from_json, _) = run_json(&[
+            "report",
+            "-o",
+            "json",
+            path(&testdata(&format!("{fleet}/{json}"))),
+        ]);
+        assert!(
+            from_yaml["inputs"]["formats"][format].as_u64().unwrap() > 0,
+            "{yaml}"
+        );
+        for report in [&mut from_yaml, &mut from_json] {
+            report["inputs"]["formats"] = Value::Null;
+        }
+        assert_eq!(from_yaml, from_json, "{yaml}");
+    }
+}
+
+#[test]
+fn a_yaml_stream_of_documents_is_one_machine_each() {
+    let (_, out, _) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        path(&testdata("yaml/describe-stream.yaml")),
+    ]);
+    assert_eq!(out["inputs"]["machines"], 3);
+}
+
+#[test]
+fn a_utf16_file_from_powershell_is_decoded() {
+    let (code, out, stderr) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        path(&testdata("terminal/seed-powershell.txt")),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(out["unexpected"][0]["count"], 3);
+    assert_eq!(out["inputs"]["events"], 10);
+}
+
+// Shell manners.
+
+#[test]
+fn bash_completion_loads() {
+    let bin = assert_cmd::cargo::cargo_bin("fsmlog");
+    let output = Process::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "source <('{}' completions bash) && complete -p fsmlog",
+                bin.display()
+            ),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8(output.stdout).unwrap().contains("fsmlog"));
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        fsmlog().args(["completions", shell]).assert().success();
+    }
+}
+
+#[test]
+fn the_manual_page_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("fsmlog.1");
+    let output = fsmlog().arg("man").output().unwrap();
+    std::fs::write(&page, &output.stdout).unwrap();
+    let Ok(man) = Process::new("man")
+        .arg("-l")
+        .arg(&page)
+        .env("MANWIDTH", "100")
+        .output()
+    else {
+        assert!(
+            std::env::var_os("FSMLOG_REQUIRE_TOOLS").is_none(),
+            "man is missing"
+        );
+        return;
+    };
+    let text = String::from_utf8_lossy(&man.stdout);
+    assert!(
+        man.status.success(),
+        "{}",
+        String::from_utf8_lossy(&man.stderr)
+    );
+    for section in [
+        "FSMLOG REPORT",
+        "FSMLOG CHECK",
+        "FSMLOG RULES LINT",
+        "--allow-empty",
+    ] {
+        assert!(text.contains(section), "{section} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn help_ends_with_examples() {
+    for command in ["report", "replay", "diff", "check", "rules"] {
+        let output = fsmlog().args([command, "--help"]).output().unwrap();
+        let help = String::from_utf8(output.stdout).unwrap();
+        let examples = help
+            .split("Examples:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{help}"));
+        assert!(examples.matches("fsmlog ").count() >= 2, "{help}");
+    }
+}
