@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::event::{EventKind, State, parse_pair};
 use crate::input::Format;
 use crate::input::time::{ExtraZone, parse_zone_arg};
 use crate::render::terminal::ColorChoice;
@@ -47,6 +48,13 @@ pub enum Command {
     /// The CI gate: exit 1 when unexpected pairs go beyond the accepted baseline.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
+    /// Why each unexpected pair happens: how long machines sat in the state before it, the
+    /// stored events just before and after, the days it happened on, and machines to look at.
+    ///
+    /// Counts the same occurrences as `report`. Memory grows with the number of occurrences
+    /// (a few bytes each).
+    #[command(after_help = EXPLAIN_EXAMPLES)]
+    Explain(ExplainArgs),
     /// The built-in rule sets.
     #[command(subcommand, after_help = RULES_EXAMPLES)]
     Rules(RulesCommand),
@@ -80,6 +88,16 @@ const CHECK_EXAMPLES: &str = "Examples:
   fsmlog check fleet/ --write-baseline fsmlog-baseline.json   record today's pairs once
   fsmlog check fleet/ --baseline fsmlog-baseline.json         exit 1 on a new pair
   fsmlog check fleet/ --baseline fsmlog-baseline.json -o sarif > fsmlog.sarif";
+
+const EXPLAIN_EXAMPLES: &str = "Examples:
+  fsmlog explain fleet/                                  every unexpected pair, explained
+  fsmlog explain --pair 'Waiting/PXE Booting' fleet/     how long machines waited, what came before
+  fsmlog explain --context 5 -o json fleet/ | jq '.pairs[0].gap_seconds'";
+
+const PROPOSE_EXAMPLES: &str = "Examples:
+  fsmlog rules propose fleet/                                 what would be accepted, and the effect
+  fsmlog rules propose fleet/ -o json --out proposed.json     the rule file (fsmlog rules lint passes it)
+  fsmlog rules propose fleet/ -o go --go-file cmd/metal-api/internal/fsm/events.go | git apply";
 
 const RULES_EXAMPLES: &str = "Examples:
   fsmlog rules show metal-api-v0.19.3                  the matrix of a built-in
@@ -234,6 +252,86 @@ pub enum CheckFormat {
     Markdown,
 }
 
+/// `fsmlog explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    /// Only this pair, named as `report` names it: `STATE/EVENT` (repeatable).
+    #[arg(long = "pair", value_name = "STATE/EVENT", value_parser = parse_pair)]
+    pub pairs: Vec<(State, EventKind)>,
+    /// How many stored events before and after each occurrence.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub context: usize,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = TableFormat::Table)]
+    pub output: TableFormat,
+}
+
+/// `fsmlog rules propose`.
+#[derive(Debug, Args)]
+pub struct ProposeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The rule set to start from (name or file).
+    #[arg(long, default_value = DEFAULT_RULES, value_name = "BASE")]
+    pub rules: String,
+    /// Accept a pair seen on at least this many machines.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub min_machines: u64,
+    /// … and on at least this share (0–1) of the fleet's machines.
+    #[arg(long, default_value_t = 0.0, value_name = "F", value_parser = parse_share)]
+    pub min_share: f64,
+    /// Accept this pair whatever its numbers (`STATE/EVENT`, repeatable).
+    #[arg(long = "pair", value_name = "STATE/EVENT", value_parser = parse_pair)]
+    pub pairs: Vec<(State, EventKind)>,
+    /// The proposed rule set's name (default: BASE-proposed).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Output: the proposal and its effect (table), the rule file (json), or a patch to
+    /// events.go (go, with --go-file).
+    #[arg(short, long, value_enum, default_value_t = ProposeFormat::Table)]
+    pub output: ProposeFormat,
+    /// metal-api's `fsm/events.go` to write the patch against (-o go).
+    #[arg(long, value_name = "EVENTS_GO")]
+    pub go_file: Option<PathBuf>,
+    /// Write the rule file or patch here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// Output formats of `rules propose`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProposeFormat {
+    Table,
+    /// The proposal as a rule file.
+    Json,
+    /// A unified diff against metal-api's events.go.
+    Go,
+}
+
+fn parse_share(text: &str) -> Result<f64, String> {
+    let share: f64 = text
+        .parse()
+        .map_err(|_| format!("expected a number, found {text:?}"))?;
+    if (0.0..=1.0).contains(&share) {
+        Ok(share)
+    } else {
+        Err(format!("a share is between 0 and 1, found {share}"))
+    }
+}
+
+/// Output formats of the table views (`explain`, `issues`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    Table,
+    Json,
+    Markdown,
+    Csv,
+}
+
 /// Output formats of `replay`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReplayFormat {
@@ -266,6 +364,11 @@ pub enum RulesCommand {
         /// The rule file.
         path: PathBuf,
     },
+    /// The rule set that would accept the unexpected pairs a fleet shows often enough: the
+    /// base plus one accepting row per pair, as a rule file or a patch to metal-api's
+    /// events.go, with its effect as `diff` shows it.
+    #[command(after_help = PROPOSE_EXAMPLES)]
+    Propose(ProposeArgs),
     /// Read metal-api's `cmd/metal-api/internal/fsm/events.go` and write the rule file.
     ImportGo {
         /// The Go file.

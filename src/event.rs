@@ -327,6 +327,19 @@ pub fn split_recorded_verdict(message: &str) -> (Option<State>, &str) {
     (Some(state), original)
 }
 
+/// Parses a pair as `report` names it: `STATE/EVENT`, e.g. `Waiting/PXE Booting`, in any case;
+/// the fingerprint form `waiting/pxe-booting` too.
+pub fn parse_pair(text: &str) -> Result<(State, EventKind), String> {
+    let (state, event) = text.split_once('/').ok_or_else(|| {
+        format!("expected STATE/EVENT, e.g. `Waiting/PXE Booting`, found {text:?}")
+    })?;
+    let spaced = |s: &str| s.trim().replace('-', " ");
+    let state = State::parse(&spaced(state)).ok_or_else(|| format!("unknown state {state:?}"))?;
+    let event =
+        EventKind::parse(&spaced(event)).ok_or_else(|| format!("unknown event {event:?}"))?;
+    Ok((state, event))
+}
+
 /// Formats a time as RFC 3339 in UTC, with milliseconds only where the time has them.
 pub fn format_time(time: DateTime<Utc>) -> String {
     time.to_rfc3339_opts(SecondsFormat::AutoSi, true)
@@ -350,6 +363,24 @@ mod tests {
         );
         assert_eq!(EventKind::parse("Rebooting"), None);
         assert_eq!(EventKind::parse("PHONED_HOME"), None);
+    }
+
+    #[test]
+    fn pairs_parse_as_report_names_them() {
+        assert_eq!(
+            parse_pair("waiting/pxe booting"),
+            Ok((State::Waiting, EventKind::PxeBooting))
+        );
+        assert_eq!(
+            parse_pair("Booting New Kernel/phoned-home"),
+            Ok((State::BootingNewKernel, EventKind::PhonedHome))
+        );
+        assert!(parse_pair("Waiting").unwrap_err().contains("STATE/EVENT"));
+        assert!(
+            parse_pair("Nowhere/Waiting")
+                .unwrap_err()
+                .contains("unknown state")
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 
 mod check;
 mod diff;
+mod explain;
 mod progress;
+mod propose;
 mod replay;
 mod report;
 mod rules;
@@ -23,6 +25,7 @@ use rayon::prelude::*;
 use crate::aggregate::Summary;
 use crate::cli::{Cli, Command, InputArgs};
 use crate::diff::RuleDiff;
+use crate::explain::Explanation;
 use crate::input::merge::{Census, Merged, Merger};
 use crate::input::{self, Format, InputError, InputOptions, Record};
 use crate::render::escape;
@@ -48,6 +51,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Replay(args) => replay::run(&args, &term),
         Command::Diff(args) => diff::run(&args, &term),
         Command::Check(args) => check::run(&args, &term),
+        Command::Explain(args) => explain::run(&args, &term),
         Command::Rules(command) => rules::run(&command, &term),
         Command::Completions { shell } => shell::completions(shell),
         Command::Man => shell::man(),
@@ -79,6 +83,20 @@ impl Tally for Summary {
         if let Some(format) = format {
             *self.formats.entry(format).or_default() += 1;
         }
+    }
+}
+
+impl Tally for Explanation {
+    fn input_error(&mut self, error: InputError) {
+        self.summary.input_error(error);
+    }
+
+    fn skipped(&mut self, path: String, reason: String) {
+        self.summary.skipped(path, reason);
+    }
+
+    fn file_read(&mut self, format: Option<&'static str>) {
+        self.summary.file_read(format);
     }
 }
 

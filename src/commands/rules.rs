@@ -51,6 +51,7 @@ pub fn run(command: &RulesCommand, term: &Terminal) -> Result<Outcome> {
                 rules.kept_events
             )?;
         }
+        RulesCommand::Propose(args) => return super::propose::run(args, term),
         RulesCommand::Export { rules } => {
             write!(out, "{}", Ruleset::resolve(rules)?.file.to_json())?;
         }

@@ -26,6 +26,8 @@ use crate::replay::Trace;
 use doc::Doc;
 use terminal::Terminal;
 
+pub use json::explain as explain_json;
+
 /// Prints a text view in one of the text formats.
 pub fn render_doc(
     doc: &Doc,

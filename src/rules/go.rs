@@ -14,16 +14,16 @@ use regex::Regex;
 use super::{RuleFile, RuleRow};
 use crate::event::{EventKind, State};
 
-static NAME: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"Name:\s*metal\.ProvisioningEvent(\w+)\.String\(\)").expect("valid pattern")
 });
 static SRC_ALL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"Src:\s*states\.AllStateNames\(\)").expect("valid pattern"));
-static SRC_LIST: LazyLock<Regex> =
+pub(super) static SRC_LIST: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"Src:\s*\[\]string\s*\{([^}]*)\}").expect("valid pattern"));
-static STATE: LazyLock<Regex> =
+pub(super) static STATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"states\.(\w+)\.String\(\)").expect("valid pattern"));
-static DST: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static DST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"Dst:\s*(?:states\.(\w+)\.String\(\)|(SelfTransitionState)|"self_transition"|"self")"#,
     )
@@ -34,24 +34,24 @@ static EVENTS_FN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Go identifiers name events and states without spaces (`PXEBooting`, `BootingNewKernel`).
-fn squash(name: &str) -> String {
+pub(super) fn squash(name: &str) -> String {
     name.replace(' ', "").to_ascii_lowercase()
 }
 
-fn event_from_go(ident: &str) -> Option<EventKind> {
+pub(super) fn event_from_go(ident: &str) -> Option<EventKind> {
     EventKind::ALL
         .into_iter()
         .find(|k| squash(k.name()) == ident.to_ascii_lowercase())
 }
 
-fn state_from_go(ident: &str) -> Option<State> {
+pub(super) fn state_from_go(ident: &str) -> Option<State> {
     State::ALL
         .into_iter()
         .find(|s| squash(s.name()) == ident.to_ascii_lowercase())
 }
 
 /// Replaces comments with spaces (keeping newlines, so lines stay where they were).
-fn strip_comments(text: &str) -> String {
+pub(super) fn strip_comments(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -103,7 +103,7 @@ fn line_at(text: &str, offset: usize) -> usize {
 }
 
 /// The items of the `fsm.Events{ … }` literal: (start offset, item text).
-fn items(text: &str) -> Result<Vec<(usize, &str)>> {
+pub(super) fn items(text: &str) -> Result<Vec<(usize, &str)>> {
     let Some(start) = EVENTS_FN.find(text) else {
         bail!("no `func Events() fsm.Events {{` found; is this metal-api's fsm/events.go?");
     };

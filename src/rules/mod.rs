@@ -12,6 +12,7 @@ use crate::event::{EventKind, State};
 use crate::jsonsplit::element_lines_at;
 
 pub mod go;
+pub mod go_patch;
 
 const BUILTIN: [(&str, &str); 3] = [
     (

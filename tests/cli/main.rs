@@ -6,6 +6,7 @@ mod gate;
 mod input;
 mod report;
 mod terminal;
+mod triage;
 mod trust;
 
 use std::path::{Path, PathBuf};
@@ -75,4 +76,54 @@ pub fn accounting(report: &Value) -> (u64, u64) {
             + unknown
             + inputs["duplicates"].as_u64().unwrap(),
     )
+}
+
+/// Runs `fsmlog ARGS…` and returns (exit code, stdout, stderr).
+pub fn stdout_of(args: &[&str]) -> (i32, String, String) {
+    let output = fsmlog().args(args).output().unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// An `events.go` in the shape metal-api's `Events()` has, written from a rule file's rows.
+pub fn events_go(rules: &str) -> String {
+    let (_, exported, _) = stdout_of(&["rules", "export", rules]);
+    let file: Value = serde_json::from_str(&exported).unwrap();
+    let ident = |name: &str| name.replace(' ', "");
+    let mut go = String::from(
+        "package fsm\n\nimport (\n\t\"github.com/looplab/fsm\"\n)\n\nconst SelfTransitionState = \"self_transition\"\n\n// Events are the transitions.\nfunc Events() fsm.Events {\n\treturn fsm.Events{\n",
+    );
+    for row in file["transitions"].as_array().unwrap() {
+        go.push_str("\t\t{\n");
+        go.push_str(&format!(
+            "\t\t\tName: metal.ProvisioningEvent{}.String(), // {}\n",
+            ident(row["event"].as_str().unwrap()),
+            "a comment"
+        ));
+        let from: Vec<&str> = row["from"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        if from == ["*"] {
+            go.push_str("\t\t\tSrc:  states.AllStateNames(),\n");
+        } else {
+            go.push_str("\t\t\tSrc: []string{\n");
+            for state in from {
+                go.push_str(&format!("\t\t\t\tstates.{}.String(),\n", ident(state)));
+            }
+            go.push_str("\t\t\t},\n");
+        }
+        match row["to"].as_str().unwrap() {
+            "self" => go.push_str("\t\t\tDst: SelfTransitionState,\n"),
+            state => go.push_str(&format!("\t\t\tDst: states.{}.String(),\n", ident(state))),
+        }
+        go.push_str("\t\t},\n");
+    }
+    go.push_str("\t}\n}\n");
+    go
 }

@@ -3,6 +3,8 @@
 
 pub mod check;
 pub mod diff;
+pub mod explain;
+pub mod propose;
 pub mod replay;
 pub mod report;
 pub mod rules;

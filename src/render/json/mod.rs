@@ -1,4 +1,8 @@
-//! The JSON and NDJSON output, whose shape is documented in the README and kept stable.
+//! The JSON and NDJSON output, whose shape is documented in docs/json.md and kept stable.
+
+mod explain;
+
+pub use explain::explain;
 
 use std::io::{self, Write};
 
@@ -6,6 +10,7 @@ use serde::Serialize;
 
 use super::{CheckReport, DiffReport, Report, TraceRenderer, time};
 use crate::aggregate::PairTally;
+use crate::aggregate::Summary;
 use crate::diff::Change;
 use crate::event::State;
 use crate::replay::{Container, Step, StoredEvent, Trace};
@@ -33,6 +38,38 @@ struct InputsJson<'a> {
     unknown_events: Vec<UnknownJson<'a>>,
     errors: Vec<ErrorJson<'a>>,
     skipped: Vec<SkippedJson<'a>>,
+}
+
+impl<'a> InputsJson<'a> {
+    /// The `inputs` object of a summary.
+    fn of(s: &'a Summary) -> InputsJson<'a> {
+        InputsJson {
+            files: s.files,
+            formats: s.formats.clone(),
+            machines: s.machines,
+            merged_machines: s.merged_machines,
+            events: s.events,
+            skipped_lines: s.skipped_lines,
+            duplicates: s.duplicates,
+            replayed: s.replayed,
+            rejected: s.rejected,
+            unknown_events: s
+                .unknown_events
+                .iter()
+                .map(|(name, t)| UnknownJson {
+                    event: name,
+                    count: t.count,
+                    machines: t.machines,
+                })
+                .collect(),
+            errors: errors(&s.errors),
+            skipped: s
+                .skipped
+                .iter()
+                .map(|(path, reason)| SkippedJson { path, reason })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -86,32 +123,7 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let s = report.summary;
     let doc = ReportJson {
         rules: report.rules,
-        inputs: InputsJson {
-            files: s.files,
-            formats: s.formats.clone(),
-            machines: s.machines,
-            merged_machines: s.merged_machines,
-            events: s.events,
-            skipped_lines: s.skipped_lines,
-            duplicates: s.duplicates,
-            replayed: s.replayed,
-            rejected: s.rejected,
-            unknown_events: s
-                .unknown_events
-                .iter()
-                .map(|(name, t)| UnknownJson {
-                    event: name,
-                    count: t.count,
-                    machines: t.machines,
-                })
-                .collect(),
-            errors: errors(&s.errors),
-            skipped: s
-                .skipped
-                .iter()
-                .map(|(path, reason)| SkippedJson { path, reason })
-                .collect(),
-        },
+        inputs: InputsJson::of(s),
         unexpected: s
             .pairs_by_count()
             .into_iter()

@@ -1,0 +1,52 @@
+//! `fsmlog explain`: per unexpected pair, what surrounds it in the logs.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use super::{Inputs, Outcome, print_problems, stdout};
+use crate::aggregate::Summary;
+use crate::cli::{ExplainArgs, TableFormat};
+use crate::explain::{ExplainOptions, Explanation};
+use crate::render::terminal::Terminal;
+use crate::render::{TextFormat, render_doc, view};
+use crate::replay::replay;
+use crate::rules::Ruleset;
+
+/// Reads everything, replays it, gathers each occurrence's context, renders.
+pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
+    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let inputs = Inputs::resolve(&args.input)?;
+    let options = ExplainOptions {
+        only: args.pairs.clone(),
+        context: args.context,
+    };
+    let mut explanation: Explanation = inputs.fold(|explanation: &mut Explanation, merged| {
+        let trace = replay(&merged.log, &rules);
+        let mut summary = Summary::default();
+        summary.add_machine(&trace, &merged);
+        explanation.add(&trace, summary, &options);
+    });
+    explanation.summary.sort();
+    let mut out = stdout();
+    match args.output {
+        TableFormat::Json => crate::render::explain_json(&rules.name, &explanation, &mut out)?,
+        format => {
+            let doc = view::explain::doc(&rules.name, &explanation, args.context);
+            let format = match format {
+                TableFormat::Markdown => TextFormat::Markdown,
+                TableFormat::Csv => TextFormat::Csv,
+                _ => TextFormat::Table,
+            };
+            render_doc(&doc, format, term, &mut out)?;
+        }
+    }
+    out.flush()?;
+    let s = &explanation.summary;
+    print_problems(&s.errors, &s.skipped);
+    Ok(if s.errors.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::InputErrors
+    })
+}

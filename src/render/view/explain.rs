@@ -1,0 +1,173 @@
+//! `explain`'s text view: an overview table of the pairs, then a short triage note per pair.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
+
+use super::counted;
+use crate::event::{EventKind, State};
+use crate::explain::{Explanation, PairContext, top_sequences};
+use crate::render::doc::{Block, Column, Doc, Grid, Piece, Tone, Value, count, input, label, time};
+
+/// What an empty sequence before or after an occurrence means.
+const START: &str = "(start of the log)";
+const END: &str = "(end of the log)";
+
+/// The most bars a sparkline of days gets; longer spans are put in buckets of several days.
+const MAX_BARS: usize = 60;
+
+/// A sequence of event names, oldest first; `none` says what an empty one means.
+fn sequence(events: &[EventKind], none: &str) -> String {
+    if events.is_empty() {
+        return none.to_string();
+    }
+    events
+        .iter()
+        .map(|e| e.name())
+        .collect::<Vec<_>>()
+        .join(" › ")
+}
+
+fn commonest(map: &HashMap<Vec<EventKind>, u64>, of: u64, none: &str) -> Piece {
+    match top_sequences(map).first() {
+        Some((events, n)) => label(format!(
+            "{} ({:.0}%)",
+            sequence(events, none),
+            100.0 * *n as f64 / of.max(1) as f64
+        )),
+        None => Value::Empty.into(),
+    }
+}
+
+/// Occurrences per day from the first to the last, zeros included, in at most
+/// [`MAX_BARS`] buckets.
+pub fn daily_counts(by_day: &BTreeMap<NaiveDate, u64>) -> Vec<u64> {
+    let (Some(first), Some(last)) = (by_day.keys().next(), by_day.keys().next_back()) else {
+        return Vec::new();
+    };
+    let days = (*last - *first).num_days() as usize + 1;
+    let per_bar = days.div_ceil(MAX_BARS).max(1);
+    let mut bars = vec![0; days.div_ceil(per_bar)];
+    for (day, n) in by_day {
+        bars[(*day - *first).num_days() as usize / per_bar] += n;
+    }
+    bars
+}
+
+/// The explanation of every pair.
+pub fn doc(rules: &str, e: &Explanation, context: usize) -> Doc {
+    let mut doc = Doc::default();
+    doc.push(Block::Title("fsmlog explain".to_string()));
+    doc.line(super::report::totals(rules, &e.summary));
+    let pairs = e.pairs_by_count();
+    let mut heading = vec![label("Unexpected transitions explained: ")];
+    heading.extend(counted(pairs.len() as u64, "pair"));
+    heading.push(label(" (times in UTC)"));
+    doc.heading(heading);
+    let mut grid = Grid::new(vec![
+        Column::new("State"),
+        Column::new("Event"),
+        Column::number("Count"),
+        Column::number("Machines"),
+        Column::number("Gap median"),
+        Column::number("Gap p90"),
+        Column::wrapping("Commonly before"),
+        Column::wrapping("Commonly after"),
+        Column::optional("Days", 0),
+    ]);
+    for ((state, event), c) in &pairs {
+        let Some(t) = &c.tally else { continue };
+        let gaps = c.gap_stats();
+        let of = c.with_context();
+        grid.row(vec![
+            label(state.name()),
+            label(event.name()),
+            count(t.count).tone(Tone::Bad),
+            count(t.machines),
+            gaps.map_or(Value::Empty, |g| Value::Seconds(g.median))
+                .into(),
+            gaps.map_or(Value::Empty, |g| Value::Seconds(g.p90)).into(),
+            commonest(&c.before, of, START),
+            commonest(&c.after, of, END),
+            Value::Spark(daily_counts(&c.by_day)).into(),
+        ]);
+    }
+    doc.table(grid);
+    for ((state, event), c) in pairs {
+        note(&mut doc, *state, *event, c, context);
+    }
+    doc
+}
+
+/// The triage note of one pair.
+fn note(doc: &mut Doc, state: State, event: EventKind, c: &PairContext, context: usize) {
+    let Some(t) = &c.tally else { return };
+    let mut heading = vec![label(format!("{event} in {state}: "))];
+    heading.extend(
+        counted(t.count, "occurrence")
+            .into_iter()
+            .map(|p| p.tone(Tone::Bad)),
+    );
+    heading.push(label(" on "));
+    heading.extend(counted(t.machines, "machine"));
+    heading.push(label(", "));
+    heading.push(time(t.first_seen));
+    heading.push(label(" … "));
+    heading.push(time(t.last_seen));
+    doc.heading(heading);
+    match c.gap_stats() {
+        Some(g) => doc.line(vec![
+            label(format!("time in {state} before it (since the previous stored event, {} occurrences): median ", g.n)),
+            Value::Seconds(g.median).into(),
+            label(" · p90 "),
+            Value::Seconds(g.p90).into(),
+            label(" · min "),
+            Value::Seconds(g.min).into(),
+            label(" · max "),
+            Value::Seconds(g.max).into(),
+        ]),
+        None => doc.line(vec![label("no occurrence has a stored event before it")]),
+    }
+    let of = c.with_context();
+    for (title, map, none) in [("before", &c.before, START), ("after", &c.after, END)] {
+        doc.line(vec![label(format!(
+            "{title} it (up to {context} stored events, of {of} occurrences in a log):"
+        ))]);
+        for (events, n) in top_sequences(map) {
+            doc.line(vec![label(format!(
+                "  {:>3.0}%  {:>4}×  {}",
+                100.0 * n as f64 / of.max(1) as f64,
+                n,
+                sequence(events, none)
+            ))]);
+        }
+    }
+    if c.without_context > 0 {
+        doc.line(vec![label(format!(
+            "{} as the exported last error event only (not a row of the log: no gap, no context)",
+            c.without_context
+        ))]);
+    }
+    let days = daily_counts(&c.by_day);
+    doc.line(vec![
+        label("by day: "),
+        Value::Spark(days).into(),
+        label(format!(
+            " ({} with occurrences)",
+            if c.by_day.len() == 1 {
+                "1 day".to_string()
+            } else {
+                format!("{} days", c.by_day.len())
+            }
+        )),
+    ]);
+    doc.line(vec![label("look at:")]);
+    for (machine, first) in &c.examples {
+        doc.line(vec![
+            label("  metalctl machine logs "),
+            input(machine.clone()),
+            label("   # first at "),
+            time(*first),
+        ]);
+    }
+}

@@ -1,0 +1,440 @@
+//! Triage (issue 9): `explain` says why each pair happens over the same occurrences `report`
+//! counts, and `rules propose` closes the loop to a rule change that `diff` and CI check.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use serde_json::{Value, json};
+
+use super::*;
+
+#[path = "../../benches/support/fleet.rs"]
+#[allow(dead_code)]
+mod fleet;
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+const FORMATS: [&str; 9] = [
+    "list-json",
+    "describe-json",
+    "logs-json",
+    "event-api",
+    "container-dump",
+    "v2-json",
+    "text",
+    "concat-text",
+    "ndjson",
+];
+
+#[test]
+fn explain_counts_what_report_counts() {
+    for fleet in FLEETS {
+        for format in FORMATS {
+            for rules in RULE_SETS {
+                let input = testdata(&format!("{fleet}/{format}"));
+                let (_, report, _) =
+                    run_json(&["report", "-o", "json", "--rules", rules, path(&input)]);
+                let (code, explain, stderr) =
+                    run_json(&["explain", "-o", "json", "--rules", rules, path(&input)]);
+                assert_eq!(code, 0, "{stderr}");
+                assert_eq!(
+                    explain["inputs"], report["inputs"],
+                    "{fleet}/{format} {rules}"
+                );
+                let pairs = explain["pairs"].as_array().unwrap();
+                let unexpected = report["unexpected"].as_array().unwrap();
+                assert_eq!(pairs.len(), unexpected.len(), "{fleet}/{format} {rules}");
+                for (p, u) in pairs.iter().zip(unexpected) {
+                    for key in [
+                        "state",
+                        "event",
+                        "count",
+                        "machines",
+                        "first_seen",
+                        "last_seen",
+                    ] {
+                        assert_eq!(p[key], u[key], "{key} of {fleet}/{format} {rules}");
+                    }
+                    let days: u64 = p["by_day"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|d| d["count"].as_u64().unwrap())
+                        .sum();
+                    assert_eq!(days, p["count"].as_u64().unwrap());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn waiting_pxe_booting_explained_as_the_sample_logs_show_it() {
+    // Worked out from fleet-v0.42.2/describe-json by hand: each PXE Booting recorded as
+    // unexpected in Waiting, and the row just below it in `metalctl machine logs`.
+    //   6e9f556d  2025-09-17T15:30:46.852Z  gap 63883.152 s
+    //   339088e1  2025-09-17T20:46:06.655Z  gap 79059.061 s
+    //   99a8d282  2025-09-17T12:50:53.814Z  gap 105814.057 s
+    //   8adfc495  2025-09-19T04:35:47.662Z  gap 118201.292 s
+    //   339088e1  2025-09-19T19:43:54.207Z  gap 168904.860 s
+    //   99a8d282  2025-09-21T06:26:35.243Z  gap 322375.808 s
+    //   a14d49be  2025-09-21T07:46:07.495Z  gap 356337.319 s
+    //   2513f57b  2025-09-21T09:45:26.573Z  gap 448899.525 s
+    // Each came after Preparing › Registering › Waiting; after it came Preparing ›
+    // Registering › Waiting seven times and Preparing › Crashed › PXE Booting once.
+    let input = testdata("fleet-v0.42.2/describe-json");
+    let (_, out, _) = run_json(&[
+        "explain",
+        "-o",
+        "json",
+        "--pair",
+        "waiting/pxe booting",
+        path(&input),
+    ]);
+    let pairs = out["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "--pair keeps only the named pair");
+    let p = &pairs[0];
+    assert_eq!(p["count"], 8);
+    assert_eq!(p["machines"], 6);
+    assert_eq!(p["without_context"], 0);
+    assert_eq!(
+        p["gap_seconds"],
+        json!({"n": 8, "min": 63883.152, "median": 118201.292, "p90": 448899.525, "max": 448899.525})
+    );
+    assert_eq!(
+        p["before"],
+        json!([{"events": ["Preparing", "Registering", "Waiting"], "count": 8, "share": 1.0}])
+    );
+    assert_eq!(
+        p["after"],
+        json!([
+            {"events": ["Preparing", "Registering", "Waiting"], "count": 7, "share": 0.875},
+            {"events": ["Preparing", "Crashed", "PXE Booting"], "count": 1, "share": 0.125}
+        ])
+    );
+    assert_eq!(
+        p["by_day"],
+        json!([
+            {"day": "2025-09-17", "count": 3},
+            {"day": "2025-09-19", "count": 2},
+            {"day": "2025-09-21", "count": 3}
+        ])
+    );
+    let examples: Vec<(&str, &str)> = p["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["machine"].as_str().unwrap(), e["time"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        examples,
+        vec![
+            (
+                "2513f57b-4054-4b51-93e8-0c67992d646d",
+                "2025-09-21T09:45:26.573Z"
+            ),
+            (
+                "339088e1-d909-4721-aece-5ec1cd84f9b5",
+                "2025-09-17T20:46:06.655Z"
+            ),
+            (
+                "6e9f556d-0ed7-4c50-a33c-9ecfa11de3c8",
+                "2025-09-17T15:30:46.852Z"
+            ),
+            (
+                "8adfc495-5bdf-4b52-8051-90d0df563904",
+                "2025-09-19T04:35:47.662Z"
+            ),
+            (
+                "99a8d282-516b-4273-b085-c3c262a2bba1",
+                "2025-09-17T12:50:53.814Z"
+            ),
+        ]
+    );
+    // A shorter context groups shorter sequences.
+    let (_, one, _) = run_json(&[
+        "explain",
+        "-o",
+        "json",
+        "--pair",
+        "Waiting/PXE Booting",
+        "--context",
+        "1",
+        path(&input),
+    ]);
+    assert_eq!(
+        one["pairs"][0]["before"],
+        json!([{"events": ["Waiting"], "count": 8, "share": 1.0}])
+    );
+    assert_eq!(one["pairs"][0]["gap_seconds"], p["gap_seconds"]);
+}
+
+#[test]
+fn an_exported_last_error_outside_the_log_counts_without_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m-7.json");
+    std::fs::write(
+        &file,
+        r#"[{"time": "2025-09-16T10:00:00Z", "event": "Waiting", "message": "waiting for allocation"}]
+
+Recent last error (1m ago):
+
+{"time": "2025-09-16T10:05:00Z", "event": "Alive", "message": "[unexpectedly received in state planned reboot]: alive"}
+"#,
+    )
+    .unwrap();
+    let (_, report, _) = run_json(&["report", "-o", "json", path(&file)]);
+    let (_, explain, _) = run_json(&["explain", "-o", "json", path(&file)]);
+    assert_eq!(report["unexpected"][0]["count"], 1);
+    let p = &explain["pairs"][0];
+    assert_eq!(
+        (p["state"].as_str(), p["event"].as_str()),
+        (Some("Planned Reboot"), Some("Alive"))
+    );
+    assert_eq!(p["count"], 1);
+    assert_eq!(p["without_context"], 1);
+    assert_eq!(p["gap_seconds"], Value::Null);
+    assert_eq!(p["before"], json!([]));
+    assert_eq!(p["by_day"], json!([{"day": "2025-09-16", "count": 1}]));
+}
+
+#[test]
+fn explain_reads_as_a_triage_note() {
+    let (code, out, _) = stdout_of(&["explain", path(&testdata("seed-machine.txt"))]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("PXE Booting in Waiting: 3 occurrences on 1 machine"),
+        "{out}"
+    );
+    assert!(out.contains("metalctl machine logs seed-machine"), "{out}");
+    // Two of the three came after Preparing › Registering › Waiting, the third right after
+    // the oldest row, a Waiting.
+    assert!(
+        out.contains("67%     2×  Preparing › Registering › Waiting"),
+        "{out}"
+    );
+    assert!(out.contains("33%     1×  (end of the log)"), "{out}");
+    let (_, csv, _) = stdout_of(&["explain", "-o", "csv", path(&testdata("seed-machine.txt"))]);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    assert_eq!(reader.records().count(), 1);
+}
+
+/// A generated fleet, as `metalctl machine list -o json` would export it.
+fn generated_fleet(dir: &Path, machines: u64) -> PathBuf {
+    let rules = fsmlog::rules::Ruleset::resolve("metal-api").unwrap();
+    let file = dir.join("fleet.json");
+    let out = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
+    let mut exporter = fsmlog::export::Exporter::new(fsmlog::export::Layout::ListJson, out);
+    for index in 0..machines {
+        let m = fleet::machine(11, index, 60, &rules);
+        exporter.machine(&m.id, &m.container).unwrap();
+    }
+    exporter.finish().unwrap();
+    file
+}
+
+fn pair_key(p: &Value) -> (String, String) {
+    (
+        p["state"].as_str().unwrap().to_string(),
+        p["event"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn the_loop_closes_on_a_generated_fleet() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = generated_fleet(dir.path(), 300);
+    let proposal = dir.path().join("proposal.json");
+    let (code, _, stderr) = stdout_of(&[
+        "rules",
+        "propose",
+        "-o",
+        "json",
+        "--out",
+        path(&proposal),
+        path(&fleet),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = stdout_of(&["rules", "lint", path(&proposal)]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, before, _) = run_json(&["report", "-o", "json", path(&fleet)]);
+    let (_, after, _) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        "--rules",
+        path(&proposal),
+        path(&fleet),
+    ]);
+    // What the proposal should accept: every pair on two machines or more.
+    let unexpected = before["unexpected"].as_array().unwrap();
+    let (accepted, kept): (Vec<&Value>, Vec<&Value>) = unexpected
+        .iter()
+        .partition(|p| p["machines"].as_u64().unwrap() >= 2);
+    assert!(
+        !accepted.is_empty(),
+        "the generated fleet has pairs to accept"
+    );
+    let after_pairs = after["unexpected"].as_array().unwrap();
+    for a in &accepted {
+        assert!(
+            !after_pairs.iter().any(|p| pair_key(p) == pair_key(a)),
+            "{:?} is still unexpected",
+            pair_key(a)
+        );
+    }
+    let mut still: Vec<Value> = after_pairs.clone();
+    let mut want: Vec<Value> = kept.into_iter().cloned().collect();
+    still.sort_by_key(pair_key);
+    want.sort_by_key(pair_key);
+    assert_eq!(still, want, "every other pair is unchanged");
+    let (code, diff, _) = run_json(&[
+        "diff",
+        "-o",
+        "json",
+        "--old",
+        "metal-api",
+        "--new",
+        path(&proposal),
+        path(&fleet),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(diff["newly_unexpected"], json!([]));
+    let mut newly: Vec<(String, String, u64, u64)> = diff["newly_expected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let (s, e) = pair_key(p);
+            (
+                s,
+                e,
+                p["count"].as_u64().unwrap(),
+                p["machines"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut expected: Vec<(String, String, u64, u64)> = accepted
+        .iter()
+        .map(|p| {
+            let (s, e) = pair_key(p);
+            (
+                s,
+                e,
+                p["count"].as_u64().unwrap(),
+                p["machines"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    newly.sort();
+    expected.sort();
+    assert_eq!(
+        newly, expected,
+        "exactly the accepted pairs become expected"
+    );
+    // The table view prints the same effect.
+    let (_, table, _) = stdout_of(&["rules", "propose", path(&fleet)]);
+    assert!(
+        table.contains("Effect (as fsmlog diff prints it)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("Newly unexpected (regressions): 0 pairs"),
+        "{table}"
+    );
+}
+
+#[test]
+fn the_go_patch_applies_and_imports_as_the_json_proposal() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let git = |args: &[&str]| {
+        let status = Process::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(repo)
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    let go = "cmd/metal-api/internal/fsm/events.go";
+    std::fs::create_dir_all(repo.join("cmd/metal-api/internal/fsm")).unwrap();
+    std::fs::write(repo.join(go), events_go("metal-api")).unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "events"]);
+    let fleet = generated_fleet(repo, 200);
+    let run = |args: &[&str]| {
+        let output = fsmlog().current_dir(repo).args(args).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    };
+    // Accept one pair by name too, so the patch both extends an entry and adds one.
+    let named = ["--pair", "Phoned Home/Alive"];
+    let patch = run(&[
+        &["rules", "propose", "-o", "go", "--go-file", go][..],
+        &named,
+        &[path(&fleet)],
+    ]
+    .concat());
+    std::fs::write(repo.join("fsm.patch"), &patch).unwrap();
+    git(&["apply", "--check", "fsm.patch"]);
+    git(&["apply", "fsm.patch"]);
+    let json = run(&[
+        &["rules", "propose", "-o", "json"][..],
+        &named,
+        &[path(&fleet)],
+    ]
+    .concat());
+    std::fs::write(repo.join("proposal.json"), &json).unwrap();
+    run(&["rules", "import-go", go, "--out", "imported.json"]);
+    // The same transitions: the same matrix, whatever the row order.
+    let matrix = |file: &str| {
+        let out = String::from_utf8(run(&["rules", "show", file])).unwrap();
+        out.lines().skip(1).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(matrix("imported.json"), matrix("proposal.json"));
+    assert_ne!(
+        matrix("imported.json"),
+        String::from_utf8(run(&["rules", "show", "metal-api"]))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        "the patch changed something"
+    );
+    let text = String::from_utf8(patch).unwrap();
+    assert!(
+        text.starts_with(&format!("--- a/{go}\n+++ b/{go}\n")),
+        "{text}"
+    );
+    // Only additions: states joined to entries.
+    let changed: Vec<&str> = text
+        .lines()
+        .skip(2)
+        .filter(|l| l.starts_with('+') || l.starts_with('-'))
+        .collect();
+    assert!(
+        changed.iter().all(|l| l.starts_with("+\t\t\t\tstates.")),
+        "{text}"
+    );
+}
