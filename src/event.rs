@@ -296,7 +296,13 @@ fn same_message(a: &str, b: &str) -> bool {
             .strip_suffix("...")
             .is_some_and(|head| long.starts_with(head.trim_end()))
     };
-    a == b || shortened(a, b) || shortened(b, a)
+    if a == b || shortened(a, b) || shortened(b, a) {
+        return true;
+    }
+    // A pasted copy has its runs of whitespace collapsed.
+    let collapse = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (a, b) = (collapse(a), collapse(b));
+    a == b || shortened(&a, &b) || shortened(&b, &a)
 }
 
 /// metal-api's message for an event that arrived in `state` with no rule for it.

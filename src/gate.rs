@@ -238,6 +238,9 @@ impl PairCheck {
 pub struct GateResult {
     /// Today's pairs (most frequent first), then the baseline's absent ones.
     pub pairs: Vec<PairCheck>,
+    /// No machine was read at all (and `--allow-empty` was not given): the gate has nothing
+    /// to pass on.
+    pub nothing_read: bool,
 }
 
 impl GateResult {
@@ -248,7 +251,7 @@ impl GateResult {
 
     /// Whether the gate passes.
     pub fn passed(&self) -> bool {
-        self.violations().next().is_none()
+        !self.nothing_read && self.violations().next().is_none()
     }
 }
 
@@ -314,7 +317,10 @@ pub fn check(summary: &Summary, baseline: Option<&Baseline>) -> Result<GateResul
             });
         }
     }
-    Ok(GateResult { pairs })
+    Ok(GateResult {
+        pairs,
+        nothing_read: false,
+    })
 }
 
 /// A stable identifier of a pair for code-scanning UIs (`waiting/pxe-booting`).

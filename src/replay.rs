@@ -174,6 +174,8 @@ pub struct Replayer<'r> {
     container: Container,
     /// The state the next event is taken to arrive in while the container is still empty.
     empty_state: State,
+    /// The state the next event is taken to arrive in whatever the container holds.
+    next_state: Option<State>,
 }
 
 impl<'r> Replayer<'r> {
@@ -183,6 +185,7 @@ impl<'r> Replayer<'r> {
             rules,
             container: Container::default(),
             empty_state: State::Initial,
+            next_state: None,
         }
     }
 
@@ -198,7 +201,16 @@ impl<'r> Replayer<'r> {
         self.empty_state = state;
     }
 
+    /// Takes the next event (only that one) to arrive in `state`, as the oldest row of a log
+    /// is taken: the first row of a record that begins after a gap in the others.
+    pub fn assume_next_state(&mut self, state: State) {
+        self.next_state = Some(state);
+    }
+
     fn current_state(&self) -> State {
+        if let Some(state) = self.next_state {
+            return state;
+        }
         if self.container.events.is_empty() {
             self.empty_state
         } else {
@@ -218,6 +230,7 @@ impl<'r> Replayer<'r> {
         let message = message.into();
         let from = self.current_state();
         self.empty_state = State::Initial;
+        self.next_state = None;
         let (effect, verdict) = match self.rules.lookup(from, event) {
             None => (self.unexpected_effect(event), Verdict::Unexpected),
             Some(target) => {
@@ -425,7 +438,7 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     let mut steps = Vec::with_capacity(log.events.len());
     let mut unknown = Vec::new();
     let mut recorded = RecordedOnTop::new(log);
-    for event in &log.events {
+    for (index, event) in log.events.iter().enumerate() {
         recorded.apply_before(event.time, &mut replayer.container);
         let EventName::Known(kind) = &event.name else {
             unknown.push(UnknownEvent {
@@ -438,6 +451,9 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
             && let Some(state) = event.recorded_state
         {
             replayer.assume_empty_state(state);
+        }
+        if !steps.is_empty() && log.seams.contains(&index) {
+            replayer.assume_next_state(event.recorded_state.unwrap_or(State::Initial));
         }
         let mut step = replayer.step(
             event.time,

@@ -38,7 +38,9 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
         }
         (None, None) => None,
     };
-    let result = gate::check(&summary, against).context("cannot check against the baseline")?;
+    let mut result = gate::check(&summary, against).context("cannot check against the baseline")?;
+    let empty = super::nothing_read(summary.machines, args.allow_empty);
+    result.nothing_read = empty;
     let report = CheckReport {
         rules: &rules.name,
         summary: &summary,
@@ -53,7 +55,6 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
         github_annotations(&report, &mut std::io::stderr().lock())?;
     }
-    let empty = super::nothing_read(summary.machines, args.allow_empty);
     Ok(if !summary.errors.is_empty() || empty {
         Outcome::InputErrors
     } else if !result.passed() {

@@ -161,10 +161,11 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         .iter()
         .filter_map(|p| p.last_error_event.clone())
         .max_by_key(|e| e.time);
+    let seams = seams(&parts);
     let mut sources: Vec<String> = Vec::new();
-    let mut all: Vec<Event> = Vec::with_capacity(parts.iter().map(|p| p.events.len()).sum());
+    let mut all: Vec<Copy> = Vec::with_capacity(parts.iter().map(|p| p.events.len()).sum());
     let mut first = None;
-    for part in parts {
+    for (record, part) in parts.into_iter().enumerate() {
         let index = match sources.iter().position(|s| *s == part.source) {
             Some(i) => i,
             None => {
@@ -175,12 +176,24 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         if first.is_none() {
             first = Some((part.machine.clone(), part.line, part.format, part.yaml));
         }
-        all.extend(part.events.into_iter().map(|e| e.from_source(index)));
+        let seam = seams.get(record).copied().flatten();
+        all.extend(part.events.into_iter().enumerate().map(|(i, e)| Copy {
+            event: e.from_source(index),
+            records: vec![record as u32],
+            seam: seam == Some(i),
+        }));
     }
     let (machine, line, format, yaml) = first.expect("a merge has at least one record");
-    all.sort_by_key(|e| e.time);
+    all.sort_by_key(|c| c.event.time);
     let before = all.len();
-    let events = dedupe(all);
+    let kept = dedupe(all);
+    let seams: Vec<usize> = kept
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.seam)
+        .map(|(i, _)| i)
+        .collect();
+    let events: Vec<Event> = kept.into_iter().map(|c| c.event).collect();
     let mut log = MachineLog::new(machine, &sources[0], line, format);
     log.sources = sources;
     log.yaml = yaml;
@@ -194,6 +207,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     log.machine_info.no_event_container = no_event_container;
     log.annotated = annotated;
     log.skipped_lines = skipped_lines;
+    log.seams = seams;
     Merged {
         duplicates: (before - log.events.len()) as u64,
         records,
@@ -201,25 +215,62 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     }
 }
 
-/// Drops events that another record has too. Tables print whole seconds and may shorten
-/// messages with `...`, so an event from a table matches the same event from JSON.
-fn dedupe(sorted: Vec<Event>) -> Vec<Event> {
-    let mut kept: Vec<Event> = Vec::with_capacity(sorted.len());
-    'next: for event in sorted {
+/// An event of one of the records being merged.
+struct Copy {
+    event: Event,
+    /// The records that hold this event (more than one once copies are folded together).
+    records: Vec<u32>,
+    /// Whether the event begins a record whose events all come after a gap in the others.
+    seam: bool,
+}
+
+/// For each record, the index of its oldest event when the record begins after a gap: every
+/// other record that starts before it ends more than a second before it starts, so events
+/// between them may be missing (two exports of the newest 20 events, days apart). The replay
+/// takes such an event as it takes the oldest row of a log.
+fn seams(parts: &[MachineLog]) -> Vec<Option<usize>> {
+    parts
+        .iter()
+        .map(|part| {
+            let start = part.events.first()?.time;
+            let earlier: Vec<_> = parts
+                .iter()
+                .filter_map(|p| Some((p.events.first()?.time, p.events.last()?.time)))
+                .filter(|(oldest, _)| *oldest < start)
+                .collect();
+            let gap = !earlier.is_empty()
+                && earlier
+                    .iter()
+                    .all(|(_, newest)| start - *newest >= TimeDelta::seconds(1));
+            gap.then_some(0)
+        })
+        .collect()
+}
+
+/// Drops events that another record has too: a copy is folded into an earlier one only when
+/// that one does not hold a copy from the same record already, so events a record holds
+/// twice stay twice. Tables print whole seconds and may shorten messages with `...`, so an
+/// event from a table matches the same event from JSON.
+fn dedupe(sorted: Vec<Copy>) -> Vec<Copy> {
+    let mut kept: Vec<Copy> = Vec::with_capacity(sorted.len());
+    'next: for copy in sorted {
         for earlier in kept.iter_mut().rev() {
-            if event.time - earlier.time >= TimeDelta::seconds(1) {
+            if copy.event.time - earlier.event.time >= TimeDelta::seconds(1) {
                 break;
             }
-            if earlier.same_as(&event) {
-                if quality(&event) > quality(earlier) {
-                    *earlier = event;
+            let record = copy.records[0];
+            if !earlier.records.contains(&record) && earlier.event.same_as(&copy.event) {
+                earlier.records.push(record);
+                earlier.seam |= copy.seam;
+                if quality(&copy.event) > quality(&earlier.event) {
+                    earlier.event = copy.event;
                 }
                 continue 'next;
             }
         }
-        kept.push(event);
+        kept.push(copy);
     }
-    kept.sort_by_key(|e| e.time);
+    kept.sort_by_key(|c| c.event.time);
     kept
 }
 
@@ -314,6 +365,43 @@ mod tests {
             vec![event("2025-01-01T10:00:00Z", EventKind::Preparing, "x")],
         );
         assert_eq!(merge(vec![a, b]).duplicates, 0);
+    }
+
+    #[test]
+    fn events_a_record_holds_twice_stay_twice() {
+        let crash = || event("2025-01-01T10:00:00Z", EventKind::Crashed, "oops");
+        let a = log("a", vec![crash(), crash()]);
+        let b = log("b", vec![crash()]);
+        let merged = merge(vec![a, b]);
+        assert_eq!(merged.log.events.len(), 2);
+        assert_eq!(merged.duplicates, 1);
+    }
+
+    #[test]
+    fn a_record_after_a_gap_begins_at_a_seam() {
+        let older = log(
+            "a",
+            vec![
+                event("2025-01-01T10:00:00Z", EventKind::Registering, "r"),
+                event("2025-01-01T10:01:00Z", EventKind::Waiting, "w"),
+            ],
+        );
+        let newer = log(
+            "b",
+            vec![
+                event("2025-01-03T10:00:00Z", EventKind::Registering, "r"),
+                event("2025-01-03T10:01:00Z", EventKind::Waiting, "w"),
+            ],
+        );
+        assert_eq!(merge(vec![newer.clone(), older.clone()]).log.seams, vec![2]);
+        let overlapping = log(
+            "c",
+            vec![
+                event("2025-01-01T10:01:00Z", EventKind::Waiting, "w"),
+                event("2025-01-01T10:05:00Z", EventKind::Installing, "i"),
+            ],
+        );
+        assert!(merge(vec![older, overlapping]).log.seams.is_empty());
     }
 
     #[test]

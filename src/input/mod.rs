@@ -259,8 +259,13 @@ fn read_head(reader: &mut dyn Read) -> Head {
                     };
                 }
             } else if !byte.is_ascii_whitespace() {
-                filled = true;
-                first.get_or_insert(byte);
+                // A UTF-8 byte-order mark is no content.
+                let at = offset + i;
+                let in_bom = at < BOM.len() && bytes[..=at] == BOM[..=at];
+                if !in_bom {
+                    filled = true;
+                    first.get_or_insert(byte);
+                }
             }
         }
         if bytes.len() >= limit {
@@ -439,9 +444,20 @@ struct Damage {
 /// stream, other JSON is a document, other text a table. Empty and binary files are damage.
 fn detect(head: &[u8]) -> Result<Family, Damage> {
     if let Some(nul) = head.iter().position(|&b| b == 0) {
+        // Text in UTF-16 has a NUL beside every ASCII character.
+        let pairs = head.chunks_exact(2).take(64);
+        let utf16 = pairs.clone().count() > 4
+            && pairs
+                .clone()
+                .all(|p| (p[0] == 0) != (p[1] == 0) || p == [0, 0]);
+        let hint = if utf16 {
+            "; it looks like UTF-16 without a byte-order mark: convert it with `iconv -f UTF-16LE -t UTF-8`"
+        } else {
+            ""
+        };
         return Err(Damage {
             line: 1 + head[..nul].iter().filter(|&&b| b == b'\n').count(),
-            message: "binary content (a NUL byte), not a machine log".to_string(),
+            message: format!("binary content (a NUL byte), not a machine log{hint}"),
         });
     }
     let text = head.strip_prefix(BOM).unwrap_or(head);

@@ -38,6 +38,9 @@ pub struct MachineLog {
     pub annotated: bool,
     /// Lines of pasted text around the rows that are no rows (prose, blank lines).
     pub skipped_lines: u64,
+    /// Events (by index) that begin a record after a gap in the machine's other records:
+    /// replayed as the oldest row of a log is.
+    pub seams: Vec<usize>,
 }
 
 impl MachineLog {
@@ -56,6 +59,7 @@ impl MachineLog {
             machine_info: MachineInfo::default(),
             annotated: true,
             skipped_lines: 0,
+            seams: Vec::new(),
         }
     }
 

@@ -270,7 +270,10 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
                 found.add(InputFile::new(path.clone(), true, kind), identity(path));
             }
             Err(err) => {
-                let message = if std::fs::symlink_metadata(path).is_ok() {
+                // ELOOP: a symlink that points at itself, or a cycle of them.
+                let message = if err.raw_os_error() == Some(40) && cfg!(target_os = "linux") {
+                    "symlink loop, not followed".to_string()
+                } else if std::fs::symlink_metadata(path).is_ok() {
                     format!("broken symlink: {err}")
                 } else if err.kind() == io::ErrorKind::NotFound {
                     "no such file or directory".to_string()

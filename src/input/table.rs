@@ -24,6 +24,8 @@ struct Section {
     bad_rows: usize,
     /// Lines of pasted text that are no rows.
     skipped_lines: u64,
+    /// Whether a header or a row was seen: a section of nothing but prose is no machine.
+    has_table: bool,
 }
 
 impl Section {
@@ -36,12 +38,16 @@ impl Section {
             in_last_error: false,
             bad_rows: 0,
             skipped_lines: 0,
+            has_table: false,
         }
     }
 
     /// The machine read, unless every row of it was bad (its errors say why).
     fn finish(mut self, path: &str) -> Option<MachineLog> {
-        if self.events.is_empty() && self.last_error.is_none() && self.bad_rows > 0 {
+        if self.events.is_empty()
+            && self.last_error.is_none()
+            && (self.bad_rows > 0 || !self.has_table)
+        {
             return None;
         }
         into_time_order(&mut self.events, true);
@@ -52,6 +58,9 @@ impl Section {
         Some(log)
     }
 }
+
+/// A section's `==> NAME <==` header (name and line), and its lines (`None`: not UTF-8).
+type SectionLines<'a> = (Option<(&'a str, usize)>, Vec<(usize, Option<Line<'a>>)>);
 
 /// How many bytes of raw sections a batch collects before it is handed on.
 const BATCH_BYTES: usize = 1 << 20;
@@ -94,21 +103,30 @@ impl TableBatch {
         // A section is read whole before its lines are judged: whether it is pasted text
         // (prose around the rows is skipped) or a table (a line that is no row is an error)
         // depends on all its rows.
-        let mut name: Option<(&str, usize)> = None;
-        let mut lines: Vec<(usize, Option<Line>)> = Vec::new();
+        let mut sections: Vec<SectionLines> = vec![(None, Vec::new())];
         let raw_lines = self.text.split_inclusive(|&b| b == b'\n');
         for (this_line, raw) in (self.first_line..).zip(raw_lines) {
             let line = std::str::from_utf8(raw)
                 .ok()
                 .map(|text| classify(text, &self.zones));
-            if let Some(Line::Section(next)) = line {
-                self.section(name, std::mem::take(&mut lines), sink);
-                name = Some((next, this_line));
-                continue;
+            match line {
+                Some(Line::Section(next)) => sections.push((Some((next, this_line)), Vec::new())),
+                line => sections
+                    .last_mut()
+                    .expect("there is always a section")
+                    .1
+                    .push((this_line, line)),
             }
-            lines.push((this_line, line));
         }
-        self.section(name, lines, sink);
+        // Pasted text is told for the whole batch (a pasted file is one batch): a note
+        // before the first `==>` header belongs to the pasted sections after it.
+        let pasted = sections
+            .iter()
+            .flat_map(|(_, lines)| lines)
+            .any(|(_, l)| matches!(l, Some(Line::Row { pasted: true, .. })));
+        for (name, lines) in sections {
+            self.section(name, lines, pasted, sink);
+        }
     }
 
     /// Reads one machine's lines (`None` for a line that is not UTF-8).
@@ -116,19 +134,38 @@ impl TableBatch {
         &self,
         name: Option<(&str, usize)>,
         lines: Vec<(usize, Option<Line>)>,
+        pasted: bool,
         sink: &mut dyn FnMut(Record),
     ) {
-        let pasted = lines
-            .iter()
-            .any(|(_, l)| matches!(l, Some(Line::Row { pasted: true, .. })));
         let mut section =
             name.map(|(name, at)| Section::new(machine_from_path(Path::new(name)), at));
+        // Lines skipped before the section's first row or header, counted once it opens.
+        let mut skipped_before = 0;
         for (at, line) in lines {
             let current = match (&line, &mut section) {
-                (Some(Line::Blank), None) => continue,
+                (Some(Line::Rule), None) => continue,
+                (Some(Line::Blank), None) => {
+                    skipped_before += u64::from(pasted);
+                    continue;
+                }
+                (Some(Line::Command), None) => {
+                    skipped_before += 1;
+                    continue;
+                }
+                (Some(Line::Other(_)), None) if pasted => {
+                    skipped_before += 1;
+                    continue;
+                }
                 (_, Some(current)) => current,
-                (_, slot) => slot.insert(Section::new(self.file_machine.clone(), at)),
+                (_, slot) => {
+                    let mut opened = Section::new(self.file_machine.clone(), at);
+                    opened.skipped_lines = std::mem::take(&mut skipped_before);
+                    slot.insert(opened)
+                }
             };
+            if matches!(line, Some(Line::Header | Line::Row { .. })) {
+                current.has_table = true;
+            }
             let message = match line {
                 None => "invalid UTF-8; the row is skipped".to_string(),
                 Some(Line::Blank) => {

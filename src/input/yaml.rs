@@ -6,8 +6,10 @@
 //! JSON value as soon as it is complete and is read by the same code as the JSON exports, so
 //! a large list is held one machine at a time.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::BufRead;
+use std::rc::Rc;
 
 use saphyr_parser::{Event as YamlEvent, Parser, ScalarStyle, ScanError, Tag};
 use serde::Deserialize;
@@ -42,14 +44,23 @@ pub(crate) fn looks_like_yaml(head: &[u8]) -> bool {
         && matches!(item.as_bytes().get(key_len + 1), None | Some(b' '))
 }
 
+/// What went wrong while reading the characters: lines that were not UTF-8 (read with the
+/// bad bytes replaced, and named), and a read error that ended the input.
+#[derive(Default)]
+struct ReadProblems {
+    lines: Vec<(usize, String)>,
+    fatal: bool,
+}
+
 /// The characters of a reader, a line at a time, ending early at metalctl's `Recent last
-/// error` line; a read error (invalid UTF-8 among them) is kept for the caller.
+/// error` line.
 struct Chars<R> {
     reader: R,
     line: String,
+    bytes: Vec<u8>,
     at: usize,
     lines: usize,
-    error: Option<String>,
+    problems: Rc<RefCell<ReadProblems>>,
     /// The line number of a `Recent last error` line, where reading stopped.
     trailer: Option<usize>,
 }
@@ -59,9 +70,10 @@ impl<R: BufRead> Chars<R> {
         Chars {
             reader,
             line: String::new(),
+            bytes: Vec::new(),
             at: 0,
             lines: 0,
-            error: None,
+            problems: Rc::default(),
             trailer: None,
         }
     }
@@ -76,15 +88,26 @@ impl<R: BufRead> Iterator for Chars<R> {
                 self.at += c.len_utf8();
                 return Some(c);
             }
-            if self.error.is_some() || self.trailer.is_some() {
+            if self.problems.borrow().fatal || self.trailer.is_some() {
                 return None;
             }
             self.line.clear();
+            self.bytes.clear();
             self.at = 0;
-            match self.reader.read_line(&mut self.line) {
+            match self.reader.read_until(b'\n', &mut self.bytes) {
                 Ok(0) => return None,
                 Ok(_) => {
                     self.lines += 1;
+                    match std::str::from_utf8(&self.bytes) {
+                        Ok(text) => self.line.push_str(text),
+                        Err(_) => {
+                            self.line.push_str(&String::from_utf8_lossy(&self.bytes));
+                            self.problems.borrow_mut().lines.push((
+                                self.lines,
+                                "invalid UTF-8; read with the bad bytes replaced".to_string(),
+                            ));
+                        }
+                    }
                     if self.line.starts_with("Recent last error") {
                         self.trailer = Some(self.lines);
                         self.line.clear();
@@ -92,7 +115,11 @@ impl<R: BufRead> Iterator for Chars<R> {
                     }
                 }
                 Err(err) => {
-                    self.error = Some(format!("line {}: cannot read: {err}", self.lines + 1));
+                    let mut problems = self.problems.borrow_mut();
+                    problems
+                        .lines
+                        .push((self.lines + 1, format!("cannot read: {err}")));
+                    problems.fatal = true;
                     return None;
                 }
             }
@@ -104,6 +131,13 @@ impl<R: BufRead> Iterator for Chars<R> {
 enum Frame {
     Seq(Vec<Value>, Vec<usize>),
     Map(Map<String, Value>, Option<String>),
+}
+
+/// A node being built and the anchor it is named by (0: none).
+struct Open {
+    frame: Frame,
+    line: usize,
+    anchor: usize,
 }
 
 /// One complete top-level element: its value, its first line, and for each sequence inside it
@@ -118,7 +152,9 @@ struct Element {
 /// sequence, or each document that is not a sequence) as soon as it is complete.
 struct Elements<'p> {
     parser: Parser<'p, saphyr_parser::BufferedInput<&'p mut dyn Iterator<Item = char>>>,
-    stack: Vec<(Frame, usize)>,
+    stack: Vec<Open>,
+    /// Nodes named by an anchor (`&name`), for the aliases (`*name`) that repeat them.
+    anchors: HashMap<usize, Value>,
     /// The path of keys down to the node being built.
     path: Vec<String>,
     item_lines: HashMap<String, Vec<usize>>,
@@ -133,6 +169,7 @@ impl<'p> Elements<'p> {
         Elements {
             parser: Parser::new_from_iter(chars),
             stack: Vec::new(),
+            anchors: HashMap::new(),
             path: Vec::new(),
             item_lines: HashMap::new(),
             in_sequence: false,
@@ -166,32 +203,47 @@ impl<'p> Elements<'p> {
                     self.in_sequence = false;
                     continue;
                 }
-                YamlEvent::SequenceStart(..) => {
-                    self.open(Frame::Seq(Vec::new(), Vec::new()), line);
+                YamlEvent::SequenceStart(anchor, _) => {
+                    self.open(Frame::Seq(Vec::new(), Vec::new()), line, anchor);
                     continue;
                 }
-                YamlEvent::MappingStart(..) => {
-                    self.open(Frame::Map(Map::new(), None), line);
+                YamlEvent::MappingStart(anchor, _) => {
+                    self.open(Frame::Map(Map::new(), None), line, anchor);
                     continue;
                 }
                 YamlEvent::SequenceEnd | YamlEvent::MappingEnd => {
-                    let Some((frame, start)) = self.stack.pop() else {
+                    let Some(open) = self.stack.pop() else {
                         continue;
                     };
-                    let value = match frame {
+                    let value = match open.frame {
                         Frame::Seq(items, lines) => {
                             self.item_lines.insert(self.path.join("/"), lines);
                             Value::Array(items)
                         }
                         Frame::Map(map, _) => Value::Object(map),
                     };
-                    (value, start)
+                    if open.anchor > 0 {
+                        self.anchors.insert(open.anchor, value.clone());
+                    }
+                    (value, open.line)
                 }
-                YamlEvent::Scalar(text, style, _, tag) => {
-                    (scalar(&text, style, tag.as_deref()), line)
+                YamlEvent::Scalar(text, style, anchor, tag) => {
+                    let value = scalar(&text, style, tag.as_deref());
+                    if anchor > 0 {
+                        self.anchors.insert(anchor, value.clone());
+                    }
+                    (value, line)
                 }
-                // metalctl writes no anchors; an alias reads as nothing.
-                YamlEvent::Alias(_) => (Value::Null, line),
+                YamlEvent::Alias(anchor) => match self.anchors.get(&anchor) {
+                    Some(value) => (value.clone(), line),
+                    None => {
+                        return Err((
+                            line,
+                            span.start.col() + 1,
+                            "an alias to no anchor".to_string(),
+                        ));
+                    }
+                },
             };
             if let Some(done) = self.place(node.0, node.1) {
                 return Ok(Some(done));
@@ -199,11 +251,19 @@ impl<'p> Elements<'p> {
         }
     }
 
-    fn open(&mut self, frame: Frame, line: usize) {
-        if let Some((Frame::Seq(_, lines), _)) = self.stack.last_mut() {
+    fn open(&mut self, frame: Frame, line: usize, anchor: usize) {
+        if let Some(Open {
+            frame: Frame::Seq(_, lines),
+            ..
+        }) = self.stack.last_mut()
+        {
             lines.push(line);
         }
-        self.stack.push((frame, line));
+        self.stack.push(Open {
+            frame,
+            line,
+            anchor,
+        });
     }
 
     /// Puts a finished node into its parent; a node without a parent is an element.
@@ -217,14 +277,20 @@ impl<'p> Elements<'p> {
                     item_lines,
                 })
             }
-            Some((Frame::Seq(items, lines), _)) => {
+            Some(Open {
+                frame: Frame::Seq(items, lines),
+                ..
+            }) => {
                 if lines.len() == items.len() {
                     lines.push(line);
                 }
                 items.push(value);
                 None
             }
-            Some((Frame::Map(map, key), _)) => {
+            Some(Open {
+                frame: Frame::Map(map, key),
+                ..
+            }) => {
                 match key.take() {
                     None => {
                         let name = match value {
@@ -282,6 +348,7 @@ pub(crate) fn read(
     sink: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
     let mut chars = Chars::new(reader);
+    let problems = Rc::clone(&chars.problems);
     let mut events_array: Option<bool> = forced.map(|f| f == Format::LogsJson);
     let mut log_events: Vec<Event> = Vec::new();
     let mut bad_events = 0;
@@ -296,6 +363,10 @@ pub(crate) fn read(
                 Ok(None) => break Ok(()),
                 Err(err) => break Err(err),
             };
+            if problems.borrow().fatal {
+                // The input ended early: the last element may be cut short.
+                break Ok(());
+            }
             elements += 1;
             let in_list = reading.in_sequence;
             let item = match RawItem::deserialize(&element.value) {
@@ -396,8 +467,8 @@ pub(crate) fn read(
             message: format!("invalid YAML: {message}"),
         }));
     }
-    if let Some(error) = chars.error.take() {
-        sink(Record::Error(InputError::at(&ctx.path, 0, error)));
+    for (line, message) in std::mem::take(&mut problems.borrow_mut().lines) {
+        sink(Record::Error(InputError::at(&ctx.path, line, message)));
     }
     let last_error = match chars.trailer {
         Some(at) => read_trailer(&mut chars, at, ctx, sink),

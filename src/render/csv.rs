@@ -42,7 +42,10 @@ impl<W: Write> CsvRows<W> {
 
     /// Goes on writing rows of these columns, the header only when `header`.
     pub fn continuing(out: W, columns: &[Column], header: bool) -> io::Result<CsvRows<W>> {
-        let mut writer = csv::Writer::from_writer(out);
+        // RFC 4180 ends records with CRLF.
+        let mut writer = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::CRLF)
+            .from_writer(out);
         if header {
             writer.write_record(columns.iter().map(|c| c.header))?;
         }

@@ -164,6 +164,9 @@ impl Column {
 pub struct Grid {
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<Piece>>,
+    /// Where the table is too wide for the terminal, print it as several tables, each with
+    /// the first column (a matrix's row names) and as many others as fit.
+    pub repeat_first: bool,
 }
 
 impl Grid {
@@ -172,6 +175,7 @@ impl Grid {
         Grid {
             columns,
             rows: Vec::new(),
+            repeat_first: false,
         }
     }
 

@@ -40,6 +40,8 @@ pub fn markdown(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
+            // No @mention from a machine's message pings anyone in a pull request.
+            '@' => out.push_str("&#64;"),
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
                 out.push('\\');
                 out.push(c);

@@ -6,8 +6,10 @@ use std::io::{self, Write};
 use super::CheckReport;
 use crate::gate::BaselineState;
 
-/// Escapes text for XML attributes and content.
+/// Escapes text for XML attributes and content; control characters as every text output
+/// shows them (`\u{9b}`), since XML cannot carry most of them and a terminal must not.
 fn xml(text: &str) -> String {
+    let text = super::escape::text(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -27,20 +29,26 @@ fn xml(text: &str) -> String {
 /// Writes the JUnit report.
 pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
     let pairs = &report.result.pairs;
-    let failures = pairs.iter().filter(|p| p.violation.is_some()).count();
+    let empty = report.result.nothing_read;
+    let failures = pairs.iter().filter(|p| p.violation.is_some()).count() + usize::from(empty);
+    let tests = pairs.len() + usize::from(empty);
     let suite = format!("fsmlog check ({})", report.rules);
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         out,
-        r#"<testsuites name="fsmlog" tests="{}" failures="{failures}" errors="0">"#,
-        pairs.len()
+        r#"<testsuites name="fsmlog" tests="{tests}" failures="{failures}" errors="0">"#
     )?;
     writeln!(
         out,
-        r#"  <testsuite name="{}" tests="{}" failures="{failures}" errors="0" skipped="0">"#,
-        xml(&suite),
-        pairs.len()
+        r#"  <testsuite name="{}" tests="{tests}" failures="{failures}" errors="0" skipped="0">"#,
+        xml(&suite)
     )?;
+    if empty {
+        writeln!(
+            out,
+            r#"    <testcase classname="fsmlog.input" name="machines read"><failure type="nothing-read" message="no machine was read, so there is nothing to pass on">check the paths, or pass --allow-empty</failure></testcase>"#
+        )?;
+    }
     for pair in pairs {
         let name = format!("{} / {}", pair.state.name(), pair.event.name());
         let class = match pair.baseline {
@@ -87,6 +95,6 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_control_characters() {
-        assert_eq!(xml("a<b>&\"'\u{1}"), "a&lt;b&gt;&amp;&quot;&apos;\u{fffd}");
+        assert_eq!(xml("a<b>&\"'\u{1}"), "a&lt;b&gt;&amp;&quot;&apos;\\u{1}");
     }
 }

@@ -98,6 +98,21 @@ fn rule(id: &str, name: &str, short: &str, full: &str, help: &str) -> Value {
 
 const HELP_URI: &str = "https://github.com/metal-stack/metal-api/issues/324";
 
+/// Whether the run could judge the fleet: not when it read no machine at all.
+fn invocation(report: &CheckReport) -> Value {
+    if report.result.nothing_read {
+        json!({
+            "executionSuccessful": false,
+            "toolExecutionNotifications": [{
+                "level": "error",
+                "message": {"text": "no machine was read, so there is nothing to pass on; check the paths, or pass --allow-empty"},
+            }],
+        })
+    } else {
+        json!({"executionSuccessful": true})
+    }
+}
+
 /// Writes the SARIF log.
 pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
     let results: Vec<Value> = report
@@ -168,10 +183,11 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
                 ],
             }},
             "automationDetails": {"id": format!("fsmlog/check/{}/", report.rules)},
+            "invocations": [invocation(report)],
             "properties": {"rules": report.rules, "machines": report.summary.machines},
             "results": results,
         }],
     });
-    serde_json::to_writer_pretty(&mut *out, &log)?;
+    super::json::safe::pretty(&mut *out, &log)?;
     writeln!(out)
 }

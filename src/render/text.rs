@@ -155,57 +155,136 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
                 .unwrap_or(0)
         })
         .collect();
-    let mut shown: Vec<usize> = (0..grid.columns.len()).collect();
-    let mut left_out = Vec::new();
-    let mut widths = natural.clone();
-    if let Some(limit) = show.term.width {
-        // Whole columns keep their width; wrapping columns get what is left, no less than
-        // MIN_WRAP each while optional columns can still be left out, then whatever is left.
-        loop {
-            let fixed: usize = shown
-                .iter()
-                .filter(|&&c| grid.columns[c].fit != Fit::Wrap)
-                .map(|&c| natural[c])
-                .sum();
-            let wrapping: Vec<usize> = shown
-                .iter()
-                .copied()
-                .filter(|&c| grid.columns[c].fit == Fit::Wrap)
-                .collect();
-            let borders = 3 * shown.len() + 1;
-            let room = limit.saturating_sub(fixed + borders);
-            let wanted: usize = wrapping.iter().map(|&c| natural[c]).sum();
-            let optional = shown
-                .iter()
-                .enumerate()
-                .filter_map(|(i, &c)| match grid.columns[c].fit {
-                    Fit::Optional(rank) => Some((rank, i)),
-                    _ => None,
-                })
-                .min();
-            let cramped = room < wanted.min(MIN_WRAP * wrapping.len())
-                || (wrapping.is_empty() && fixed + borders > limit);
-            if cramped && let Some((_, i)) = optional {
-                left_out.push(grid.columns[shown.remove(i)].header);
-                continue;
+    let all: Vec<usize> = (0..grid.columns.len()).collect();
+    let Some(limit) = show.term.width else {
+        return draw(grid, &texts, show, &all, &natural, Fitting::Natural, out);
+    };
+    let (shown, left_out, widths) = fit(grid, &natural, all, limit);
+    let needed = table_width(&shown.iter().map(|&c| widths[c]).collect::<Vec<_>>());
+    if needed <= limit {
+        let fitting = if shown.iter().any(|&c| widths[c] < natural[c]) {
+            Fitting::Fitted(limit)
+        } else {
+            Fitting::Natural
+        };
+        draw(grid, &texts, show, &shown, &widths, fitting, out)?;
+    } else if grid.repeat_first && shown.len() > 2 {
+        // Several tables, each with the first column and as many others as fit.
+        let mut chunk = vec![shown[0]];
+        for &c in &shown[1..] {
+            let mut wider: Vec<usize> = chunk.iter().map(|&c| natural[c]).collect();
+            wider.push(natural[c]);
+            if chunk.len() > 1 && table_width(&wider) > limit {
+                draw(grid, &texts, show, &chunk, &natural, Fitting::Natural, out)?;
+                chunk.truncate(1);
             }
-            for &c in &shown {
-                widths[c] = natural[c];
-            }
-            // Share the room among the wrapping columns, the narrow ones whole first.
-            let mut room = room;
-            let mut rest: Vec<usize> = wrapping.clone();
-            rest.sort_by_key(|&c| natural[c]);
-            let mut left = rest.len();
-            for c in rest {
-                let share = (room / left.max(1)).max(MIN_COLUMN);
-                widths[c] = natural[c].min(share);
-                room = room.saturating_sub(widths[c]);
-                left -= 1;
-            }
-            break;
+            chunk.push(c);
         }
+        draw(grid, &texts, show, &chunk, &natural, Fitting::Natural, out)?;
+    } else {
+        // Nothing left to leave out: only now may whole values wrap (a terminal this narrow
+        // gets a table of its width rather than lines it cannot show).
+        draw(
+            grid,
+            &texts,
+            show,
+            &shown,
+            &widths,
+            Fitting::Squeezed(limit),
+            out,
+        )?;
     }
+    if !left_out.is_empty() {
+        writeln!(
+            out,
+            "({} left out to fit {limit} columns; --wide or a wider terminal shows {})",
+            left_out.join(", "),
+            if left_out.len() == 1 { "it" } else { "them" }
+        )?;
+    }
+    Ok(())
+}
+
+/// The width a table takes with these column widths (borders and padding included).
+fn table_width(widths: &[usize]) -> usize {
+    widths.iter().sum::<usize>() + 3 * widths.len() + 1
+}
+
+/// How a table meets the terminal's width.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fitting {
+    /// As wide as its values.
+    Natural,
+    /// Wrapping columns narrowed to fit this width; the others whole.
+    Fitted(usize),
+    /// Every column may wrap to fit this width.
+    Squeezed(usize),
+}
+
+/// Which columns to show and how wide: whole columns keep their width; wrapping columns get
+/// what is left, no less than MIN_WRAP each while optional columns (lowest rank first) can
+/// still be left out.
+fn fit(
+    grid: &Grid,
+    natural: &[usize],
+    mut shown: Vec<usize>,
+    limit: usize,
+) -> (Vec<usize>, Vec<&'static str>, Vec<usize>) {
+    let mut left_out = Vec::new();
+    let mut widths = natural.to_vec();
+    loop {
+        let fixed: usize = shown
+            .iter()
+            .filter(|&&c| grid.columns[c].fit != Fit::Wrap)
+            .map(|&c| natural[c])
+            .sum();
+        let wrapping: Vec<usize> = shown
+            .iter()
+            .copied()
+            .filter(|&c| grid.columns[c].fit == Fit::Wrap)
+            .collect();
+        let borders = 3 * shown.len() + 1;
+        let room = limit.saturating_sub(fixed + borders);
+        let wanted: usize = wrapping.iter().map(|&c| natural[c]).sum();
+        let optional = shown
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &c)| match grid.columns[c].fit {
+                Fit::Optional(rank) => Some((rank, i)),
+                _ => None,
+            })
+            .min();
+        let cramped = room < wanted.min(MIN_WRAP * wrapping.len())
+            || fixed + borders + MIN_COLUMN * wrapping.len() > limit;
+        if cramped && let Some((_, i)) = optional {
+            left_out.push(grid.columns[shown.remove(i)].header);
+            continue;
+        }
+        // Share the room among the wrapping columns, the narrow ones whole first.
+        let mut room = room;
+        let mut rest = wrapping;
+        rest.sort_by_key(|&c| natural[c]);
+        let mut left = rest.len();
+        for c in rest {
+            let share = (room / left.max(1)).max(MIN_COLUMN);
+            widths[c] = natural[c].min(share);
+            room = room.saturating_sub(widths[c]);
+            left -= 1;
+        }
+        return (shown, left_out, widths);
+    }
+}
+
+/// Draws the table with comfy-table.
+fn draw(
+    grid: &Grid,
+    texts: &[Vec<String>],
+    show: &Show,
+    shown: &[usize],
+    widths: &[usize],
+    fitting: Fitting,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     if show.term.color {
@@ -213,10 +292,9 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
     } else {
         t.force_no_tty();
     }
-    let wraps = show.term.width.is_some() && shown.iter().any(|&c| widths[c] < natural[c]);
-    if wraps {
+    if let Fitting::Fitted(limit) | Fitting::Squeezed(limit) = fitting {
         t.set_content_arrangement(ContentArrangement::Dynamic);
-        t.set_width(show.term.width.unwrap_or(0).min(u16::MAX as usize) as u16);
+        t.set_width(limit.min(u16::MAX as usize) as u16);
     }
     let header: Vec<Cell> = shown
         .iter()
@@ -251,7 +329,7 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
             if grid.columns[c].align == Align::Right {
                 column.set_cell_alignment(CellAlignment::Right);
             }
-            if wraps {
+            if let Fitting::Fitted(_) = fitting {
                 let w = (widths[c] + 2).min(u16::MAX as usize) as u16;
                 column.set_constraint(match grid.columns[c].fit {
                     Fit::Wrap => ColumnConstraint::UpperBoundary(Width::Fixed(w)),
@@ -260,15 +338,5 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
             }
         }
     }
-    writeln!(out, "{t}")?;
-    if !left_out.is_empty() {
-        writeln!(
-            out,
-            "({} left out to fit {} columns; --wide or a wider terminal shows {})",
-            left_out.join(", "),
-            show.term.width.unwrap_or(0),
-            if left_out.len() == 1 { "it" } else { "them" }
-        )?;
-    }
-    Ok(())
+    writeln!(out, "{t}")
 }

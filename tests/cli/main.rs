@@ -4,6 +4,7 @@
 
 mod gate;
 mod input;
+mod regressions;
 mod report;
 mod terminal;
 mod triage;

@@ -132,6 +132,6 @@ pub fn explain(rules: &str, explanation: &Explanation, out: &mut dyn Write) -> i
             .filter_map(|((state, event), c)| pair(state.name(), event.name(), c))
             .collect(),
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    super::safe::pretty(&mut *out, &doc)?;
     writeln!(out)
 }

@@ -1,6 +1,7 @@
 //! The JSON and NDJSON output, whose shape is documented in docs/json.md and kept stable.
 
 mod explain;
+pub(crate) mod safe;
 
 pub use explain::explain;
 
@@ -148,7 +149,7 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             })
             .collect(),
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    safe::pretty(&mut *out, &doc)?;
     writeln!(out)
 }
 
@@ -234,7 +235,7 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
             })
             .collect(),
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    safe::pretty(&mut *out, &doc)?;
     writeln!(out)
 }
 
@@ -288,7 +289,7 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
             })
             .collect(),
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    safe::pretty(&mut *out, &doc)?;
     writeln!(out)
 }
 
@@ -401,11 +402,9 @@ impl TraceJson {
 impl TraceRenderer for TraceJson {
     fn begin(&mut self, rules: &str, out: &mut dyn Write) -> io::Result<()> {
         if !self.lines {
-            write!(
-                out,
-                "{{\"rules\":{},\"machines\":[",
-                serde_json::to_string(rules)?
-            )?;
+            out.write_all(b"{\"rules\":")?;
+            safe::compact(out, rules)?;
+            out.write_all(b",\"machines\":[")?;
         }
         Ok(())
     }
@@ -417,7 +416,7 @@ impl TraceRenderer for TraceJson {
         if !self.lines {
             out.write_all(b"\n")?;
         }
-        serde_json::to_writer(&mut *out, &machine(trace))?;
+        safe::compact(&mut *out, &machine(trace))?;
         if self.lines {
             out.write_all(b"\n")?;
         }

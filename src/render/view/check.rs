@@ -12,7 +12,9 @@ pub fn doc(report: &CheckReport) -> Doc {
     let failed = result.violations().count();
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog check".to_string()));
-    doc.line(vec![if failed == 0 {
+    doc.line(vec![if result.nothing_read {
+        label("FAILED: no machine was read, so there is nothing to pass on").tone(Tone::Bad)
+    } else if failed == 0 {
         label("passed").tone(Tone::Strong)
     } else {
         label(format!("FAILED: {failed} pairs beyond the baseline")).tone(Tone::Bad)

@@ -1,6 +1,6 @@
 //! `replay`'s text view, one machine at a time: a heading and a table of its steps.
 
-use crate::render::doc::{Column, Doc, Grid, Piece, Tone, input, label, machine, time};
+use crate::render::doc::{Column, Doc, Grid, Piece, Tone, input, label, time};
 use crate::replay::{Step, Trace, Verdict};
 
 /// The columns of the steps table; CSV adds the machine in front.
@@ -10,7 +10,7 @@ pub fn step_columns() -> Vec<Column> {
         Column::new("Event"),
         Column::new("From"),
         Column::new("Verdict"),
-        Column::new("To"),
+        Column::optional("To", 1),
         Column::optional("Stored", 0),
         Column::wrapping("Message"),
     ]
@@ -38,9 +38,10 @@ pub fn step_cells(step: &Step) -> Vec<Piece> {
 pub fn doc(trace: &Trace) -> Doc {
     let c = &trace.container;
     let mut doc = Doc::default();
+    // The whole id: machines print one at a time, so no prefix is known to be unique.
     doc.heading(vec![
         label("machine "),
-        machine(trace.machine.clone()),
+        input(trace.machine.clone()),
         label(format!(
             " · state {} · crash loop {} · failed reclaim {} · {} stored events",
             c.state(),

@@ -9,6 +9,7 @@ pub fn matrix(rules: &Ruleset) -> Doc {
     let mut columns = vec![Column::new("state \\ event")];
     columns.extend(EventKind::ALL.iter().map(|e| Column::new(e.name())));
     let mut grid = Grid::new(columns);
+    grid.repeat_first = true;
     for state in State::ALL {
         let mut row = vec![label(state.name())];
         for event in EventKind::ALL {
