@@ -4,12 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::event::{EventKind, Location, State};
 use crate::input::InputError;
 use crate::input::merge::Merged;
 use crate::replay::{Step, Trace, Verdict};
+use crate::window::{Period, Window};
 
 /// How many example machines a pair keeps (the smallest ids, so the choice is stable).
 pub const EXAMPLES: usize = 3;
@@ -50,6 +51,8 @@ pub struct PairTally {
     /// Where the first occurrence was read (the earliest; among equal times the smallest
     /// file and line), for output that points at a file.
     pub first_at: Option<Location>,
+    /// Occurrences per period (by the period's first day), where a trend was asked for.
+    pub series: BTreeMap<NaiveDate, u64>,
 }
 
 impl PairTally {
@@ -62,6 +65,7 @@ impl PairTally {
             last_seen: time,
             examples: BTreeSet::new(),
             first_at: None,
+            series: BTreeMap::new(),
         }
     }
 
@@ -125,6 +129,9 @@ impl PairTally {
         self.last_seen = self.last_seen.max(other.last_seen);
         self.examples.extend(other.examples);
         keep_smallest(&mut self.examples);
+        for (period, n) in other.series {
+            *self.series.entry(period).or_default() += n;
+        }
     }
 }
 
@@ -161,6 +168,8 @@ pub struct Summary {
     pub merged_machines: u64,
     /// Lines of pasted logs that were no rows (prose, blank lines) and were skipped.
     pub skipped_lines: u64,
+    /// The newest event replayed: the data's own clock (`--now` by default).
+    pub newest_event: Option<DateTime<Utc>>,
     pub replayed: u64,
     pub rejected: u64,
     pub unknown_events: BTreeMap<String, NameTally>,
@@ -173,10 +182,19 @@ pub struct Summary {
     pub skipped: Vec<(String, String)>,
 }
 
+/// What a view counts and how: the window occurrences must fall in, and the periods of the
+/// pairs' trend series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counting {
+    pub window: Window,
+    pub period: Option<Period>,
+}
+
 impl Summary {
     /// Folds one machine into the tallies: its trace and what merging its records dropped.
-    pub fn add_machine(&mut self, trace: &Trace, merged: &Merged) {
-        self.add_trace(trace);
+    pub fn add_machine(&mut self, trace: &Trace, merged: &Merged, counting: &Counting) {
+        self.add_counted(trace, counting);
+        self.newest_event = self.newest_event.max(merged.log.newest_event());
         self.events += merged.duplicates;
         self.duplicates += merged.duplicates;
         self.skipped_lines += merged.log.skipped_lines;
@@ -185,8 +203,14 @@ impl Summary {
         }
     }
 
-    /// Folds one machine's trace into the tallies.
+    /// Folds one machine's trace into the tallies, counting every occurrence.
     pub fn add_trace(&mut self, trace: &Trace) {
+        self.add_counted(trace, &Counting::default());
+    }
+
+    /// Folds one machine's trace into the tallies: every event in the input accounting, the
+    /// occurrences in the window in the pairs and disagreements.
+    pub fn add_counted(&mut self, trace: &Trace, counting: &Counting) {
         self.machines += 1;
         let mut seen_pairs = BTreeSet::new();
         let judged = trace.steps.iter().chain(trace.last_error_only.iter());
@@ -196,9 +220,12 @@ impl Summary {
                 Verdict::Rejected => self.rejected += 1,
                 Verdict::Expected | Verdict::Unexpected => self.replayed += 1,
             }
+            if !counting.window.contains(step.time) {
+                continue;
+            }
             if step.verdict == Verdict::Unexpected {
                 let first = seen_pairs.insert((step.from, step.event));
-                self.count_unexpected(step, trace, first);
+                self.count_unexpected(step, trace, first, counting.period);
             }
             if trace.annotated
                 && let Some(key) = disagreement(step)
@@ -223,11 +250,21 @@ impl Summary {
         }
     }
 
-    fn count_unexpected(&mut self, step: &Step, trace: &Trace, first_on_machine: bool) {
-        self.pairs
+    fn count_unexpected(
+        &mut self,
+        step: &Step,
+        trace: &Trace,
+        first_on_machine: bool,
+        period: Option<Period>,
+    ) {
+        let tally = self
+            .pairs
             .entry((step.from, step.event))
-            .or_insert_with(|| PairTally::new(step.time))
-            .observe(&Occurrence::of(step, trace), first_on_machine);
+            .or_insert_with(|| PairTally::new(step.time));
+        tally.observe(&Occurrence::of(step, trace), first_on_machine);
+        if let Some(period) = period {
+            *tally.series.entry(period.start(step.time)).or_default() += 1;
+        }
     }
 
     /// The unexpected pairs, most frequent first, then by state and event.
@@ -282,6 +319,7 @@ impl AddAssign for Summary {
         self.duplicates += other.duplicates;
         self.merged_machines += other.merged_machines;
         self.skipped_lines += other.skipped_lines;
+        self.newest_event = self.newest_event.max(other.newest_event);
         self.replayed += other.replayed;
         self.rejected += other.rejected;
         for (name, tally) in other.unknown_events {

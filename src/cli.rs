@@ -9,6 +9,7 @@ use crate::input::Format;
 use crate::input::time::{ExtraZone, parse_zone_arg};
 use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
+use crate::window::{NowSpec, Period, TimeSpec, WindowSpec, parse_now, parse_time_spec};
 
 /// Replay metal-stack machine provisioning logs through metal-api's FSM and report the
 /// transitions it does not expect.
@@ -133,6 +134,34 @@ pub struct InputArgs {
     pub quiet: bool,
 }
 
+/// `--since`, `--until` and `--now`: which occurrences a view counts. Every machine is still
+/// replayed in full.
+#[derive(Debug, Clone, Args)]
+pub struct WindowArgs {
+    /// Count only what happened at or after this time: RFC 3339, a date (midnight UTC), or a
+    /// duration before --now (`7d`, `36h`, `90m`).
+    #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+    pub since: Option<TimeSpec>,
+    /// Count only what happened before this time (as --since takes it).
+    #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+    pub until: Option<TimeSpec>,
+    /// What durations count back from: the newest event in the input (the default), `now` for
+    /// the wall clock, or a time.
+    #[arg(long, value_name = "TIME|now", value_parser = parse_now)]
+    pub now: Option<NowSpec>,
+}
+
+impl WindowArgs {
+    /// The window as asked for.
+    pub fn spec(&self) -> WindowSpec {
+        WindowSpec {
+            since: self.since,
+            until: self.until,
+            now: self.now.unwrap_or_default(),
+        }
+    }
+}
+
 /// `--rules` for the commands that judge by one rule set.
 #[derive(Debug, Args)]
 pub struct RulesArg {
@@ -149,6 +178,11 @@ pub struct ReportArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub rules: RulesArg,
+    #[command(flatten)]
+    pub window: WindowArgs,
+    /// Add to each pair its occurrences per day or ISO week (a sparkline in the table).
+    #[arg(long, value_enum, value_name = "PERIOD")]
+    pub by: Option<Period>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ReportFormat::Table)]
     pub output: ReportFormat,
@@ -187,6 +221,8 @@ pub struct DiffArgs {
     /// The rule set to compare with (name or file).
     #[arg(long, value_name = "RULES")]
     pub new: String,
+    #[command(flatten)]
+    pub window: WindowArgs,
     /// What makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::NewlyUnexpected)]
     pub fail_on: FailOn,
@@ -224,6 +260,8 @@ pub struct CheckArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub rules: RulesArg,
+    #[command(flatten)]
+    pub window: WindowArgs,
     /// The accepted pairs (a file written by --write-baseline, maybe edited). Without it, every
     /// unexpected pair fails the gate.
     #[arg(long, value_name = "FILE")]
@@ -259,6 +297,8 @@ pub struct ExplainArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub rules: RulesArg,
+    #[command(flatten)]
+    pub window: WindowArgs,
     /// Only this pair, named as `report` names it: `STATE/EVENT` (repeatable).
     #[arg(long = "pair", value_name = "STATE/EVENT", value_parser = parse_pair)]
     pub pairs: Vec<(State, EventKind)>,

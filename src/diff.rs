@@ -9,6 +9,7 @@ use crate::aggregate::{Occurrence, PairTally, merge_pairs};
 use crate::event::{EventKind, State};
 use crate::input::InputError;
 use crate::replay::{Step, Trace, Verdict};
+use crate::window::Window;
 
 /// The direction of a verdict change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -50,6 +51,8 @@ pub struct RuleDiff {
     pub flips: BTreeSet<(Flag, String, bool, bool)>,
     pub errors: Vec<InputError>,
     pub skipped: Vec<(String, String)>,
+    /// The newest event read (the data's own clock).
+    pub newest_event: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 fn unexpected(step: &Step) -> bool {
@@ -58,7 +61,7 @@ fn unexpected(step: &Step) -> bool {
 
 impl RuleDiff {
     /// Compares one machine's two traces (the same events under the old and the new rules).
-    pub fn add(&mut self, old: &Trace, new: &Trace) {
+    pub fn add(&mut self, old: &Trace, new: &Trace, window: &Window) {
         self.machines += 1;
         let machine = &old.machine;
         let mut seen = BTreeSet::new();
@@ -66,6 +69,9 @@ impl RuleDiff {
         let news = new.steps.iter().chain(new.last_error_only.iter());
         for (o, n) in olds.zip(news) {
             self.events += 1;
+            if !window.contains(o.time) {
+                continue;
+            }
             // Unexpected under both rule sets but in another state: the old pair is gone and a
             // new one appears, which is both a change and a regression.
             let old_pair = unexpected(o) && !(unexpected(n) && n.from == o.from);
@@ -128,6 +134,7 @@ impl AddAssign for RuleDiff {
         self.events += other.events;
         merge_pairs(&mut self.changes, other.changes);
         self.flips.extend(other.flips);
+        self.newest_event = self.newest_event.max(other.newest_event);
         self.errors.extend(other.errors);
         self.skipped.extend(other.skipped);
     }
@@ -161,7 +168,7 @@ mod tests {
         let old = Ruleset::resolve(old).unwrap();
         let new = Ruleset::resolve(new).unwrap();
         let mut d = RuleDiff::default();
-        d.add(&replay(log, &old), &replay(log, &new));
+        d.add(&replay(log, &old), &replay(log, &new), &Window::default());
         d
     }
 
@@ -244,13 +251,13 @@ mod tests {
         let mut new = old.clone();
         new.container.crash_loop = true;
         let mut d = RuleDiff::default();
-        d.add(&old, &new);
+        d.add(&old, &new, &Window::default());
         assert_eq!(
             d.flips,
             BTreeSet::from([(Flag::CrashLoop, "m".to_string(), false, true)])
         );
         let mut same = RuleDiff::default();
-        same.add(&old, &old);
+        same.add(&old, &old, &Window::default());
         assert!(same.flips.is_empty() && same.changes.is_empty());
     }
 }

@@ -11,6 +11,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crate::aggregate::{Occurrence, PairTally, Summary};
 use crate::event::{EventKind, State};
 use crate::replay::{Step, Trace, Verdict};
+use crate::window::Window;
 
 /// How many example machines a pair keeps.
 pub const EXAMPLES: usize = 5;
@@ -134,6 +135,8 @@ pub struct ExplainOptions {
     pub only: Vec<(State, EventKind)>,
     /// How many stored steps before and after.
     pub context: usize,
+    /// Only occurrences in this window count.
+    pub window: Window,
 }
 
 impl Explanation {
@@ -154,7 +157,10 @@ impl Explanation {
             .map(|(i, s)| (Some(i), s))
             .chain(trace.last_error_only.iter().map(|s| (None, s)));
         for (index, step) in occurrences {
-            if step.verdict != Verdict::Unexpected || !wanted(step) {
+            if step.verdict != Verdict::Unexpected
+                || !wanted(step)
+                || !options.window.contains(step.time)
+            {
                 continue;
             }
             let key = (step.from, step.event);

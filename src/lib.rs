@@ -21,3 +21,4 @@ pub mod propose;
 pub mod render;
 pub mod replay;
 pub mod rules;
+pub mod window;

@@ -17,7 +17,9 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let inputs = Inputs::resolve(&args.input)?;
-    let summary = summarize(&inputs, &rules);
+    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None);
+    let summary = summarize(&inputs, &rules, &counting);
+    let shown = shown.seen(&summary);
     if let Some(path) = &args.write_baseline {
         let written = Baseline::from_summary(&rules.name, &summary);
         write_file(path, |out| Ok(out.write_all(written.to_json().as_bytes())?))?;
@@ -47,6 +49,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
         result: &result,
         baseline: args.baseline.as_deref(),
         inputs: &args.input.paths,
+        window: shown,
     };
     let mut out = stdout();
     render_check(args.output, &report, term, &mut out)?;

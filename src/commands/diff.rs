@@ -17,8 +17,14 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
     let old = Ruleset::resolve(&args.old)?;
     let new = Ruleset::resolve(&args.new)?;
     let inputs = Inputs::resolve(&args.input)?;
+    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None);
     let mut diff: RuleDiff = inputs.fold(|diff: &mut RuleDiff, merged| {
-        diff.add(&replay(&merged.log, &old), &replay(&merged.log, &new));
+        diff.add(
+            &replay(&merged.log, &old),
+            &replay(&merged.log, &new),
+            &counting.window,
+        );
+        diff.newest_event = diff.newest_event.max(merged.log.newest_event());
     });
     diff.errors.sort();
     diff.skipped.sort();
@@ -29,6 +35,7 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
             old: &old.name,
             new: &new.name,
             diff: &diff,
+            window: shown.seen_at(diff.newest_event),
         },
         term,
         &mut out,

@@ -17,20 +17,25 @@ use crate::rules::Ruleset;
 pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
+    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None);
     let options = ExplainOptions {
         only: args.pairs.clone(),
         context: args.context,
+        window: counting.window,
     };
     let mut explanation: Explanation = inputs.fold(|explanation: &mut Explanation, merged| {
         let trace = replay(&merged.log, &rules);
         let mut summary = Summary::default();
-        summary.add_machine(&trace, &merged);
+        summary.add_machine(&trace, &merged, &counting);
         explanation.add(&trace, summary, &options);
     });
+    let shown = shown.seen(&explanation.summary);
     explanation.summary.sort();
     let mut out = stdout();
     match args.output {
-        TableFormat::Json => crate::render::explain_json(&rules.name, &explanation, &mut out)?,
+        TableFormat::Json => {
+            crate::render::explain_json(&rules.name, &explanation, &shown, &mut out)?
+        }
         format => {
             let doc = view::explain::doc(&rules.name, &explanation, args.context);
             let format = match format {

@@ -30,6 +30,7 @@ use crate::input::merge::{Census, Merged, Merger};
 use crate::input::{self, Format, InputError, InputOptions, Record};
 use crate::render::escape;
 use crate::render::terminal::Terminal;
+use crate::window::{Window, WindowSpec};
 use progress::Progress;
 
 /// How a command ended, for the exit code.
@@ -314,6 +315,40 @@ impl Inputs {
             per_machine(&mut total, merged);
         }
         total
+    }
+}
+
+/// The newest event in the input, machine by machine (one more pass over the input, for a
+/// window counted back from the data's own clock).
+#[derive(Default)]
+struct Clock(Option<chrono::DateTime<chrono::Utc>>);
+
+impl AddAssign for Clock {
+    fn add_assign(&mut self, other: Clock) {
+        self.0 = self.0.max(other.0);
+    }
+}
+
+impl Tally for Clock {
+    fn input_error(&mut self, _error: InputError) {}
+    fn skipped(&mut self, _path: String, _reason: String) {}
+    fn file_read(&mut self, _format: Option<&'static str>) {}
+}
+
+impl Inputs {
+    /// The window a view counts in, and the `--now` it was counted back from. A window
+    /// relative to the data's own clock needs the newest event first: one more pass.
+    pub fn window(&self, spec: &WindowSpec) -> (Window, Option<chrono::DateTime<chrono::Utc>>) {
+        let newest = if spec.needs_data_clock() {
+            let clock: Clock = self.fold(|clock: &mut Clock, merged| {
+                clock.0 = clock.0.max(merged.log.newest_event());
+            });
+            clock.0
+        } else {
+            None
+        };
+        let now = spec.now(newest);
+        (spec.resolve(now), now)
     }
 }
 

@@ -22,7 +22,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
         bail!("-o go writes a patch against metal-api's events.go: name it with --go-file");
     }
     let inputs = Inputs::resolve(&args.input)?;
-    let summary = summarize(&inputs, &base);
+    let summary = summarize(&inputs, &base, &Default::default());
     let name = args
         .name
         .clone()
@@ -58,13 +58,22 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
         }
         ProposeFormat::Table => {
             let mut diff: RuleDiff = inputs.fold(|diff: &mut RuleDiff, merged| {
-                diff.add(&replay(&merged.log, &base), &replay(&merged.log, &proposed));
+                diff.add(
+                    &replay(&merged.log, &base),
+                    &replay(&merged.log, &proposed),
+                    &Default::default(),
+                );
+                diff.newest_event = diff.newest_event.max(merged.log.newest_event());
             });
             diff.errors.sort();
             let report = DiffReport {
                 old: &base.name,
                 new: &proposed.name,
                 diff: &diff,
+                window: crate::window::Shown {
+                    window: Default::default(),
+                    now: diff.newest_event,
+                },
             };
             let doc = view::propose::doc(&proposal, &summary, &report);
             let mut out = stdout();

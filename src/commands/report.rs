@@ -6,20 +6,24 @@ use crate::render::terminal::Terminal;
 use anyhow::Result;
 
 use super::{Inputs, Outcome, print_problems, stdout};
-use crate::aggregate::Summary;
+use crate::aggregate::{Counting, Summary};
 use crate::cli::ReportArgs;
 use crate::render::{Report, render_report};
 use crate::replay::replay;
 use crate::rules::Ruleset;
+use crate::window::{Period, Shown, Window, WindowSpec};
 
 /// Reads everything, tallies it, renders the summary.
 pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
-    let summary = summarize(&inputs, &rules);
+    let (counting, shown) = counted(&inputs, &args.window.spec(), args.by);
+    let summary = summarize(&inputs, &rules, &counting);
     let report = Report {
         rules: &rules.name,
         summary: &summary,
+        window: shown.seen(&summary),
+        period: args.by,
     };
     let mut out = stdout();
     render_report(args.output, &report, term, &mut out)?;
@@ -32,10 +36,51 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     })
 }
 
+/// What a view counts: the window (with one more pass first where it counts back from the
+/// data's own clock), and the trend periods.
+pub(crate) fn counted(
+    inputs: &Inputs,
+    spec: &WindowSpec,
+    period: Option<Period>,
+) -> (Counting, Pending) {
+    let (window, now) = inputs.window(spec);
+    (
+        Counting { window, period },
+        Pending {
+            window,
+            now,
+            spec: *spec,
+        },
+    )
+}
+
+/// The window to show once the input was read: `--now` from the data's clock is the newest
+/// event, known by then.
+pub(crate) struct Pending {
+    window: Window,
+    now: Option<chrono::DateTime<chrono::Utc>>,
+    spec: WindowSpec,
+}
+
+impl Pending {
+    /// The window as output shows it.
+    pub fn seen(&self, summary: &Summary) -> Shown {
+        self.seen_at(summary.newest_event)
+    }
+
+    /// The window as output shows it, given the newest event read.
+    pub fn seen_at(&self, newest: Option<chrono::DateTime<chrono::Utc>>) -> Shown {
+        Shown {
+            window: self.window,
+            now: self.now.or_else(|| self.spec.now(newest)),
+        }
+    }
+}
+
 /// The fleet summary under one rule set (shared with `check`).
-pub(crate) fn summarize(inputs: &Inputs, rules: &Ruleset) -> Summary {
+pub(crate) fn summarize(inputs: &Inputs, rules: &Ruleset, counting: &Counting) -> Summary {
     let mut summary: Summary = inputs.fold(|summary: &mut Summary, merged| {
-        summary.add_machine(&replay(&merged.log, rules), &merged);
+        summary.add_machine(&replay(&merged.log, rules), &merged, counting);
     });
     summary.sort();
     summary

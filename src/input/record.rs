@@ -70,6 +70,13 @@ impl MachineLog {
         newest.max(self.recorded.last_event_time)
     }
 
+    /// The time of the newest event read for the machine (the exported last error event
+    /// included): the data's own clock.
+    pub fn newest_event(&self) -> Option<DateTime<Utc>> {
+        let last_error = self.last_error_event.as_ref().map(|e| e.time);
+        self.events.last().map(|e| e.time).max(last_error)
+    }
+
     /// The format's name in output: `list-json`, or `list-yaml` for the same shape in YAML.
     pub fn format_name(&self) -> &'static str {
         self.format.name_in(self.yaml)

@@ -23,6 +23,7 @@ use crate::cli::{CheckFormat, DiffFormat, ReplayFormat, ReportFormat};
 use crate::diff::RuleDiff;
 use crate::gate::GateResult;
 use crate::replay::Trace;
+use crate::window::{Period, Shown};
 use doc::Doc;
 use terminal::Terminal;
 
@@ -54,6 +55,10 @@ pub enum TextFormat {
 pub struct Report<'a> {
     pub rules: &'a str,
     pub summary: &'a Summary,
+    /// The window occurrences were counted in.
+    pub window: Shown,
+    /// The trend periods, where asked for.
+    pub period: Option<Period>,
 }
 
 /// Renders a report in the chosen format.
@@ -63,7 +68,7 @@ pub fn render_report(
     term: &Terminal,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let doc = || view::report::doc(report.rules, report.summary);
+    let doc = || view::report::doc(report);
     match format {
         ReportFormat::Table => render_doc(&doc(), TextFormat::Table, term, out),
         ReportFormat::Markdown => render_doc(&doc(), TextFormat::Markdown, term, out),
@@ -77,6 +82,8 @@ pub struct DiffReport<'a> {
     pub old: &'a str,
     pub new: &'a str,
     pub diff: &'a RuleDiff,
+    /// The window verdict changes were counted in.
+    pub window: Shown,
 }
 
 /// Renders a rule diff in the chosen format.
@@ -103,6 +110,8 @@ pub struct CheckReport<'a> {
     pub baseline: Option<&'a Path>,
     /// The command line's paths (SARIF names the first as the results' location).
     pub inputs: &'a [PathBuf],
+    /// The window occurrences were counted in.
+    pub window: Shown,
 }
 
 /// Renders the gate's verdict in the chosen format.

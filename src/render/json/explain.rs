@@ -4,14 +4,16 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::InputsJson;
+use super::{InputsJson, WindowJson};
 use crate::explain::{Explanation, PairContext, top_sequences};
 use crate::render::time;
+use crate::window::Shown;
 
 #[derive(Serialize)]
 struct ExplainJson<'a> {
     rules: &'a str,
     inputs: InputsJson<'a>,
+    window: WindowJson,
     pairs: Vec<PairJson<'a>>,
 }
 
@@ -122,10 +124,16 @@ fn pair<'a>(state: &'static str, event: &'static str, c: &'a PairContext) -> Opt
 }
 
 /// Writes `explain -o json`.
-pub fn explain(rules: &str, explanation: &Explanation, out: &mut dyn Write) -> io::Result<()> {
+pub fn explain(
+    rules: &str,
+    explanation: &Explanation,
+    window: &Shown,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let doc = ExplainJson {
         rules,
         inputs: InputsJson::of(&explanation.summary),
+        window: WindowJson::of(window),
         pairs: explanation
             .pairs_by_count()
             .into_iter()

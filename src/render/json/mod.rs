@@ -15,11 +15,13 @@ use crate::aggregate::Summary;
 use crate::diff::Change;
 use crate::event::State;
 use crate::replay::{Container, Step, StoredEvent, Trace};
+use crate::window::{Period, Shown};
 
 #[derive(Serialize)]
 struct ReportJson<'a> {
     rules: &'a str,
     inputs: InputsJson<'a>,
+    window: WindowJson,
     unexpected: Vec<PairJson>,
     machines: MachinesJson<'a>,
     disagreements: Vec<DisagreementJson>,
@@ -103,6 +105,33 @@ struct PairJson {
     first_seen: String,
     last_seen: String,
     examples: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    series: Option<Vec<PeriodJson>>,
+}
+
+#[derive(Serialize)]
+struct PeriodJson {
+    period: String,
+    count: u64,
+}
+
+/// The window a view counted in (`since ≤ time < until`), and the `--now` it counted back
+/// from.
+#[derive(Serialize)]
+pub(crate) struct WindowJson {
+    since: Option<String>,
+    until: Option<String>,
+    now: Option<String>,
+}
+
+impl WindowJson {
+    pub(crate) fn of(shown: &Shown) -> WindowJson {
+        WindowJson {
+            since: shown.window.since.map(time),
+            until: shown.window.until.map(time),
+            now: shown.now.map(time),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -125,10 +154,13 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let doc = ReportJson {
         rules: report.rules,
         inputs: InputsJson::of(s),
+        window: WindowJson::of(&report.window),
         unexpected: s
             .pairs_by_count()
             .into_iter()
-            .map(|((state, event), t)| PairJson::new(*state, *event, t))
+            .map(|((state, event), t)| {
+                PairJson::new(*state, *event, t).with_series(t, report.period)
+            })
             .collect(),
         machines: MachinesJson {
             crash_loop: s.crash_loop.iter().map(String::as_str).collect(),
@@ -163,7 +195,23 @@ impl PairJson {
             first_seen: time(t.first_seen),
             last_seen: time(t.last_seen),
             examples: t.examples.iter().cloned().collect(),
+            series: None,
         }
+    }
+
+    fn with_series(mut self, t: &PairTally, period: Option<Period>) -> PairJson {
+        if let Some(period) = period {
+            self.series = Some(
+                t.series
+                    .iter()
+                    .map(|(start, count)| PeriodJson {
+                        period: period.label(*start),
+                        count: *count,
+                    })
+                    .collect(),
+            );
+        }
+        self
     }
 }
 
@@ -172,6 +220,7 @@ struct DiffJson<'a> {
     old: &'a str,
     new: &'a str,
     inputs: DiffInputsJson<'a>,
+    window: WindowJson,
     newly_expected: Vec<PairJson>,
     newly_unexpected: Vec<PairJson>,
     flags: Vec<FlipJson<'a>>,
@@ -222,6 +271,7 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
             events: d.events,
             errors: errors(&d.errors),
         },
+        window: WindowJson::of(&report.window),
         newly_expected: pairs(Change::NewlyExpected),
         newly_unexpected: pairs(Change::NewlyUnexpected),
         flags: d
@@ -247,6 +297,7 @@ struct CheckJson<'a> {
     machines: u64,
     events: u64,
     errors: Vec<ErrorJson<'a>>,
+    window: WindowJson,
     pairs: Vec<CheckPairJson>,
 }
 
@@ -272,6 +323,7 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         machines: report.summary.machines,
         events: report.summary.events,
         errors: errors(&report.summary.errors),
+        window: WindowJson::of(&report.window),
         pairs: report
             .result
             .pairs

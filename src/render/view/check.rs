@@ -34,6 +34,9 @@ pub fn doc(report: &CheckReport) -> Doc {
     line.push(label(" · "));
     line.extend(counted(report.summary.errors.len() as u64, "input error"));
     doc.line(line);
+    if let Some(line) = super::report::window_line(&report.window) {
+        doc.line(line);
+    }
     doc.heading(vec![label("Unexpected pairs against the baseline")]);
     let mut grid = Grid::new(vec![
         Column::new("State"),

@@ -25,6 +25,9 @@ pub fn doc(report: &DiffReport) -> Doc {
     line.push(label(" · "));
     line.extend(counted(d.errors.len() as u64, "input error"));
     doc.line(line);
+    if let Some(line) = super::report::window_line(&report.window) {
+        doc.line(line);
+    }
     let sections = [
         (
             Change::NewlyUnexpected,

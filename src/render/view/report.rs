@@ -1,14 +1,18 @@
 //! `report`'s text view: the totals, the unexpected pairs, unknown events, flagged machines
 //! and the recorded verdicts this replay does not reproduce.
 
-use crate::aggregate::Summary;
+use chrono::NaiveDate;
+
+use crate::aggregate::{PairTally, Summary};
 use crate::event::State;
-use crate::render::doc::{Block, Column, Doc, Grid, Tone, count, input, label, time};
+use crate::render::Report;
+use crate::render::doc::{Block, Column, Doc, Grid, Piece, Tone, Value, count, input, label, time};
+use crate::window::{Period, Shown};
 
 use super::{counted, examples, machine_list};
 
 /// The totals line every reading command starts with.
-pub fn totals(rules: &str, s: &Summary) -> Vec<crate::render::doc::Piece> {
+pub fn totals(rules: &str, s: &Summary) -> Vec<Piece> {
     let unknown: u64 = s.unknown_events.values().map(|t| t.count).sum();
     let mut line = vec![label("rules "), input(rules), label(" · ")];
     line.extend(counted(s.files, "file"));
@@ -38,9 +42,9 @@ pub fn totals(rules: &str, s: &Summary) -> Vec<crate::render::doc::Piece> {
     line
 }
 
-/// The unexpected pairs as a table (the view's data).
-pub fn pairs_table(s: &Summary) -> Grid {
-    let mut grid = Grid::new(vec![
+/// The unexpected pairs as a table (the view's data); with a trend column per period.
+pub fn pairs_table(s: &Summary, period: Option<Period>) -> Grid {
+    let mut columns = vec![
         Column::new("State"),
         Column::new("Event"),
         Column::number("Count"),
@@ -48,9 +52,26 @@ pub fn pairs_table(s: &Summary) -> Grid {
         Column::new("First seen"),
         Column::new("Last seen"),
         Column::optional("Examples", 0),
-    ]);
+    ];
+    if let Some(period) = period {
+        columns.push(Column::optional(
+            match period {
+                Period::Day => "Per day",
+                Period::Week => "Per week",
+            },
+            1,
+        ));
+    }
+    let mut grid = Grid::new(columns);
+    // Every pair's sparkline spans the same periods, so their bars line up.
+    let span = period.and_then(|p| {
+        let starts = s.pairs.values().flat_map(|t| t.series.keys().copied());
+        let first = starts.clone().min()?;
+        let last = starts.max()?;
+        Some((p, first, last))
+    });
     for ((state, event), t) in s.pairs_by_count() {
-        grid.row(vec![
+        let mut row = vec![
             label(state.name()),
             label(event.name()),
             count(t.count).tone(Tone::Bad),
@@ -58,16 +79,65 @@ pub fn pairs_table(s: &Summary) -> Grid {
             time(t.first_seen),
             time(t.last_seen),
             examples(t.examples.iter(), t.machines),
-        ]);
+        ];
+        if period.is_some() {
+            row.push(Value::Spark(series(t, span)).into());
+        }
+        grid.row(row);
     }
     grid
 }
 
+/// A pair's counts per period over the span of all pairs, zeros included.
+fn series(t: &PairTally, span: Option<(Period, NaiveDate, NaiveDate)>) -> Vec<u64> {
+    let Some((period, first, last)) = span else {
+        return Vec::new();
+    };
+    let mut counts = Vec::new();
+    let mut at = first;
+    while at <= last {
+        counts.push(t.series.get(&at).copied().unwrap_or(0));
+        at = period.next(at);
+    }
+    counts
+}
+
+/// What a window says above a table: which occurrences it counts.
+pub fn window_line(shown: &Shown) -> Option<Vec<Piece>> {
+    let w = &shown.window;
+    if w.is_all() {
+        return None;
+    }
+    let mut line = vec![label("counting what happened ")];
+    if let Some(since) = w.since {
+        line.push(label("from "));
+        line.push(time(since));
+    }
+    if let Some(until) = w.until {
+        line.push(label(if w.since.is_some() {
+            " until "
+        } else {
+            "until "
+        }));
+        line.push(time(until));
+    }
+    if let Some(now) = shown.now {
+        line.push(label(" (now: "));
+        line.push(time(now));
+        line.push(label(")"));
+    }
+    Some(line)
+}
+
 /// The whole report.
-pub fn doc(rules: &str, s: &Summary) -> Doc {
+pub fn doc(report: &Report) -> Doc {
+    let (rules, s) = (report.rules, report.summary);
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog report".to_string()));
     doc.line(totals(rules, s));
+    if let Some(line) = window_line(&report.window) {
+        doc.line(line);
+    }
     if s.merged_machines > 0 {
         doc.line(vec![label(format!(
             "{} machines had records in several inputs and were merged; {} duplicate events counted once",
@@ -79,7 +149,7 @@ pub fn doc(rules: &str, s: &Summary) -> Doc {
     heading.extend(counted(pairs, "pair"));
     heading.push(label(" (times in UTC)"));
     doc.heading(heading);
-    doc.table(pairs_table(s));
+    doc.table(pairs_table(s, report.period));
     if !s.unknown_events.is_empty() {
         doc.heading(vec![label("Unknown events (skipped by the replay)")]);
         for (name, t) in &s.unknown_events {
