@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
+use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
@@ -23,11 +24,13 @@ pub struct Occurrence<'a> {
     /// The file and line it was read at.
     pub source: &'a str,
     pub line: usize,
+    /// The message the machine sent with it.
+    pub message: &'a Arc<str>,
 }
 
 impl<'a> Occurrence<'a> {
     /// A step of a machine's trace.
-    pub fn of(step: &Step, trace: &'a Trace) -> Occurrence<'a> {
+    pub fn of(step: &'a Step, trace: &'a Trace) -> Occurrence<'a> {
         Occurrence {
             time: step.time,
             machine: &trace.machine,
@@ -36,6 +39,7 @@ impl<'a> Occurrence<'a> {
                 .get(step.source as usize)
                 .map_or(trace.source.as_str(), String::as_str),
             line: step.line,
+            message: &step.message,
         }
     }
 }
@@ -51,6 +55,8 @@ pub struct PairTally {
     /// Where the first occurrence was read (the earliest; among equal times the smallest
     /// file and line), for output that points at a file.
     pub first_at: Option<Location>,
+    /// The message of the first occurrence.
+    pub first_message: Option<Arc<str>>,
     /// Occurrences per period (by the period's first day), where a trend was asked for.
     pub series: BTreeMap<NaiveDate, u64>,
 }
@@ -65,6 +71,7 @@ impl PairTally {
             last_seen: time,
             examples: BTreeSet::new(),
             first_at: None,
+            first_message: None,
             series: BTreeMap::new(),
         }
     }
@@ -85,6 +92,7 @@ impl PairTally {
                 path: o.source.to_string(),
                 line: o.line,
             });
+            self.first_message = Some(Arc::clone(o.message));
         }
         self.count += 1;
         self.first_seen = if self.count == 1 {
@@ -122,6 +130,7 @@ impl PairTally {
         }
         if (other.first_seen, &other.first_at) < (self.first_seen, &self.first_at) {
             self.first_at = other.first_at;
+            self.first_message = other.first_message;
         }
         self.count += other.count;
         self.machines += other.machines;

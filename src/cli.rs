@@ -49,6 +49,10 @@ pub enum Command {
     /// The CI gate: exit 1 when unexpected pairs go beyond the accepted baseline.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
+    /// The transition graph: the rule set alone, or what the fleet did (observed edges with
+    /// their events and counts, unexpected ones in red, rule edges nobody took faint).
+    #[command(after_help = GRAPH_EXAMPLES, mut_arg("paths", |a| a.required(false)))]
+    Graph(GraphArgs),
     /// Why each unexpected pair happens: how long machines sat in the state before it, the
     /// stored events just before and after, the days it happened on, and machines to look at.
     ///
@@ -89,6 +93,11 @@ const CHECK_EXAMPLES: &str = "Examples:
   fsmlog check fleet/ --write-baseline fsmlog-baseline.json   record today's pairs once
   fsmlog check fleet/ --baseline fsmlog-baseline.json         exit 1 on a new pair
   fsmlog check fleet/ --baseline fsmlog-baseline.json -o sarif > fsmlog.sarif";
+
+const GRAPH_EXAMPLES: &str = "Examples:
+  fsmlog graph -o svg > rules.svg                        the rule set itself
+  fsmlog graph -o svg fleet/ > fleet.svg                 what the fleet did, unexpected in red
+  fsmlog graph -o mermaid --since 7d fleet/              for a pull-request comment";
 
 const EXPLAIN_EXAMPLES: &str = "Examples:
   fsmlog explain fleet/                                  every unexpected pair, explained
@@ -208,6 +217,8 @@ pub enum ReportFormat {
     Markdown,
     /// The unexpected pairs, one per row.
     Csv,
+    /// One self-contained page: totals, the graph, the pairs with sparklines, machines.
+    Html,
 }
 
 /// `fsmlog diff`.
@@ -288,6 +299,31 @@ pub enum CheckFormat {
     Junit,
     /// A summary for a pull-request comment.
     Markdown,
+}
+
+/// `fsmlog graph`.
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    #[command(flatten)]
+    pub window: WindowArgs,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = GraphFormat::Svg)]
+    pub output: GraphFormat,
+}
+
+/// Output formats of `graph`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    /// SVG, drawn by fsmlog on a fixed layout of metal-api's states.
+    Svg,
+    /// Graphviz DOT (`| dot -Tsvg`).
+    Dot,
+    /// A Mermaid flowchart (GitHub and GitLab render it).
+    Mermaid,
 }
 
 /// `fsmlog explain`.

@@ -15,6 +15,7 @@ pub mod event;
 pub mod explain;
 pub mod export;
 pub mod gate;
+pub mod graph;
 pub mod input;
 pub mod jsonsplit;
 pub mod propose;

@@ -5,6 +5,7 @@
 mod check;
 mod diff;
 mod explain;
+mod graph;
 mod progress;
 mod propose;
 mod replay;
@@ -53,6 +54,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Diff(args) => diff::run(&args, &term),
         Command::Check(args) => check::run(&args, &term),
         Command::Explain(args) => explain::run(&args, &term),
+        Command::Graph(args) => graph::run(&args),
         Command::Rules(command) => rules::run(&command, &term),
         Command::Completions { shell } => shell::completions(shell),
         Command::Man => shell::man(),

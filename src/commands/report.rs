@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use super::{Inputs, Outcome, print_problems, stdout};
 use crate::aggregate::{Counting, Summary};
-use crate::cli::ReportArgs;
+use crate::cli::{ReportArgs, ReportFormat};
 use crate::render::{Report, render_report};
 use crate::replay::replay;
 use crate::rules::Ruleset;
@@ -17,13 +17,23 @@ use crate::window::{Period, Shown, Window, WindowSpec};
 pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
-    let (counting, shown) = counted(&inputs, &args.window.spec(), args.by);
-    let summary = summarize(&inputs, &rules, &counting);
+    let html = args.output == ReportFormat::Html;
+    // The page draws a sparkline per pair: by day unless asked otherwise.
+    let period = args.by.or(html.then_some(Period::Day));
+    let (counting, shown) = counted(&inputs, &args.window.spec(), period);
+    let (summary, graph) = if html {
+        let (mut graph, summary) = super::graph::fleet_graph(&inputs, &rules, &counting);
+        graph.add_untaken_rules(&rules);
+        (summary, Some(graph))
+    } else {
+        (summarize(&inputs, &rules, &counting), None)
+    };
     let report = Report {
         rules: &rules.name,
         summary: &summary,
         window: shown.seen(&summary),
-        period: args.by,
+        period,
+        graph: graph.as_ref(),
     };
     let mut out = stdout();
     render_report(args.output, &report, term, &mut out)?;

@@ -5,6 +5,8 @@
 mod csv;
 pub mod doc;
 pub mod escape;
+pub mod graph;
+mod html;
 mod json;
 mod junit;
 mod markdown;
@@ -59,6 +61,8 @@ pub struct Report<'a> {
     pub window: Shown,
     /// The trend periods, where asked for.
     pub period: Option<Period>,
+    /// The transition graph of the same replay (for the HTML page).
+    pub graph: Option<&'a crate::graph::Graph>,
 }
 
 /// Renders a report in the chosen format.
@@ -74,6 +78,22 @@ pub fn render_report(
         ReportFormat::Markdown => render_doc(&doc(), TextFormat::Markdown, term, out),
         ReportFormat::Csv => render_doc(&doc(), TextFormat::Csv, term, out),
         ReportFormat::Json => json::report(report, out),
+        ReportFormat::Html => {
+            let mut svg = Vec::new();
+            if let Some(graph) = report.graph {
+                graph::svg(
+                    &graph::GraphReport {
+                        rules: report.rules,
+                        graph,
+                        machines: report.summary.machines,
+                    },
+                    &mut svg,
+                )?;
+            }
+            let title = format!("fsmlog report · rules {}", report.rules);
+            let doc = view::report::doc_with_problems(report);
+            html::page(&title, &doc, &String::from_utf8_lossy(&svg), out)
+        }
     }
 }
 

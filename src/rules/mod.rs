@@ -113,6 +113,10 @@ pub struct Ruleset {
     pub name: String,
     pub description: String,
     table: [[Option<Target>; EventKind::ALL.len()]; State::ALL.len()],
+    /// The target of each event's `*` row, where it has one.
+    wildcard: [Option<Target>; EventKind::ALL.len()],
+    /// Whether a (state, event) pair has its own row (not only the `*` row).
+    explicit: [[bool; EventKind::ALL.len()]; State::ALL.len()],
     pub buffered_phoned_home: Option<TimeDelta>,
     pub failed_reclaim_threshold: TimeDelta,
     pub kept_events: usize,
@@ -124,6 +128,16 @@ impl Ruleset {
     /// What metal-api does with `event` in `state`; `None` is an unexpected event.
     pub fn lookup(&self, state: State, event: EventKind) -> Option<Target> {
         self.table[state.index()][event.index()]
+    }
+
+    /// The target of the event's `*` row (every state without a row of its own).
+    pub fn wildcard(&self, event: EventKind) -> Option<Target> {
+        self.wildcard[event.index()]
+    }
+
+    /// Whether the pair has a row of its own, not only the event's `*` row.
+    pub fn has_row(&self, state: State, event: EventKind) -> bool {
+        self.explicit[state.index()][event.index()]
     }
 
     /// Resolves `--rules`: a built-in name, the alias `metal-api`, or a path to a rule file.
@@ -272,6 +286,8 @@ impl Ruleset {
             name: file.name.clone(),
             description: file.description.clone(),
             table,
+            wildcard: wildcard_target,
+            explicit: explicit.map(|row| row.map(|slot| slot.is_some())),
             buffered_phoned_home: file.buffered_phoned_home_seconds.map(seconds),
             failed_reclaim_threshold: seconds(file.failed_reclaim_seconds),
             kept_events: file.kept_events,

@@ -2,8 +2,12 @@
 //! files. The fleets' `expected.json` files were worked out independently of fsmlog from
 //! metal-api's behaviour; they are the oracle here.
 
+#[path = "../../benches/support/fleet.rs"]
+#[allow(dead_code)]
+mod fleet;
 mod gate;
 mod input;
+mod pictures;
 mod regressions;
 mod report;
 mod terminal;
@@ -127,4 +131,18 @@ pub fn events_go(rules: &str) -> String {
     }
     go.push_str("\t}\n}\n");
     go
+}
+
+/// A generated fleet of `machines`, as `metalctl machine list -o json` would export it.
+pub fn generated_fleet(dir: &Path, machines: u64, seed: u64, events: usize) -> PathBuf {
+    let rules = fsmlog::rules::Ruleset::resolve("metal-api").unwrap();
+    let file = dir.join("fleet.json");
+    let out = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
+    let mut exporter = fsmlog::export::Exporter::new(fsmlog::export::Layout::ListJson, out);
+    for index in 0..machines {
+        let m = fleet::machine(seed, index, events, &rules);
+        exporter.machine(&m.id, &m.container).unwrap();
+    }
+    exporter.finish().unwrap();
+    file
 }

@@ -1,16 +1,12 @@
 //! Triage (issue 9): `explain` says why each pair happens over the same occurrences `report`
 //! counts, and `rules propose` closes the loop to a rule change that `diff` and CI check.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command as Process;
 
 use serde_json::{Value, json};
 
 use super::*;
-
-#[path = "../../benches/support/fleet.rs"]
-#[allow(dead_code)]
-mod fleet;
 
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -221,20 +217,6 @@ fn explain_reads_as_a_triage_note() {
     assert_eq!(reader.records().count(), 1);
 }
 
-/// A generated fleet, as `metalctl machine list -o json` would export it.
-fn generated_fleet(dir: &Path, machines: u64) -> PathBuf {
-    let rules = fsmlog::rules::Ruleset::resolve("metal-api").unwrap();
-    let file = dir.join("fleet.json");
-    let out = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
-    let mut exporter = fsmlog::export::Exporter::new(fsmlog::export::Layout::ListJson, out);
-    for index in 0..machines {
-        let m = fleet::machine(11, index, 60, &rules);
-        exporter.machine(&m.id, &m.container).unwrap();
-    }
-    exporter.finish().unwrap();
-    file
-}
-
 fn pair_key(p: &Value) -> (String, String) {
     (
         p["state"].as_str().unwrap().to_string(),
@@ -245,7 +227,7 @@ fn pair_key(p: &Value) -> (String, String) {
 #[test]
 fn the_loop_closes_on_a_generated_fleet() {
     let dir = tempfile::tempdir().unwrap();
-    let fleet = generated_fleet(dir.path(), 300);
+    let fleet = generated_fleet(dir.path(), 300, 11, 60);
     let proposal = dir.path().join("proposal.json");
     let (code, _, stderr) = stdout_of(&[
         "rules",
@@ -376,7 +358,7 @@ fn the_go_patch_applies_and_imports_as_the_json_proposal() {
     std::fs::write(repo.join(go), events_go("metal-api")).unwrap();
     git(&["add", "."]);
     git(&["commit", "-qm", "events"]);
-    let fleet = generated_fleet(repo, 200);
+    let fleet = generated_fleet(repo, 200, 11, 60);
     let run = |args: &[&str]| {
         let output = fsmlog().current_dir(repo).args(args).output().unwrap();
         assert_eq!(

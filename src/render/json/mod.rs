@@ -352,6 +352,9 @@ struct MachineJson<'a> {
     state: &'static str,
     container: ContainerJson<'a>,
     steps: Vec<StepJson<'a>>,
+    /// The exported last error event where it is no row of the log: judged (and counted by
+    /// `report`) but not replayed.
+    last_error_outside_log: Option<StepJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -424,6 +427,7 @@ fn machine(trace: &Trace) -> MachineJson<'_> {
         state: trace.container.state().name(),
         container: container(&trace.machine, &trace.container),
         steps: trace.steps.iter().map(step).collect(),
+        last_error_outside_log: trace.last_error_only.as_ref().map(step),
     }
 }
 

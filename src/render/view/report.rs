@@ -43,7 +43,7 @@ pub fn totals(rules: &str, s: &Summary) -> Vec<Piece> {
 }
 
 /// The unexpected pairs as a table (the view's data); with a trend column per period.
-pub fn pairs_table(s: &Summary, period: Option<Period>) -> Grid {
+pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> Grid {
     let mut columns = vec![
         Column::new("State"),
         Column::new("Event"),
@@ -61,6 +61,9 @@ pub fn pairs_table(s: &Summary, period: Option<Period>) -> Grid {
             },
             1,
         ));
+    }
+    if with_message {
+        columns.push(Column::wrapping("First message"));
     }
     let mut grid = Grid::new(columns);
     // Every pair's sparkline spans the same periods, so their bars line up.
@@ -83,12 +86,19 @@ pub fn pairs_table(s: &Summary, period: Option<Period>) -> Grid {
         if period.is_some() {
             row.push(Value::Spark(series(t, span)).into());
         }
+        if with_message {
+            row.push(input(t.first_message.as_deref().unwrap_or("").to_string()));
+        }
         grid.row(row);
     }
     grid
 }
 
-/// A pair's counts per period over the span of all pairs, zeros included.
+/// The most bars a sparkline gets; a longer span puts several periods in a bar.
+const MAX_BARS: usize = 60;
+
+/// A pair's counts per period over the span of all pairs, zeros included, in at most
+/// [`MAX_BARS`] bars.
 fn series(t: &PairTally, span: Option<(Period, NaiveDate, NaiveDate)>) -> Vec<u64> {
     let Some((period, first, last)) = span else {
         return Vec::new();
@@ -99,7 +109,8 @@ fn series(t: &PairTally, span: Option<(Period, NaiveDate, NaiveDate)>) -> Vec<u6
         counts.push(t.series.get(&at).copied().unwrap_or(0));
         at = period.next(at);
     }
-    counts
+    let per_bar = counts.len().div_ceil(MAX_BARS).max(1);
+    counts.chunks(per_bar).map(|c| c.iter().sum()).collect()
 }
 
 /// What a window says above a table: which occurrences it counts.
@@ -131,6 +142,10 @@ pub fn window_line(shown: &Shown) -> Option<Vec<Piece>> {
 
 /// The whole report.
 pub fn doc(report: &Report) -> Doc {
+    doc_of(report, false)
+}
+
+fn doc_of(report: &Report, with_message: bool) -> Doc {
     let (rules, s) = (report.rules, report.summary);
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog report".to_string()));
@@ -149,7 +164,7 @@ pub fn doc(report: &Report) -> Doc {
     heading.extend(counted(pairs, "pair"));
     heading.push(label(" (times in UTC)"));
     doc.heading(heading);
-    doc.table(pairs_table(s, report.period));
+    doc.table(pairs_table(s, report.period, with_message));
     if !s.unknown_events.is_empty() {
         doc.heading(vec![label("Unknown events (skipped by the replay)")]);
         for (name, t) in &s.unknown_events {
@@ -185,6 +200,42 @@ pub fn doc(report: &Report) -> Doc {
             label(verdict_text(*recorded)),
             label(verdict_text(*replayed)),
             count(*n).tone(Tone::Warn),
+        ]);
+    }
+    doc.table(grid);
+    doc
+}
+
+/// The report with each pair's first message and the input problems, for a page that is read
+/// without a terminal's stderr beside it.
+pub fn doc_with_problems(report: &Report) -> Doc {
+    let mut doc = doc_of(report, true);
+    let s = report.summary;
+    if s.errors.is_empty() && s.skipped.is_empty() {
+        return doc;
+    }
+    doc.heading(vec![label("Input problems")]);
+    let mut grid = Grid::new(vec![
+        Column::new("File"),
+        Column::number("Line"),
+        Column::wrapping("Problem"),
+    ]);
+    for error in &s.errors {
+        grid.row(vec![
+            input(error.path.clone()),
+            if error.line > 0 {
+                count(error.line as u64)
+            } else {
+                Value::Empty.into()
+            },
+            input(error.message.clone()).tone(Tone::Bad),
+        ]);
+    }
+    for (path, reason) in &s.skipped {
+        grid.row(vec![
+            input(path.clone()),
+            Value::Empty.into(),
+            input(format!("skipped: {reason}")).tone(Tone::Faint),
         ]);
     }
     doc.table(grid);

@@ -1,0 +1,89 @@
+//! `fsmlog graph`: the rule set, or what the fleet did, as a picture.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use super::{Inputs, Outcome, Tally, print_problems, stdout};
+use crate::aggregate::{Counting, Summary};
+use crate::cli::{GraphArgs, GraphFormat};
+use crate::graph::Graph;
+use crate::input::InputError;
+use crate::render::graph::{GraphReport, dot, mermaid, svg};
+use crate::replay::replay;
+use crate::rules::Ruleset;
+
+/// Replays the fleet (if any) into a graph and draws it.
+pub fn run(args: &GraphArgs) -> Result<Outcome> {
+    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let (graph, summary) = if args.input.paths.is_empty() {
+        (Graph::of_rules(&rules), Summary::default())
+    } else {
+        let inputs = Inputs::resolve(&args.input)?;
+        let (counting, _) = super::report::counted(&inputs, &args.window.spec(), None);
+        let (mut graph, summary) = fleet_graph(&inputs, &rules, &counting);
+        graph.add_untaken_rules(&rules);
+        (graph, summary)
+    };
+    let report = GraphReport {
+        rules: &rules.name,
+        graph: &graph,
+        machines: summary.machines,
+    };
+    let mut out = stdout();
+    match args.output {
+        GraphFormat::Svg => svg(&report, &mut out)?,
+        GraphFormat::Dot => dot(&report, &mut out)?,
+        GraphFormat::Mermaid => mermaid(&report, &mut out)?,
+    }
+    out.flush()?;
+    print_problems(&summary.errors, &summary.skipped);
+    Ok(if summary.errors.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::InputErrors
+    })
+}
+
+/// A fleet's graph and the report's summary of the same replay, added up together.
+#[derive(Default)]
+pub(crate) struct GraphTally {
+    graph: Graph,
+    summary: Summary,
+}
+
+impl std::ops::AddAssign for GraphTally {
+    fn add_assign(&mut self, other: GraphTally) {
+        self.graph += other.graph;
+        self.summary += other.summary;
+    }
+}
+
+impl Tally for GraphTally {
+    fn input_error(&mut self, error: InputError) {
+        self.summary.input_error(error);
+    }
+
+    fn skipped(&mut self, path: String, reason: String) {
+        self.summary.skipped(path, reason);
+    }
+
+    fn file_read(&mut self, format: Option<&'static str>) {
+        self.summary.file_read(format);
+    }
+}
+
+/// The fleet's graph and the report's summary of the same replay.
+pub(crate) fn fleet_graph(
+    inputs: &Inputs,
+    rules: &Ruleset,
+    counting: &Counting,
+) -> (Graph, Summary) {
+    let mut tally: GraphTally = inputs.fold(|tally: &mut GraphTally, merged| {
+        let trace = replay(&merged.log, rules);
+        tally.graph.add_trace(&trace, &counting.window);
+        tally.summary.add_machine(&trace, &merged, counting);
+    });
+    tally.summary.sort();
+    (tally.graph, tally.summary)
+}

@@ -1,0 +1,240 @@
+//! The transition graph: states as nodes, transitions as edges. Of a rule set alone, the
+//! transitions it allows; of a fleet, the transitions the replay observed (with the events and
+//! their counts, unexpected ones apart), the rule edges nobody took, and how many machines are
+//! in each state now. Per-machine graphs add up with `+=`.
+
+use std::collections::BTreeMap;
+use std::ops::AddAssign;
+
+use crate::event::{EventKind, State};
+use crate::replay::{Trace, Verdict};
+use crate::rules::{Ruleset, Target};
+use crate::window::Window;
+
+/// Where an edge starts: a state, or every state (a rule set's `*` row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum From {
+    State(State),
+    Any,
+}
+
+/// What kind of transition an edge is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// Observed, and a rule allows it.
+    Expected,
+    /// Observed, and no rule allows it.
+    Unexpected,
+    /// A rule that allows it; in a fleet's graph, nobody took it.
+    Rule,
+}
+
+/// An edge and the events that made it, each with how often (0 for a rule nobody took).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EdgeKey {
+    pub from: From,
+    pub to: State,
+    pub kind: Kind,
+}
+
+/// A transition graph.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Graph {
+    pub edges: BTreeMap<EdgeKey, BTreeMap<EventKind, u64>>,
+    /// Machines per state at the end of their logs (a fleet's graph only).
+    pub now_in: BTreeMap<State, u64>,
+    /// Logs whose first event arrived in the empty container (from Initial), per state it
+    /// led to: drawn as a count on the state, not as an edge from Initial.
+    pub starts: BTreeMap<State, u64>,
+    /// Whether the graph is of a fleet (observed) or of the rule set alone.
+    pub observed: bool,
+}
+
+impl Graph {
+    /// The rule set alone: each row once (a `*` row from every state as one edge), the events
+    /// that keep a state as loops; Initial, which accepts any first event, only towards PXE
+    /// Booting.
+    pub fn of_rules(rules: &Ruleset) -> Graph {
+        let mut graph = Graph::default();
+        for event in EventKind::ALL {
+            if let Some(target) = rules.wildcard(event) {
+                let to = match target {
+                    Target::To(state) => state,
+                    Target::Stay => continue,
+                };
+                graph.add(From::Any, to, Kind::Rule, event, 0);
+            }
+            for state in State::ALL {
+                if state == State::Alive || !rules.has_row(state, event) {
+                    continue;
+                }
+                if state == State::Initial && event != EventKind::PxeBooting {
+                    continue;
+                }
+                let Some(target) = rules.lookup(state, event) else {
+                    continue;
+                };
+                graph.add(
+                    From::State(state),
+                    rule_target(state, target),
+                    Kind::Rule,
+                    event,
+                    0,
+                );
+            }
+        }
+        graph
+    }
+
+    fn add(&mut self, from: From, to: State, kind: Kind, event: EventKind, n: u64) {
+        *self
+            .edges
+            .entry(EdgeKey { from, to, kind })
+            .or_default()
+            .entry(event)
+            .or_default() += n;
+    }
+
+    /// Folds one machine's replay in: its transitions in the window, and its state now.
+    pub fn add_trace(&mut self, trace: &Trace, window: &Window) {
+        self.observed = true;
+        *self.now_in.entry(trace.container.state()).or_default() += 1;
+        for step in &trace.steps {
+            if step.verdict == Verdict::Rejected || !window.contains(step.time) {
+                continue;
+            }
+            let kind = match step.verdict {
+                Verdict::Unexpected => Kind::Unexpected,
+                _ => Kind::Expected,
+            };
+            if step.from == State::Initial && kind == Kind::Expected {
+                *self.starts.entry(step.to).or_default() += 1;
+                continue;
+            }
+            self.add(From::State(step.from), step.to, kind, step.event, 1);
+        }
+        // The exported last error event outside the log: counted as report counts it, from
+        // the state it was recorded in to where it would have led.
+        if let Some(step) = &trace.last_error_only
+            && step.verdict == Verdict::Unexpected
+            && window.contains(step.time)
+        {
+            let to = match step.event {
+                EventKind::Alive => step.from,
+                event => event.home_state(),
+            };
+            self.add(From::State(step.from), to, Kind::Unexpected, step.event, 1);
+        }
+    }
+
+    /// Adds the rule set's edges that nobody took (faint in a fleet's graph).
+    pub fn add_untaken_rules(&mut self, rules: &Ruleset) {
+        let mut taken: Vec<(From, State, EventKind)> = self
+            .edges
+            .iter()
+            .filter(|(k, _)| k.kind == Kind::Expected)
+            .flat_map(|(k, events)| events.keys().map(move |e| (k.from, k.to, *e)))
+            .collect();
+        // A log that begins in PXE Booting took the rule from Initial.
+        if self.starts.contains_key(&State::PxeBooting) {
+            taken.push((
+                From::State(State::Initial),
+                State::PxeBooting,
+                EventKind::PxeBooting,
+            ));
+        }
+        let taken_anywhere =
+            |event: EventKind, to: State| taken.iter().any(|(_, t, e)| *e == event && *t == to);
+        for (key, events) in Graph::of_rules(rules).edges {
+            for event in events.keys() {
+                let seen = match key.from {
+                    From::Any => taken_anywhere(*event, key.to),
+                    from => taken.contains(&(from, key.to, *event)),
+                };
+                if !seen {
+                    self.add(key.from, key.to, Kind::Rule, *event, 0);
+                }
+            }
+        }
+    }
+
+    /// How many unexpected occurrences the graph counts per (state, event): what `report`
+    /// counts in the same window.
+    pub fn unexpected_pairs(&self) -> BTreeMap<(State, EventKind), u64> {
+        let mut pairs = BTreeMap::new();
+        for (key, events) in &self.edges {
+            if let (Kind::Unexpected, From::State(state)) = (key.kind, key.from) {
+                for (event, n) in events {
+                    *pairs.entry((state, *event)).or_default() += n;
+                }
+            }
+        }
+        pairs
+    }
+}
+
+/// Where a rule leads: its target state, or the state itself for `self` and for events that
+/// never move a machine (Alive is never stored).
+fn rule_target(state: State, target: Target) -> State {
+    match target {
+        Target::To(State::Alive) | Target::Stay => state,
+        Target::To(to) => to,
+    }
+}
+
+impl AddAssign for Graph {
+    fn add_assign(&mut self, other: Graph) {
+        self.observed |= other.observed;
+        for (key, events) in other.edges {
+            let mine = self.edges.entry(key).or_default();
+            for (event, n) in events {
+                *mine.entry(event).or_default() += n;
+            }
+        }
+        for (state, n) in other.now_in {
+            *self.now_in.entry(state).or_default() += n;
+        }
+        for (state, n) in other.starts {
+            *self.starts.entry(state).or_default() += n;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_star_row_is_one_edge() {
+        let graph = Graph::of_rules(&Ruleset::resolve("metal-api").unwrap());
+        let into_reboot: Vec<_> = graph
+            .edges
+            .keys()
+            .filter(|k| k.to == State::PlannedReboot)
+            .collect();
+        assert_eq!(
+            into_reboot,
+            vec![
+                &EdgeKey {
+                    from: From::State(State::PlannedReboot),
+                    to: State::PlannedReboot,
+                    kind: Kind::Rule
+                },
+                &EdgeKey {
+                    from: From::Any,
+                    to: State::PlannedReboot,
+                    kind: Kind::Rule
+                },
+            ]
+        );
+        let waiting_loop = &graph.edges[&EdgeKey {
+            from: From::State(State::Waiting),
+            to: State::Waiting,
+            kind: Kind::Rule,
+        }];
+        assert_eq!(
+            waiting_loop.keys().collect::<Vec<_>>(),
+            vec![&EventKind::Alive, &EventKind::PhonedHome]
+        );
+    }
+}

@@ -1,0 +1,77 @@
+//! The graph as Graphviz DOT (`fsmlog graph -o dot | dot -Tsvg`).
+
+use std::io::{self, Write};
+
+use super::{GraphReport, drawn_states, edge_lines, node_name, node_note};
+use crate::graph::{From, Kind};
+
+/// A DOT string literal.
+fn quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in crate::render::escape::text(text).chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn id(from: From) -> String {
+    quoted(node_name(from))
+}
+
+/// Writes the graph as DOT.
+pub fn dot(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
+    let g = report.graph;
+    writeln!(out, "digraph fsmlog {{")?;
+    writeln!(
+        out,
+        "  graph [rankdir=TB, label={}, labelloc=t, fontname=\"Helvetica\"];",
+        quoted(&format!("fsmlog graph · rules {}", report.rules))
+    )?;
+    writeln!(
+        out,
+        "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f3f6fb\", color=\"#33557a\", fontname=\"Helvetica\"];"
+    )?;
+    writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=10];")?;
+    for state in drawn_states() {
+        let label = match node_note(g, state) {
+            Some(note) => format!("{}\n{note}", state.name()),
+            None => state.name().to_string(),
+        };
+        writeln!(
+            out,
+            "  {} [label={}];",
+            id(From::State(state)),
+            quoted(&label)
+        )?;
+    }
+    if g.edges.keys().any(|k| k.from == From::Any) {
+        writeln!(
+            out,
+            "  {} [label=\"any state\", style=\"rounded,dashed\"];",
+            id(From::Any)
+        )?;
+    }
+    for (key, events) in &g.edges {
+        let label = edge_lines(key, events).join("\n");
+        let style = match (key.kind, g.observed) {
+            (Kind::Unexpected, _) => {
+                ", color=\"#d32f2f\", fontcolor=\"#d32f2f\", style=dashed, penwidth=2"
+            }
+            (Kind::Rule, true) => ", color=\"#b8b8b8\", fontcolor=\"#999999\", style=dashed",
+            _ => "",
+        };
+        writeln!(
+            out,
+            "  {} -> {} [label={}{style}];",
+            id(key.from),
+            id(From::State(key.to)),
+            quoted(&label)
+        )?;
+    }
+    writeln!(out, "}}")
+}

@@ -1,0 +1,82 @@
+//! The graph as a Mermaid flowchart, which GitHub and GitLab render in a comment.
+
+use std::io::{self, Write};
+
+use super::{GraphReport, drawn_states, edge_lines, node_name, node_note};
+use crate::event::State;
+use crate::graph::{From, Kind};
+
+fn id(from: From) -> String {
+    match from {
+        From::Any => "any".to_string(),
+        From::State(state) => format!("s{}", state.index()),
+    }
+}
+
+/// Text inside a Mermaid label: its quotes and markup characters as entity codes.
+fn text(text: &str) -> String {
+    let mut out = String::new();
+    for c in crate::render::escape::text(text).chars() {
+        match c {
+            '"' => out.push_str("#quot;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '#' => out.push_str("#35;"),
+            '|' => out.push_str("#124;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Writes the graph as Mermaid.
+pub fn mermaid(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
+    let g = report.graph;
+    writeln!(out, "flowchart TB")?;
+    let node_label = |state: State| match node_note(g, state) {
+        Some(note) => format!("{}<br/>{}", text(state.name()), text(&note)),
+        None => text(state.name()),
+    };
+    for state in drawn_states() {
+        writeln!(
+            out,
+            "  {}[\"{}\"]",
+            id(From::State(state)),
+            node_label(state)
+        )?;
+    }
+    if g.edges.keys().any(|k| k.from == From::Any) {
+        writeln!(out, "  {}([\"{}\"])", id(From::Any), node_name(From::Any))?;
+    }
+    let mut styles = Vec::new();
+    for (n, (key, events)) in g.edges.iter().enumerate() {
+        let label = edge_lines(key, events)
+            .iter()
+            .map(|l| text(l))
+            .collect::<Vec<_>>()
+            .join("<br/>");
+        let arrow = match key.kind {
+            Kind::Unexpected => "-.->",
+            _ => "-->",
+        };
+        writeln!(
+            out,
+            "  {} {arrow}|\"{label}\"| {}",
+            id(key.from),
+            id(From::State(key.to))
+        )?;
+        match (key.kind, g.observed) {
+            (Kind::Unexpected, _) => styles.push(format!(
+                "  linkStyle {n} stroke:#d32f2f,stroke-width:2px,color:#d32f2f"
+            )),
+            (Kind::Rule, true) => {
+                styles.push(format!("  linkStyle {n} stroke:#b8b8b8,color:#999999"))
+            }
+            _ => {}
+        }
+    }
+    for style in styles {
+        writeln!(out, "{style}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,745 @@
+//! The graph as SVG on a fixed layout of metal-api's states: the provisioning lifecycle
+//! reads top to bottom down the middle, Planned Reboot to its left, Crashing and Machine
+//! Reclaim to its right. Edges between neighbours in the lifecycle go straight down; loops sit
+//! on a node's top left; every other edge runs in a lane of its own beside the lifecycle
+//! (backwards on the left, forwards and to the right column on the right). Edges of one event
+//! from several lifecycle states into one side state share a lane, a bus, with one label that
+//! names each source. Every label is put where it meets no other label and no node.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use super::{GraphReport, drawn_states, node_name, node_note};
+use crate::event::{EventKind, State};
+use crate::graph::{EdgeKey, From, Kind};
+use crate::render::escape;
+
+const WIDTH: f64 = 1000.0;
+const NODE_W: f64 = 170.0;
+const NODE_H: f64 = 44.0;
+const ROW: f64 = 120.0;
+const TOP: f64 = 100.0;
+const CENTER: f64 = 500.0;
+const LEFT: f64 = 130.0;
+const RIGHT: f64 = 870.0;
+/// Label text: 11 px monospace, so its width is known.
+const CHAR_W: f64 = 6.7;
+const LINE_H: f64 = 14.0;
+const LANE_GAP: f64 = 13.0;
+
+/// A box on the canvas: the top-left corner, width and height.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LabelBox {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl LabelBox {
+    /// Whether two boxes share any area.
+    pub fn overlaps(&self, other: &LabelBox) -> bool {
+        self.x < other.x + other.w
+            && other.x < self.x + self.w
+            && self.y < other.y + other.h
+            && other.y < self.y + self.h
+    }
+
+    fn overlap_area(&self, other: &LabelBox) -> f64 {
+        let w = (self.x + self.w).min(other.x + other.w) - self.x.max(other.x);
+        let h = (self.y + self.h).min(other.y + other.h) - self.y.max(other.y);
+        w.max(0.0) * h.max(0.0)
+    }
+}
+
+fn row_y(i: f64) -> f64 {
+    TOP + i * ROW
+}
+
+/// Where a node sits.
+fn center(from: From) -> (f64, f64) {
+    match from {
+        From::Any => (CENTER, row_y(8.0)),
+        From::State(state) => match state {
+            State::Initial | State::Alive => (CENTER, row_y(0.0)),
+            State::PxeBooting => (CENTER, row_y(1.0)),
+            State::Preparing => (CENTER, row_y(2.0)),
+            State::Registering => (CENTER, row_y(3.0)),
+            State::Waiting => (CENTER, row_y(4.0)),
+            State::Installing => (CENTER, row_y(5.0)),
+            State::BootingNewKernel => (CENTER, row_y(6.0)),
+            State::PhonedHome => (CENTER, row_y(7.0)),
+            State::PlannedReboot => (LEFT, row_y(7.0)),
+            State::Crashing => (RIGHT, row_y(3.5)),
+            State::MachineReclaim => (RIGHT, row_y(7.0)),
+        },
+    }
+}
+
+fn node_box(from: From) -> LabelBox {
+    let (x, y) = center(from);
+    LabelBox {
+        x: x - NODE_W / 2.0,
+        y: y - NODE_H / 2.0,
+        w: NODE_W,
+        h: NODE_H,
+    }
+}
+
+/// Which side of the lifecycle a lane runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Side {
+    Left,
+    Right,
+}
+
+/// How an edge is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Route {
+    Down,
+    Loop,
+    Across,
+    Lane(Side),
+    Bottom,
+}
+
+fn route(key: &EdgeKey) -> Route {
+    let to = From::State(key.to);
+    if key.from == to {
+        return Route::Loop;
+    }
+    if key.from == From::Any {
+        return Route::Bottom;
+    }
+    let (fx, fy) = center(key.from);
+    let (tx, ty) = center(to);
+    if fx == CENTER && tx == CENTER && (ty - fy - ROW).abs() < 1.0 {
+        return Route::Down;
+    }
+    if (fy - ty).abs() < 1.0 && (fx - tx).abs() <= RIGHT - CENTER + 1.0 {
+        return Route::Across;
+    }
+    match (fx, tx) {
+        (a, b) if (a == LEFT && b == RIGHT) || (a == RIGHT && b == LEFT) => Route::Bottom,
+        (a, b) if a == LEFT || b == LEFT => Route::Lane(Side::Left),
+        (a, b) if a == RIGHT || b == RIGHT => Route::Lane(Side::Right),
+        _ => Route::Lane(if ty > fy { Side::Right } else { Side::Left }),
+    }
+}
+
+/// What gets drawn for one or more edges.
+struct Shape {
+    /// The edges drawn (one, or the members of a bus).
+    members: Vec<usize>,
+    route: Route,
+    kind: Kind,
+    lines: Vec<String>,
+}
+
+/// A shape laid out.
+struct Placed {
+    paths: Vec<String>,
+    /// Whether the path ends in an arrowhead (a bus's stubs do not).
+    arrows: Vec<bool>,
+    lines: Vec<String>,
+    label: Option<LabelBox>,
+    kind: Kind,
+}
+
+/// The lines of a label: each event with its count where observed; a bus names its sources.
+fn shape_lines(
+    graph_observed: bool,
+    members: &[(&EdgeKey, &BTreeMap<EventKind, u64>)],
+) -> Vec<String> {
+    let (key, events) = members[0];
+    if key.kind == Kind::Rule && graph_observed {
+        // A rule nobody took: faint, and unlabelled so that what happened stands out.
+        return Vec::new();
+    }
+    let count = |events: &BTreeMap<EventKind, u64>| -> u64 { events.values().sum() };
+    if members.len() == 1 {
+        return events
+            .iter()
+            .map(|(event, n)| match key.kind {
+                Kind::Rule => event.name().to_string(),
+                _ => format!("{} ×{n}", event.name()),
+            })
+            .collect();
+    }
+    let names: Vec<&str> = events.keys().map(|e| e.name()).collect();
+    let mut lines = vec![names.join(", ")];
+    for (member, events) in members {
+        let source = match member.from {
+            From::State(state) => state.name(),
+            From::Any => "any state",
+        };
+        lines.push(match key.kind {
+            Kind::Rule => format!(" from {source}"),
+            _ => format!(" from {source} ×{}", count(events)),
+        });
+    }
+    lines
+}
+
+/// Groups edges into shapes: edges of the same events and kind from lifecycle states into
+/// one side state share a bus.
+fn shapes(report: &GraphReport) -> Vec<Shape> {
+    let edges: Vec<(&EdgeKey, &BTreeMap<EventKind, u64>)> = report.graph.edges.iter().collect();
+    let mut buses: BTreeMap<(Side, Kind, State, Vec<EventKind>), Vec<usize>> = BTreeMap::new();
+    let mut singles = Vec::new();
+    for (i, (key, events)) in edges.iter().enumerate() {
+        let r = route(key);
+        let into_side = center(From::State(key.to)).0 != CENTER;
+        let from_center = matches!(key.from, From::State(_)) && center(key.from).0 == CENTER;
+        match r {
+            Route::Lane(side) if into_side && from_center => buses
+                .entry((side, key.kind, key.to, events.keys().copied().collect()))
+                .or_default()
+                .push(i),
+            _ => singles.push(i),
+        }
+    }
+    let observed = report.graph.observed;
+    let mut out: Vec<Shape> = singles
+        .into_iter()
+        .map(|i| Shape {
+            members: vec![i],
+            route: route(edges[i].0),
+            kind: edges[i].0.kind,
+            lines: shape_lines(observed, &[edges[i]]),
+        })
+        .collect();
+    for ((side, kind, _, _), mut members) in buses {
+        members.sort_by(|a, b| {
+            center(edges[*a].0.from)
+                .1
+                .total_cmp(&center(edges[*b].0.from).1)
+        });
+        let chosen: Vec<_> = members.iter().map(|&i| edges[i]).collect();
+        out.push(Shape {
+            lines: shape_lines(observed, &chosen),
+            members,
+            route: Route::Lane(side),
+            kind,
+        });
+    }
+    out
+}
+
+/// The places a label may go, best first.
+fn candidates(route: Route, points: &[(f64, f64)], w: f64, h: f64) -> Vec<LabelBox> {
+    let mut out = Vec::new();
+    let at = |x: f64, y: f64| LabelBox { x, y, w, h };
+    match route {
+        Route::Down => {
+            let (x, y0) = points[0];
+            let y1 = points[1].1;
+            for y in spread((y0 + y1) / 2.0 - h / 2.0, y0 + 2.0, y1 - 2.0 - h) {
+                out.push(at(x + 8.0, y));
+            }
+        }
+        Route::Loop => {
+            // Left of the loop, above the node; further up or left where that is taken.
+            let (x, y) = points[0];
+            for dx in [0.0, -40.0, -80.0] {
+                for dy in [0.0, -LINE_H, LINE_H * 0.5, -2.0 * LINE_H] {
+                    out.push(at(x - 42.0 - w + dx, y - 34.0 + dy));
+                }
+            }
+            out.push(at(x + 40.0, y - 34.0));
+        }
+        Route::Across | Route::Bottom => {
+            let (a, b) = points
+                .windows(2)
+                .map(|p| (p[0], p[1]))
+                .filter(|(a, b)| (a.1 - b.1).abs() < 0.5)
+                .max_by(|x, y| (x.0.0 - x.1.0).abs().total_cmp(&(y.0.0 - y.1.0).abs()))
+                .unwrap_or((points[0], points[1]));
+            let (low, high) = (a.0.min(b.0), a.0.max(b.0));
+            let mid = (low + high) / 2.0;
+            for x in spread(mid - w / 2.0, low + 4.0, high - 4.0 - w) {
+                for dy in [-h - 3.0, 3.0] {
+                    out.push(at(x, a.1 + dy));
+                }
+            }
+            if out.is_empty() {
+                out.push(at(mid - w / 2.0, a.1 - h - 3.0));
+            }
+        }
+        Route::Lane(side) => {
+            let lane = points[1].0;
+            let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
+            let low = ys.iter().copied().fold(f64::MAX, f64::min);
+            let high = ys.iter().copied().fold(f64::MIN, f64::max);
+            let x = match side {
+                Side::Left => lane - 4.0 - w,
+                Side::Right => lane + 4.0,
+            };
+            for y in spread((low + high) / 2.0 - h / 2.0, low + 4.0, high - 4.0 - h) {
+                out.push(at(x, y));
+            }
+            if out.is_empty() {
+                out.push(at(x, (low + high) / 2.0 - h / 2.0));
+            }
+        }
+    }
+    out
+}
+
+/// Positions from `mid` outwards in steps of half a line, within `[low, high]`.
+fn spread(mid: f64, low: f64, high: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    if mid >= low && mid <= high {
+        out.push(mid);
+    }
+    let mut step = LINE_H / 2.0;
+    while mid - step >= low || mid + step <= high {
+        if mid - step >= low && mid - step <= high {
+            out.push(mid - step);
+        }
+        if mid + step <= high && mid + step >= low {
+            out.push(mid + step);
+        }
+        step += LINE_H / 2.0;
+    }
+    out
+}
+
+fn path(points: &[(f64, f64)]) -> String {
+    let mut d = String::new();
+    for (k, (x, y)) in points.iter().enumerate() {
+        let _ = write!(d, "{}{x:.1},{y:.1} ", if k == 0 { 'M' } else { 'L' });
+    }
+    d.trim_end().to_string()
+}
+
+/// Where an edge leaves or enters a node: which side, for ports.
+fn side_of(at: From, other: From, route: Route) -> char {
+    let x = center(at).0;
+    match route {
+        Route::Lane(Side::Left) if x == CENTER => 'L',
+        Route::Lane(Side::Right) if x == CENTER => 'R',
+        Route::Lane(_) if x == LEFT => 'R',
+        Route::Lane(_) => 'L',
+        Route::Across if center(other).0 > x => 'R',
+        Route::Across => 'L',
+        _ => 'B',
+    }
+}
+
+/// A node's side: its centre and `L`, `R` or `B`.
+type NodeSide = (i64, i64, char);
+/// An edge end on a node's side: the other end's height, the edge's id, whether it starts here.
+type Attachment = (f64, usize, bool);
+
+/// Lays out every shape: ports, lanes, and a free place for each label.
+fn lay_out(report: &GraphReport) -> (Vec<Placed>, Vec<LabelBox>, f64) {
+    let edges: Vec<(&EdgeKey, &BTreeMap<EventKind, u64>)> = report.graph.edges.iter().collect();
+    let shapes = shapes(report);
+    // Lanes: on each side, the shortest spans nearest the lifecycle.
+    let span = |s: &Shape| {
+        let ys: Vec<f64> = s
+            .members
+            .iter()
+            .flat_map(|&i| {
+                [
+                    center(edges[i].0.from).1,
+                    center(From::State(edges[i].0.to)).1,
+                ]
+            })
+            .collect();
+        ys.iter().copied().fold(f64::MIN, f64::max) - ys.iter().copied().fold(f64::MAX, f64::min)
+    };
+    let mut lane_of: HashMap<usize, usize> = HashMap::new();
+    for side in [Side::Left, Side::Right] {
+        let mut on_side: Vec<usize> = (0..shapes.len())
+            .filter(|&s| shapes[s].route == Route::Lane(side))
+            .collect();
+        on_side.sort_by(|&a, &b| {
+            span(&shapes[a])
+                .total_cmp(&span(&shapes[b]))
+                .then(a.cmp(&b))
+        });
+        for (k, s) in on_side.into_iter().enumerate() {
+            lane_of.insert(s, k);
+        }
+    }
+    // Ports: the edges meeting a node's side, spread along it by the other end's height. A
+    // bus meets its target once.
+    let mut at_side: BTreeMap<NodeSide, Vec<Attachment>> = BTreeMap::new();
+    for (s, shape) in shapes.iter().enumerate() {
+        if !matches!(shape.route, Route::Lane(_) | Route::Across) {
+            continue;
+        }
+        for (m, &i) in shape.members.iter().enumerate() {
+            let (key, _) = edges[i];
+            let to = From::State(key.to);
+            let mut ends = vec![(key.from, to, true)];
+            if m == 0 || shape.members.len() == 1 {
+                ends.push((to, key.from, false));
+            }
+            for (here, other, is_from) in ends {
+                let (x, y) = center(here);
+                let side = side_of(here, other, shape.route);
+                // Across: both ends at one height, the source's.
+                if shape.route == Route::Across && !is_from {
+                    continue;
+                }
+                at_side
+                    .entry((x as i64, y as i64, side))
+                    .or_default()
+                    .push((center(other).1, s * 64 + m, is_from));
+            }
+        }
+    }
+    let mut port: HashMap<(usize, bool), f64> = HashMap::new();
+    for (_, mut list) in at_side {
+        list.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let n = list.len();
+        for (k, (_, id, is_from)) in list.into_iter().enumerate() {
+            let offset = if n == 1 {
+                0.0
+            } else {
+                -NODE_H / 2.0 + 7.0 + (NODE_H - 14.0) * k as f64 / (n - 1) as f64
+            };
+            port.insert((id, is_from), offset);
+        }
+    }
+    let mut placed: Vec<LabelBox> = drawn_states().map(|s| node_box(From::State(s))).collect();
+    if edges.iter().any(|(k, _)| k.from == From::Any) {
+        placed.push(node_box(From::Any));
+    }
+    let nodes = placed.len();
+    let mut out = Vec::new();
+    let mut bottoms = 0;
+    let mut lowest = row_y(7.0) + NODE_H;
+    // Unexpected shapes first: their labels get the best places; faint ones last.
+    let mut order: Vec<usize> = (0..shapes.len()).collect();
+    order.sort_by_key(|&s| {
+        (
+            shapes[s].kind != Kind::Unexpected,
+            shapes[s].kind == Kind::Rule,
+            s,
+        )
+    });
+    let (half_w, half_h) = (NODE_W / 2.0, NODE_H / 2.0);
+    for s in order {
+        let shape = &shapes[s];
+        let mut paths = Vec::new();
+        let mut arrows = Vec::new();
+        let mut all_points = Vec::new();
+        match shape.route {
+            Route::Down => {
+                let (key, _) = edges[shape.members[0]];
+                let (fx, fy) = center(key.from);
+                let (_, ty) = center(From::State(key.to));
+                all_points = vec![(fx, fy + half_h), (fx, ty - half_h)];
+                paths.push(path(&all_points));
+                arrows.push(true);
+            }
+            Route::Loop => {
+                let (key, _) = edges[shape.members[0]];
+                let (fx, fy) = center(key.from);
+                let (x, y) = (fx - 20.0, fy - half_h);
+                all_points = vec![(x, y)];
+                paths.push(format!(
+                    "M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
+                    x,
+                    y,
+                    x,
+                    y - 34.0,
+                    x - 34.0,
+                    y - 34.0,
+                    x - 34.0,
+                    y
+                ));
+                arrows.push(true);
+            }
+            Route::Across => {
+                let (key, _) = edges[shape.members[0]];
+                let (fx, fy) = center(key.from);
+                let (tx, _) = center(From::State(key.to));
+                let dir = if tx > fx { 1.0 } else { -1.0 };
+                let y = fy + port.get(&(s * 64, true)).copied().unwrap_or(0.0);
+                all_points = vec![(fx + dir * half_w, y), (tx - dir * half_w, y)];
+                paths.push(path(&all_points));
+                arrows.push(true);
+            }
+            Route::Lane(side) => {
+                let lane = match side {
+                    Side::Left => CENTER - half_w - 16.0 - LANE_GAP * lane_of[&s] as f64,
+                    Side::Right => CENTER + half_w + 16.0 + LANE_GAP * lane_of[&s] as f64,
+                };
+                let (first, _) = edges[shape.members[0]];
+                let to = From::State(first.to);
+                let (tx, ty) = center(to);
+                let end_x = if tx < lane { tx + half_w } else { tx - half_w };
+                let end_y = ty + port.get(&(s * 64, false)).copied().unwrap_or(0.0);
+                let mut ys = vec![end_y];
+                for (m, &i) in shape.members.iter().enumerate() {
+                    let (key, _) = edges[i];
+                    let (fx, fy) = center(key.from);
+                    let start_x = if fx < lane { fx + half_w } else { fx - half_w };
+                    let y = fy + port.get(&(s * 64 + m, true)).copied().unwrap_or(0.0);
+                    ys.push(y);
+                    if shape.members.len() == 1 {
+                        all_points = vec![(start_x, y), (lane, y), (lane, end_y), (end_x, end_y)];
+                        paths.push(path(&all_points));
+                        arrows.push(true);
+                    } else {
+                        paths.push(path(&[(start_x, y), (lane, y)]));
+                        arrows.push(false);
+                    }
+                }
+                if shape.members.len() > 1 {
+                    let low = ys.iter().copied().fold(f64::MAX, f64::min);
+                    let high = ys.iter().copied().fold(f64::MIN, f64::max);
+                    paths.push(path(&[(lane, low), (lane, high)]));
+                    arrows.push(false);
+                    paths.push(path(&[(lane, end_y), (end_x, end_y)]));
+                    arrows.push(true);
+                    all_points = vec![(lane, low), (lane, low), (lane, high)];
+                }
+            }
+            Route::Bottom => {
+                let (key, _) = edges[shape.members[0]];
+                let (fx, fy) = center(key.from);
+                let (tx, ty) = center(From::State(key.to));
+                let channel = row_y(8.0) + half_h + 24.0 + 16.0 * bottoms as f64;
+                bottoms += 1;
+                all_points = if key.from == From::Any {
+                    let start = (if tx < fx { fx - half_w } else { fx + half_w }, fy);
+                    vec![start, (tx, fy), (tx, ty + half_h)]
+                } else {
+                    let bottom_row = row_y(7.0);
+                    let edge_x = |x: f64| if x > CENTER { WIDTH - 12.0 } else { 12.0 };
+                    let outer = |x: f64| if x > CENTER { x + half_w } else { x - half_w };
+                    let mut p = Vec::new();
+                    if (fy - bottom_row).abs() < 1.0 {
+                        p.extend([(fx, fy + half_h), (fx, channel)]);
+                    } else {
+                        p.extend([(outer(fx), fy), (edge_x(fx), fy), (edge_x(fx), channel)]);
+                    }
+                    if (ty - bottom_row).abs() < 1.0 {
+                        p.extend([(tx, channel), (tx, ty + half_h)]);
+                    } else {
+                        p.extend([(edge_x(tx), channel), (edge_x(tx), ty), (outer(tx), ty)]);
+                    }
+                    p
+                };
+                lowest = lowest.max(channel).max(fy + half_h);
+                paths.push(path(&all_points));
+                arrows.push(true);
+            }
+        }
+        let label = if shape.lines.is_empty() {
+            None
+        } else {
+            let w = shape
+                .lines
+                .iter()
+                .map(|l| l.chars().count())
+                .max()
+                .unwrap_or(0) as f64
+                * CHAR_W
+                + 6.0;
+            let h = shape.lines.len() as f64 * LINE_H + 2.0;
+            let options = candidates(shape.route, &all_points, w, h);
+            let fits = |b: &LabelBox| b.x >= 0.0 && b.x + b.w <= WIDTH;
+            let free = options
+                .iter()
+                .find(|b| fits(b) && !placed.iter().any(|p| p.overlaps(b)));
+            // Where no place is free, the one that covers least.
+            let label = free.copied().unwrap_or_else(|| {
+                options
+                    .iter()
+                    .filter(|b| fits(b))
+                    .min_by(|a, b| {
+                        let cover =
+                            |x: &LabelBox| placed.iter().map(|p| p.overlap_area(x)).sum::<f64>();
+                        cover(a).total_cmp(&cover(b))
+                    })
+                    .copied()
+                    .unwrap_or(options[0])
+            });
+            placed.push(label);
+            lowest = lowest.max(label.y + label.h);
+            Some(label)
+        };
+        out.push(Placed {
+            paths,
+            arrows,
+            lines: shape.lines.clone(),
+            label,
+            kind: shape.kind,
+        });
+    }
+    let labels = placed.split_off(nodes);
+    (out, labels, lowest)
+}
+
+/// Every label's box and every node's box, as the SVG draws them (for tests that check
+/// that nothing overlaps).
+pub fn layout_boxes(report: &GraphReport) -> (Vec<LabelBox>, Vec<LabelBox>) {
+    let (_, labels, _) = lay_out(report);
+    let mut nodes: Vec<LabelBox> = drawn_states().map(|s| node_box(From::State(s))).collect();
+    if report.graph.edges.keys().any(|k| k.from == From::Any) {
+        nodes.push(node_box(From::Any));
+    }
+    (labels, nodes)
+}
+
+/// (stroke, dash, marker, width) of an edge.
+fn style(kind: Kind, observed: bool) -> (&'static str, &'static str, &'static str, f64) {
+    match (kind, observed) {
+        (Kind::Unexpected, _) => ("#d32f2f", "7 4", "bad", 2.2),
+        (Kind::Rule, true) => ("#c4c4c4", "3 3", "faint", 1.1),
+        _ => ("#444444", "", "ok", 1.4),
+    }
+}
+
+/// Writes the graph as a standalone SVG document.
+pub fn svg(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
+    let g = report.graph;
+    let (placed, _, lowest) = lay_out(report);
+    let legend_y = lowest + 36.0;
+    let height = legend_y + 24.0;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0}" width="{WIDTH}" height="{height:.0}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">"##
+    );
+    s.push_str(concat!(
+        "<defs>\n",
+        r##"<marker id="ok" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#444444"/></marker>"##,
+        "\n",
+        r##"<marker id="bad" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#d32f2f"/></marker>"##,
+        "\n",
+        r##"<marker id="faint" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#c4c4c4"/></marker>"##,
+        "\n</defs>\n",
+        r##"<rect width="100%" height="100%" fill="#ffffff"/>"##,
+        "\n"
+    ));
+    let title = if g.observed {
+        format!(
+            "fsmlog graph · rules {} · {} machines",
+            report.rules, report.machines
+        )
+    } else {
+        format!("fsmlog graph · rules {}", report.rules)
+    };
+    let _ = writeln!(
+        s,
+        r##"<text x="20" y="32" font-size="16" font-weight="bold" fill="#222">{}</text>"##,
+        escape::html(&title)
+    );
+    let mut order: Vec<&Placed> = placed.iter().collect();
+    order.sort_by_key(|d| match d.kind {
+        Kind::Rule => 0,
+        Kind::Expected => 1,
+        Kind::Unexpected => 2,
+    });
+    for d in &order {
+        let (stroke, dash, marker, width) = style(d.kind, g.observed);
+        for (p, arrow) in d.paths.iter().zip(&d.arrows) {
+            let end = if *arrow {
+                format!(r#" marker-end="url(#{marker})""#)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                r##"<path d="{p}" fill="none" stroke="{stroke}" stroke-width="{width}" stroke-dasharray="{dash}"{end}/>"##
+            );
+        }
+    }
+    for state in drawn_states() {
+        node(&mut s, From::State(state), node_note(g, state));
+    }
+    if g.edges.keys().any(|k| k.from == From::Any) {
+        node(&mut s, From::Any, Some("a `*` row".to_string()));
+    }
+    for d in &order {
+        let Some(b) = d.label else { continue };
+        let (stroke, _, _, _) = style(d.kind, g.observed);
+        let weight = if d.kind == Kind::Unexpected {
+            "bold"
+        } else {
+            "normal"
+        };
+        let _ = writeln!(
+            s,
+            r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#ffffff" fill-opacity="0.92"/>"##,
+            b.x, b.y, b.w, b.h
+        );
+        for (k, line) in d.lines.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="11" font-weight="{weight}" fill="{stroke}" xml:space="preserve">{}</text>"##,
+                b.x + 3.0,
+                b.y + 12.0 + k as f64 * LINE_H,
+                escape::html(line)
+            );
+        }
+    }
+    legend(&mut s, g.observed, legend_y);
+    s.push_str("</svg>\n");
+    out.write_all(s.as_bytes())
+}
+
+fn node(s: &mut String, from: From, note: Option<String>) {
+    let b = node_box(from);
+    let (cx, cy) = center(from);
+    let dashed = if from == From::Any {
+        r#" stroke-dasharray="4 3""#
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        s,
+        r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="8" fill="#f3f6fb" stroke="#33557a" stroke-width="1.5"{dashed}/>"##,
+        b.x, b.y, b.w, b.h
+    );
+    let name_y = if note.is_some() { cy - 3.0 } else { cy + 5.0 };
+    let _ = writeln!(
+        s,
+        r##"<text x="{cx:.1}" y="{name_y:.1}" text-anchor="middle" font-size="13" font-weight="bold" fill="#1b2b3a">{}</text>"##,
+        escape::html(node_name(from))
+    );
+    if let Some(note) = note {
+        let _ = writeln!(
+            s,
+            r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-size="10.5" fill="#4a5a6a">{}</text>"##,
+            cy + 13.0,
+            escape::html(&note)
+        );
+    }
+}
+
+fn legend(s: &mut String, observed: bool, y: f64) {
+    let items: &[(&str, &str, &str)] = if observed {
+        &[
+            ("#444444", "", "observed, expected"),
+            ("#d32f2f", "7 4", "observed, unexpected (no rule)"),
+            ("#c4c4c4", "3 3", "a rule nobody took"),
+        ]
+    } else {
+        &[(
+            "#444444",
+            "",
+            "a transition the rules allow; a loop: the machine stays",
+        )]
+    };
+    let mut x = 20.0;
+    for (stroke, dash, text) in items {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{stroke}" stroke-width="2" stroke-dasharray="{dash}"/><text x="{:.1}" y="{:.1}" font-size="12" fill="#333">{text}</text>"##,
+            x + 30.0,
+            x + 36.0,
+            y + 4.0
+        );
+        x += 46.0 + text.len() as f64 * 6.6 + 20.0;
+    }
+}
