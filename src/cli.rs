@@ -7,9 +7,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::event::{EventKind, State, parse_pair};
 use crate::input::Format;
 use crate::input::time::{ExtraZone, parse_zone_arg};
+use crate::issues::{IssueType, Severity};
 use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
 use crate::window::{NowSpec, Period, TimeSpec, WindowSpec, parse_now, parse_time_spec};
+use chrono::TimeDelta;
 
 /// Replay metal-stack machine provisioning logs through metal-api's FSM and report the
 /// transitions it does not expect.
@@ -53,6 +55,13 @@ pub enum Command {
     /// their events and counts, unexpected ones in red, rule edges nobody took faint).
     #[command(after_help = GRAPH_EXAMPLES, mut_arg("paths", |a| a.required(false)))]
     Graph(GraphArgs),
+    /// A fleet audit: metal-api's machine issues (crash loops, failed reclaims, recent
+    /// errors, liveliness, no event container) from an export, judged at --now, and the ones
+    /// only a replay sees (stuck machines, unexpected transitions). Exit 1 with --fail-on.
+    ///
+    /// Holds a few hundred bytes per machine until the input is read.
+    #[command(after_help = ISSUES_EXAMPLES)]
+    Issues(IssuesArgs),
     /// Why each unexpected pair happens: how long machines sat in the state before it, the
     /// stored events just before and after, the days it happened on, and machines to look at.
     ///
@@ -98,6 +107,11 @@ const GRAPH_EXAMPLES: &str = "Examples:
   fsmlog graph -o svg > rules.svg                        the rule set itself
   fsmlog graph -o svg fleet/ > fleet.svg                 what the fleet did, unexpected in red
   fsmlog graph -o mermaid --since 7d fleet/              for a pull-request comment";
+
+const ISSUES_EXAMPLES: &str = "Examples:
+  fsmlog issues fleet/                                   every machine with an issue, worst first
+  fsmlog issues --fail-on major fleet/                   a nightly gate: exit 1 on major or critical
+  fsmlog issues --now now --only stuck -o csv fleet/     stuck machines as of the wall clock";
 
 const EXPLAIN_EXAMPLES: &str = "Examples:
   fsmlog explain fleet/                                  every unexpected pair, explained
@@ -324,6 +338,54 @@ pub enum GraphFormat {
     Dot,
     /// A Mermaid flowchart (GitHub and GitLab render it).
     Mermaid,
+}
+
+/// `fsmlog issues`.
+#[derive(Debug, Args)]
+pub struct IssuesArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    /// The time to judge at: the newest event in the input (the default), `now` for the wall
+    /// clock, or a time.
+    #[arg(long, value_name = "TIME|now", value_parser = parse_now)]
+    pub now: Option<NowSpec>,
+    /// A last error event younger than this is an issue (`0` turns the check off).
+    #[arg(long, default_value = "7d", value_name = "DURATION", value_parser = parse_limit)]
+    pub last_error_threshold: TimeDelta,
+    /// A machine in a state it should pass through for longer than this is stuck.
+    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_limit)]
+    pub stuck_after: TimeDelta,
+    /// Only these issue types (repeatable).
+    #[arg(long = "only", value_enum, value_name = "TYPE")]
+    pub only: Vec<IssueType>,
+    /// Not these issue types (repeatable; beats --only).
+    #[arg(long = "omit", value_enum, value_name = "TYPE")]
+    pub omit: Vec<IssueType>,
+    /// Only issues at or above this severity.
+    #[arg(long, value_enum)]
+    pub severity: Option<Severity>,
+    /// Exit 1 when any machine has an issue at or above this severity.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<Severity>,
+    /// List the machines without issues too.
+    #[arg(long)]
+    pub all: bool,
+    /// With --fail-on, pass when no machine was read (by default that is exit 2).
+    #[arg(long)]
+    pub allow_empty: bool,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = TableFormat::Table)]
+    pub output: TableFormat,
+}
+
+fn parse_limit(text: &str) -> Result<TimeDelta, String> {
+    if text.trim() == "0" {
+        return Ok(TimeDelta::zero());
+    }
+    crate::window::parse_duration(text.trim())
+        .ok_or_else(|| format!("expected a duration like 7d, 36h, 90m or 30s, found {text:?}"))
 }
 
 /// `fsmlog explain`.

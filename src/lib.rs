@@ -17,6 +17,7 @@ pub mod export;
 pub mod gate;
 pub mod graph;
 pub mod input;
+pub mod issues;
 pub mod jsonsplit;
 pub mod propose;
 pub mod render;

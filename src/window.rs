@@ -56,21 +56,14 @@ fn parse_instant(text: &str) -> Result<DateTime<Utc>, String> {
     parse_rfc3339(text)
 }
 
-/// A duration like `7d`, `36h`, `90m`, `30s` or `2w`; `None` when the text is none.
+/// A duration like `7d`, `36h`, `1h30m`, `90m`, `30s` or `2w` (Go's `168h` too); `None` when
+/// the text is none.
 pub fn parse_duration(text: &str) -> Option<TimeDelta> {
-    let unit_at = text.find(|c: char| !c.is_ascii_digit())?;
-    let (number, unit) = text.split_at(unit_at);
-    let n: i64 = number.parse().ok()?;
-    let seconds = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return None,
-    };
+    // humantime also reads a bare number as an error and `1 day`; a date is no duration.
+    let parsed = humantime::parse_duration(text).ok()?;
     // Capped far beyond any real window, so no arithmetic on it can overflow.
-    TimeDelta::try_seconds(n.checked_mul(seconds)?.min(100 * 365 * 86_400))
+    let cap = std::time::Duration::from_secs(100 * 365 * 86_400);
+    TimeDelta::from_std(parsed.min(cap)).ok()
 }
 
 /// The window occurrences are counted in: `since ≤ time < until`.
@@ -208,7 +201,20 @@ mod tests {
             parse_time_spec("90m"),
             Ok(TimeSpec::Ago(TimeDelta::minutes(90)))
         );
+        assert_eq!(
+            parse_time_spec("1h30m"),
+            Ok(TimeSpec::Ago(TimeDelta::minutes(90)))
+        );
+        assert_eq!(
+            parse_time_spec("168h"),
+            Ok(TimeSpec::Ago(TimeDelta::days(7)))
+        );
+        assert_eq!(
+            parse_time_spec("2w"),
+            Ok(TimeSpec::Ago(TimeDelta::weeks(2)))
+        );
         assert!(parse_time_spec("yesterday").is_err());
+        assert!(parse_duration("12").is_none(), "a number without a unit");
         assert!(parse_time_spec("99999999999999999999d").is_err());
         assert_eq!(parse_now("now"), Ok(NowSpec::Wall));
     }

@@ -6,6 +6,7 @@ mod check;
 mod diff;
 mod explain;
 mod graph;
+mod issues;
 mod progress;
 mod propose;
 mod replay;
@@ -55,6 +56,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Check(args) => check::run(&args, &term),
         Command::Explain(args) => explain::run(&args, &term),
         Command::Graph(args) => graph::run(&args),
+        Command::Issues(args) => issues::run(&args, &term),
         Command::Rules(command) => rules::run(&command, &term),
         Command::Completions { shell } => shell::completions(shell),
         Command::Man => shell::man(),

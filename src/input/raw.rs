@@ -416,8 +416,8 @@ impl<'a> RawItem<'a> {
             }
             (Slot::Absent, v2 @ (Slot::Value(_) | Slot::Null), _) => {
                 parts.id = self.uuid.or(parts.id);
-                // Proto JSON leaves out unset messages: no allocation is none.
-                parts.info.allocated = Some(v1_allocation.unwrap_or(false));
+                // An absent allocation is not known to be none: exports leave it out of
+                // allocated machines too.
                 parts.liveliness = self
                     .status
                     .and_then(|s| s.liveliness)
@@ -603,7 +603,10 @@ mod tests {
         .unwrap();
         let parts = item.into_machine(None).unwrap();
         assert_eq!(parts.liveliness.as_deref(), Some("Dead"));
-        assert_eq!(parts.info.allocated, Some(false));
+        assert_eq!(
+            parts.info.allocated, None,
+            "left out is not known to be none"
+        );
         assert!(parts.info.no_event_container);
     }
 

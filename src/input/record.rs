@@ -71,10 +71,15 @@ impl MachineLog {
     }
 
     /// The time of the newest event read for the machine (the exported last error event
-    /// included): the data's own clock.
+    /// included), or of the newest event metal-api received (its `last_event_time`, which
+    /// may be an event it did not store) where that is later: the data's own clock.
     pub fn newest_event(&self) -> Option<DateTime<Utc>> {
         let last_error = self.last_error_event.as_ref().map(|e| e.time);
-        self.events.last().map(|e| e.time).max(last_error)
+        self.events
+            .last()
+            .map(|e| e.time)
+            .max(last_error)
+            .max(self.recorded.last_event_time)
     }
 
     /// The format's name in output: `list-json`, or `list-yaml` for the same shape in YAML.

@@ -167,6 +167,9 @@ pub struct Grid {
     /// Where the table is too wide for the terminal, print it as several tables, each with
     /// the first column (a matrix's row names) and as many others as fit.
     pub repeat_first: bool,
+    /// How many leading columns a terminal table shows once for a run of rows that repeat
+    /// them (a machine's several issues); Markdown and CSV repeat them on every row.
+    pub ditto: usize,
 }
 
 impl Grid {
@@ -176,6 +179,7 @@ impl Grid {
             columns,
             rows: Vec::new(),
             repeat_first: false,
+            ditto: 0,
         }
     }
 

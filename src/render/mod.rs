@@ -30,6 +30,16 @@ use doc::Doc;
 use terminal::Terminal;
 
 pub use json::explain as explain_json;
+pub use json::issues as issues_json;
+
+/// What `issues` prints: every judged machine, worst first.
+pub struct IssuesReport<'a> {
+    pub rules: &'a str,
+    /// The time the machines were judged at.
+    pub now: DateTime<Utc>,
+    pub summary: &'a Summary,
+    pub machines: &'a [crate::issues::Judged],
+}
 
 /// Prints a text view in one of the text formats.
 pub fn render_doc(

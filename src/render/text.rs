@@ -91,6 +91,7 @@ impl Show<'_> {
         let width = self.term.width.unwrap_or(usize::MAX);
         let mut out = String::new();
         let mut used = 0;
+        let mut full = false;
         for piece in pieces {
             let piece = if strong && piece.tone == Tone::Plain {
                 piece.clone().tone(Tone::Strong)
@@ -99,9 +100,18 @@ impl Show<'_> {
             };
             let plain = self.text(&piece.value);
             let w = plain.width();
-            if used > 0 && used + w > width && !plain.trim().is_empty() {
+            let blank = plain.trim().is_empty();
+            if used > 0 && used + w > width && blank {
+                // A space that does not fit is where the line breaks, not a trailing blank.
+                full = true;
+                continue;
+            }
+            if used > 0 && (full || used + w > width) && !blank {
+                let kept = out.trim_end_matches(' ').len();
+                out.truncate(kept);
                 out.push_str("\n  ");
                 used = 2;
+                full = false;
             }
             let shown = self.styled(&piece);
             if used == 2 && out.ends_with("\n  ") {
@@ -137,11 +147,17 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
     if grid.rows.is_empty() {
         return writeln!(out, "none");
     }
-    let texts: Vec<Vec<String>> = grid
+    let mut texts: Vec<Vec<String>> = grid
         .rows
         .iter()
         .map(|row| row.iter().map(|p| show.text(&p.value)).collect())
         .collect();
+    let ditto = grid.ditto.min(grid.columns.len());
+    for r in (1..texts.len()).rev() {
+        if ditto > 0 && texts[r][..ditto] == texts[r - 1][..ditto] {
+            texts[r][..ditto].iter_mut().for_each(String::clear);
+        }
+    }
     let natural: Vec<usize> = grid
         .columns
         .iter()

@@ -2,6 +2,7 @@
 //! files. The fleets' `expected.json` files were worked out independently of fsmlog from
 //! metal-api's behaviour; they are the oracle here.
 
+mod audit;
 #[path = "../../benches/support/fleet.rs"]
 #[allow(dead_code)]
 mod fleet;

@@ -397,12 +397,16 @@ fn trend_series_sum_to_the_counts() {
     assert!(table.contains("Per day"), "{table}");
 }
 
-/// The newest event of a list export, worked out from the file: the data's own clock.
+/// The newest event of a list export, worked out from the file (its events, last error
+/// events and last event times): the data's own clock.
 fn newest_event(list: &Path) -> String {
     let machines: Value = serde_json::from_str(&std::fs::read_to_string(list).unwrap()).unwrap();
     let mut times: Vec<chrono::DateTime<chrono::FixedOffset>> = Vec::new();
     for m in machines.as_array().unwrap() {
         let events = &m["events"];
+        if let Some(t) = events["last_event_time"].as_str() {
+            times.push(chrono::DateTime::parse_from_rfc3339(t).unwrap());
+        }
         for e in events["log"].as_array().unwrap().iter().chain(
             events["last_error_event"]
                 .as_object()

@@ -1,9 +1,11 @@
 //! The JSON and NDJSON output, whose shape is documented in docs/json.md and kept stable.
 
 mod explain;
+mod issues;
 pub(crate) mod safe;
 
 pub use explain::explain;
+pub use issues::issues;
 
 use std::io::{self, Write};
 

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod diff;
 pub mod explain;
+pub mod issues;
 pub mod propose;
 pub mod replay;
 pub mod report;

@@ -1,0 +1,112 @@
+//! `fsmlog issues`: every machine's issues at `--now`, worst first.
+
+use std::io::Write;
+
+use anyhow::Result;
+use chrono::Utc;
+
+use super::{Inputs, Outcome, Tally, print_problems, stdout};
+use crate::aggregate::{Counting, Summary};
+use crate::cli::{IssuesArgs, TableFormat};
+use crate::input::InputError;
+use crate::issues::{Filter, MachineFacts, Policy, audit};
+use crate::render::terminal::Terminal;
+use crate::render::{IssuesReport, TextFormat, render_doc, view};
+use crate::replay::replay;
+use crate::rules::Ruleset;
+
+/// What the audit gathers while reading: each machine, and the report's summary.
+#[derive(Default)]
+struct Gathered {
+    machines: Vec<MachineFacts>,
+    summary: Summary,
+}
+
+impl std::ops::AddAssign for Gathered {
+    fn add_assign(&mut self, other: Gathered) {
+        self.machines.extend(other.machines);
+        self.summary += other.summary;
+    }
+}
+
+impl Tally for Gathered {
+    fn input_error(&mut self, error: InputError) {
+        self.summary.input_error(error);
+    }
+
+    fn skipped(&mut self, path: String, reason: String) {
+        self.summary.skipped(path, reason);
+    }
+
+    fn file_read(&mut self, format: Option<&'static str>) {
+        self.summary.file_read(format);
+    }
+}
+
+/// Reads and replays everything, then judges every machine at `--now`.
+pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
+    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let inputs = Inputs::resolve(&args.input)?;
+    let mut gathered: Gathered = inputs.fold(|g: &mut Gathered, merged| {
+        let trace = replay(&merged.log, &rules);
+        g.machines.push(MachineFacts::of(&merged.log, &trace));
+        g.summary.add_machine(&trace, &merged, &Counting::default());
+    });
+    gathered.summary.sort();
+    let spec = crate::window::WindowSpec {
+        now: args.now.unwrap_or_default(),
+        ..Default::default()
+    };
+    let now = spec
+        .now(gathered.summary.newest_event)
+        .unwrap_or_else(Utc::now);
+    let policy = Policy {
+        now,
+        last_error_threshold: args.last_error_threshold,
+        stuck_after: args.stuck_after,
+    };
+    let filter = Filter {
+        only: args.only.clone(),
+        omit: args.omit.clone(),
+        severity: args.severity,
+    };
+    let judged = audit(
+        std::mem::take(&mut gathered.machines),
+        &policy,
+        &filter,
+        args.all,
+    );
+    let report = IssuesReport {
+        rules: &rules.name,
+        now,
+        summary: &gathered.summary,
+        machines: &judged,
+    };
+    let mut out = stdout();
+    match args.output {
+        TableFormat::Json => crate::render::issues_json(&report, &mut out)?,
+        format => {
+            let doc = view::issues::doc(&report);
+            let format = match format {
+                TableFormat::Markdown => TextFormat::Markdown,
+                TableFormat::Csv => TextFormat::Csv,
+                _ => TextFormat::Table,
+            };
+            render_doc(&doc, format, term, &mut out)?;
+        }
+    }
+    out.flush()?;
+    let s = &gathered.summary;
+    print_problems(&s.errors, &s.skipped);
+    let empty = args.fail_on.is_some() && super::nothing_read(s.machines, args.allow_empty);
+    let failed = args
+        .fail_on
+        .is_some_and(|at| judged.iter().any(|j| j.worst().is_some_and(|w| w >= at)));
+    Ok(if !s.errors.is_empty() || empty {
+        Outcome::InputErrors
+    } else if failed {
+        Outcome::GateFailed
+    } else {
+        Outcome::Ok
+    })
+}

@@ -1,0 +1,426 @@
+//! A fleet audit: metal-api's own event-derived machine issues (`metalctl machine issues`),
+//! evaluated on the container metal-api held as the export shows it, plus the issues only a
+//! replay can see — machines stuck half-way through provisioning, and machines that keep
+//! hitting unexpected transitions. What a machine looks like is gathered while the input is
+//! read; the issues are judged at `--now`, known once everything is read.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use chrono::{DateTime, TimeDelta, Utc};
+
+use crate::event::{EventKind, State};
+use crate::input::MachineLog;
+use crate::render::doc::duration;
+use crate::replay::{Trace, Verdict};
+
+/// How bad an issue is (metal-api's severities).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum Severity {
+    Minor,
+    Major,
+    Critical,
+}
+
+impl Severity {
+    /// metal-api's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Minor => "minor",
+            Severity::Major => "major",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// The kinds of issue, in the order output lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum IssueType {
+    #[value(name = "no-event-container")]
+    NoEventContainer,
+    #[value(name = "liveliness-dead")]
+    LivelinessDead,
+    #[value(name = "liveliness-unknown")]
+    LivelinessUnknown,
+    #[value(name = "liveliness-not-available")]
+    LivelinessNotAvailable,
+    #[value(name = "failed-machine-reclaim")]
+    FailedMachineReclaim,
+    #[value(name = "crashloop")]
+    Crashloop,
+    #[value(name = "last-event-error")]
+    LastEventError,
+    #[value(name = "stuck")]
+    Stuck,
+    #[value(name = "unexpected-transitions")]
+    UnexpectedTransitions,
+}
+
+impl IssueType {
+    /// Every type, in output order.
+    pub const ALL: [IssueType; 9] = [
+        IssueType::NoEventContainer,
+        IssueType::LivelinessDead,
+        IssueType::LivelinessUnknown,
+        IssueType::LivelinessNotAvailable,
+        IssueType::FailedMachineReclaim,
+        IssueType::Crashloop,
+        IssueType::LastEventError,
+        IssueType::Stuck,
+        IssueType::UnexpectedTransitions,
+    ];
+
+    /// The type's id, as metal-api names it (`stuck` and `unexpected-transitions` are
+    /// fsmlog's own).
+    pub fn id(self) -> &'static str {
+        match self {
+            IssueType::NoEventContainer => "no-event-container",
+            IssueType::LivelinessDead => "liveliness-dead",
+            IssueType::LivelinessUnknown => "liveliness-unknown",
+            IssueType::LivelinessNotAvailable => "liveliness-not-available",
+            IssueType::FailedMachineReclaim => "failed-machine-reclaim",
+            IssueType::Crashloop => "crashloop",
+            IssueType::LastEventError => "last-event-error",
+            IssueType::Stuck => "stuck",
+            IssueType::UnexpectedTransitions => "unexpected-transitions",
+        }
+    }
+
+    /// How bad it is.
+    pub fn severity(self) -> Severity {
+        match self {
+            IssueType::FailedMachineReclaim => Severity::Critical,
+            IssueType::NoEventContainer
+            | IssueType::LivelinessDead
+            | IssueType::LivelinessUnknown
+            | IssueType::Crashloop
+            | IssueType::Stuck => Severity::Major,
+            IssueType::LivelinessNotAvailable
+            | IssueType::LastEventError
+            | IssueType::UnexpectedTransitions => Severity::Minor,
+        }
+    }
+
+    /// metal-api's description (fsmlog's for its own two).
+    pub fn description(self) -> &'static str {
+        match self {
+            IssueType::NoEventContainer => "machine has no event container",
+            IssueType::LivelinessDead => "the machine is not sending events anymore",
+            IssueType::LivelinessUnknown => {
+                "the machine is not sending LLDP alive messages anymore"
+            }
+            IssueType::LivelinessNotAvailable => "the machine liveliness is not available",
+            IssueType::FailedMachineReclaim => "machine phones home but not allocated",
+            IssueType::Crashloop => "machine is in a provisioning crash loop (⭕)",
+            IssueType::LastEventError => {
+                "the machine had an error during the provisioning lifecycle"
+            }
+            IssueType::Stuck => "the machine stays in a state it should pass through",
+            IssueType::UnexpectedTransitions => {
+                "the machine received events its state has no rule for"
+            }
+        }
+    }
+
+    /// Where the issue comes from, for the docs.
+    pub fn from_replay(self) -> bool {
+        matches!(self, IssueType::Stuck | IssueType::UnexpectedTransitions)
+    }
+}
+
+impl fmt::Display for IssueType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// What the audit needs of one machine: the container metal-api held (the exported flags,
+/// liveliness and last error where the input carries them, the replayed ones where not).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MachineFacts {
+    pub machine: String,
+    /// The replayed state.
+    pub state: State,
+    /// The newest stored event.
+    pub newest_stored: Option<EventKind>,
+    /// When the machine last sent anything: the newest event, or the exported
+    /// `last_event_time` where that is newer.
+    pub last_event_time: Option<DateTime<Utc>>,
+    /// The last error metal-api held (see [`MachineFacts::of`]).
+    pub last_error_time: Option<DateTime<Utc>>,
+    pub crash_loop: bool,
+    pub failed_machine_reclaim: bool,
+    pub liveliness: Option<String>,
+    pub allocated: Option<bool>,
+    pub no_event_container: bool,
+    /// The machine's unexpected occurrences, as `report` counts them.
+    pub unexpected: BTreeMap<(State, EventKind), u64>,
+}
+
+impl MachineFacts {
+    /// Gathers what the audit needs from a machine's log and its replay.
+    pub fn of(log: &MachineLog, trace: &Trace) -> MachineFacts {
+        let c = &trace.container;
+        let mut unexpected = BTreeMap::new();
+        for step in trace.steps.iter().chain(trace.last_error_only.iter()) {
+            if step.verdict == Verdict::Unexpected {
+                *unexpected.entry((step.from, step.event)).or_default() += 1;
+            }
+        }
+        // The exported last error is the one metal-api held; a replayed one replaces it only
+        // when it comes from events newer than the export (a replay under other rules finds
+        // errors metal-api never stored).
+        let recorded = &log.recorded;
+        let exported_container = recorded.crash_loop.is_some()
+            || recorded.failed_machine_reclaim.is_some()
+            || log.last_error_event.is_some();
+        let exported_as_of = [recorded.crash_loop, recorded.failed_machine_reclaim]
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_of)
+            .chain(recorded.last_event_time)
+            .max();
+        let replayed_error = c.last_error_event.as_ref().map(|e| e.time);
+        let last_error_time = if exported_container {
+            let newer = replayed_error.filter(|&t| exported_as_of.is_some_and(|as_of| t > as_of));
+            log.last_error_event.as_ref().map(|e| e.time).max(newer)
+        } else {
+            replayed_error
+        };
+        MachineFacts {
+            machine: log.machine.clone(),
+            state: c.state(),
+            newest_stored: c.events.front().map(|e| e.event),
+            last_event_time: [
+                c.last_event_time,
+                log.recorded.last_event_time,
+                log.newest_event(),
+            ]
+            .into_iter()
+            .flatten()
+            .max(),
+            last_error_time,
+            crash_loop: c.held_crash_loop(),
+            failed_machine_reclaim: c.failed_machine_reclaim,
+            liveliness: log.recorded.liveliness.clone(),
+            allocated: log.machine_info.allocated,
+            no_event_container: log.machine_info.no_event_container,
+            unexpected,
+        }
+    }
+}
+
+/// One issue of one machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    pub kind: IssueType,
+    pub details: String,
+}
+
+/// How the audit judges.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub now: DateTime<Utc>,
+    /// A last error younger than this is an issue; zero turns the check off (as in metal-api).
+    pub last_error_threshold: TimeDelta,
+    /// A machine in a transient state longer than this is stuck.
+    pub stuck_after: TimeDelta,
+}
+
+/// metal-api's liveliness job: more than five minutes without an event is Unknown for an
+/// allocated machine (or one whose allocation the input does not tell), Dead otherwise.
+pub const DEAD_AFTER: TimeDelta = TimeDelta::minutes(5);
+
+/// The states a machine only passes through.
+fn transient(state: State) -> bool {
+    matches!(
+        state,
+        State::PxeBooting
+            | State::Preparing
+            | State::Registering
+            | State::Installing
+            | State::BootingNewKernel
+            | State::PlannedReboot
+            | State::MachineReclaim
+            | State::Crashing
+    )
+}
+
+fn ago(now: DateTime<Utc>, then: DateTime<Utc>) -> String {
+    duration((now - then).num_milliseconds() as f64 / 1000.0)
+}
+
+/// Every issue of one machine at `policy.now`, in output order.
+pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
+    let now = policy.now;
+    let mut issues = Vec::new();
+    let mut add = |kind: IssueType, details: String| issues.push(Issue { kind, details });
+    if m.no_event_container {
+        add(
+            IssueType::NoEventContainer,
+            "the export holds the machine but no event of it".to_string(),
+        );
+    }
+    // Liveliness: as exported, else as metal-api's liveliness job would set it now.
+    let (liveliness, how) = match &m.liveliness {
+        Some(exported) => {
+            let how = match m.last_event_time {
+                Some(last) => format!("as exported; last event {} ago", ago(now, last)),
+                None => "as exported".to_string(),
+            };
+            (exported.clone(), how)
+        }
+        None => match m.last_event_time {
+            None => (String::new(), "no event time to judge by".to_string()),
+            Some(last) if now - last > DEAD_AFTER => {
+                let computed = if m.allocated == Some(false) {
+                    "Dead"
+                } else {
+                    "Unknown"
+                };
+                let why = match m.allocated {
+                    Some(true) => "allocated",
+                    Some(false) => "not allocated",
+                    None => "allocation not known",
+                };
+                (
+                    computed.to_string(),
+                    format!("last event {} ago, {why}", ago(now, last)),
+                )
+            }
+            Some(_) => ("Alive".to_string(), String::new()),
+        },
+    };
+    match liveliness.as_str() {
+        "Alive" => {}
+        "Dead" => add(IssueType::LivelinessDead, how),
+        "Unknown" => add(IssueType::LivelinessUnknown, how),
+        _ => add(IssueType::LivelinessNotAvailable, how),
+    }
+    let not_allocated_phoned_home =
+        m.allocated == Some(false) && m.newest_stored == Some(EventKind::PhonedHome);
+    if m.failed_machine_reclaim {
+        add(
+            IssueType::FailedMachineReclaim,
+            "phoned home more than 5 minutes after a machine reclaim".to_string(),
+        );
+    } else if not_allocated_phoned_home {
+        add(
+            IssueType::FailedMachineReclaim,
+            "not allocated, and its newest event is Phoned Home".to_string(),
+        );
+    }
+    if m.crash_loop && m.newest_stored != Some(EventKind::Waiting) {
+        add(
+            IssueType::Crashloop,
+            format!("in {} after unexpected PXE Booting or Preparing", m.state),
+        );
+    }
+    if policy.last_error_threshold > TimeDelta::zero()
+        && let Some(at) = m.last_error_time
+        && now - at < policy.last_error_threshold
+    {
+        add(
+            IssueType::LastEventError,
+            format!("occurred {} ago", ago(now, at)),
+        );
+    }
+    if transient(m.state)
+        && let Some(last) = m.last_event_time
+        && now - last > policy.stuck_after
+    {
+        add(
+            IssueType::Stuck,
+            format!("in {} for {} without an event", m.state, ago(now, last)),
+        );
+    }
+    if !m.unexpected.is_empty() {
+        let listed: Vec<String> = unexpected_pairs(m)
+            .iter()
+            .map(|((state, event), n)| format!("{event} in {state} ×{n}"))
+            .collect();
+        add(IssueType::UnexpectedTransitions, listed.join(", "));
+    }
+    issues
+}
+
+/// A machine's unexpected (state, event) pairs with their counts, most frequent first.
+pub fn unexpected_pairs(m: &MachineFacts) -> Vec<((State, EventKind), u64)> {
+    let mut pairs: Vec<_> = m.unexpected.iter().map(|(k, n)| (*k, *n)).collect();
+    pairs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    pairs
+}
+
+/// Which issues to show, as metal-api's filters do: `omit` beats `only`, and `severity` keeps
+/// those at or above it.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub only: Vec<IssueType>,
+    pub omit: Vec<IssueType>,
+    pub severity: Option<Severity>,
+}
+
+impl Filter {
+    /// Whether an issue type passes.
+    pub fn keeps(&self, kind: IssueType) -> bool {
+        !self.omit.contains(&kind)
+            && (self.only.is_empty() || self.only.contains(&kind))
+            && self.severity.is_none_or(|s| kind.severity() >= s)
+    }
+}
+
+/// A machine and its issues, as output shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub facts: MachineFacts,
+    pub issues: Vec<Issue>,
+}
+
+impl Judged {
+    /// The worst severity among the machine's issues.
+    pub fn worst(&self) -> Option<Severity> {
+        self.issues.iter().map(|i| i.kind.severity()).max()
+    }
+}
+
+/// Judges every machine and orders them: worst first, then by id (a machine's issues worst
+/// first too); machines without issues only when `all`.
+pub fn audit(
+    machines: Vec<MachineFacts>,
+    policy: &Policy,
+    filter: &Filter,
+    all: bool,
+) -> Vec<Judged> {
+    let mut judged: Vec<Judged> = machines
+        .into_iter()
+        .map(|facts| {
+            let mut issues: Vec<Issue> = evaluate(&facts, policy)
+                .into_iter()
+                .filter(|i| filter.keeps(i.kind))
+                .collect();
+            issues.sort_by_key(|i| std::cmp::Reverse(i.kind.severity()));
+            Judged { facts, issues }
+        })
+        .filter(|j| all || !j.issues.is_empty())
+        .collect();
+    judged.sort_by(|a, b| {
+        b.worst()
+            .cmp(&a.worst())
+            .then_with(|| a.facts.machine.cmp(&b.facts.machine))
+    });
+    judged
+}
+
+/// How many machines have each issue type.
+pub fn counts(judged: &[Judged]) -> BTreeMap<IssueType, u64> {
+    let mut counts = BTreeMap::new();
+    for j in judged {
+        for issue in &j.issues {
+            *counts.entry(issue.kind).or_default() += 1;
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,238 @@
+//! Each rule of the audit, and each of its edges, on hand-made machines.
+
+use super::*;
+
+fn t(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+const NOW: &str = "2025-09-22T12:00:00Z";
+
+fn policy() -> Policy {
+    Policy {
+        now: t(NOW),
+        last_error_threshold: TimeDelta::days(7),
+        stuck_after: TimeDelta::hours(1),
+    }
+}
+
+/// A healthy machine: waiting, alive a minute ago, nothing recorded.
+fn machine() -> MachineFacts {
+    MachineFacts {
+        machine: "m".to_string(),
+        state: State::Waiting,
+        newest_stored: Some(EventKind::Waiting),
+        last_event_time: Some(t("2025-09-22T11:59:00Z")),
+        last_error_time: None,
+        crash_loop: false,
+        failed_machine_reclaim: false,
+        liveliness: Some("Alive".to_string()),
+        allocated: Some(false),
+        no_event_container: false,
+        unexpected: BTreeMap::new(),
+    }
+}
+
+fn kinds(m: &MachineFacts) -> Vec<IssueType> {
+    evaluate(m, &policy()).into_iter().map(|i| i.kind).collect()
+}
+
+#[test]
+fn a_healthy_machine_has_no_issue() {
+    assert_eq!(kinds(&machine()), vec![]);
+}
+
+#[test]
+fn crashloop_unless_the_newest_stored_event_is_waiting() {
+    let mut m = machine();
+    m.crash_loop = true;
+    assert_eq!(kinds(&m), vec![], "Waiting is the exception");
+    m.newest_stored = Some(EventKind::Preparing);
+    m.state = State::Preparing;
+    assert_eq!(kinds(&m), vec![IssueType::Crashloop]);
+    assert_eq!(IssueType::Crashloop.severity(), Severity::Major);
+}
+
+#[test]
+fn failed_machine_reclaim_by_the_flag_or_by_phoning_home_unallocated() {
+    let mut m = machine();
+    m.failed_machine_reclaim = true;
+    assert_eq!(kinds(&m), vec![IssueType::FailedMachineReclaim]);
+    assert_eq!(
+        IssueType::FailedMachineReclaim.severity(),
+        Severity::Critical
+    );
+    let mut m = machine();
+    m.state = State::PhonedHome;
+    m.newest_stored = Some(EventKind::PhonedHome);
+    assert_eq!(
+        kinds(&m),
+        vec![IssueType::FailedMachineReclaim],
+        "allocation null"
+    );
+    m.allocated = None;
+    assert_eq!(kinds(&m), vec![], "allocation not known: not judged");
+    m.allocated = Some(true);
+    assert_eq!(kinds(&m), vec![]);
+}
+
+#[test]
+fn last_event_error_within_the_threshold_only() {
+    let mut m = machine();
+    m.last_error_time = Some(t(NOW) - TimeDelta::days(7) + TimeDelta::seconds(1));
+    let issues = evaluate(&m, &policy());
+    assert_eq!(issues.len(), 1);
+    assert_eq!(issues[0].kind, IssueType::LastEventError);
+    assert_eq!(issues[0].details, "occurred 6d23h ago");
+    m.last_error_time = Some(t(NOW) - TimeDelta::days(7));
+    assert_eq!(
+        kinds(&m),
+        vec![],
+        "exactly the threshold is not less than it"
+    );
+    m.last_error_time = Some(t(NOW) - TimeDelta::hours(51));
+    let mut off = policy();
+    off.last_error_threshold = TimeDelta::zero();
+    assert!(
+        evaluate(&m, &off).is_empty(),
+        "a zero threshold turns the check off"
+    );
+    assert_eq!(evaluate(&m, &policy())[0].details, "occurred 2d3h ago");
+}
+
+#[test]
+fn liveliness_as_exported() {
+    for (exported, kind) in [
+        ("Dead", Some(IssueType::LivelinessDead)),
+        ("Unknown", Some(IssueType::LivelinessUnknown)),
+        ("", Some(IssueType::LivelinessNotAvailable)),
+        ("Alive", None),
+    ] {
+        let mut m = machine();
+        m.liveliness = Some(exported.to_string());
+        // The exported value stands, even where the events would say otherwise.
+        m.last_event_time = Some(t("2025-01-01T00:00:00Z"));
+        assert_eq!(
+            kinds(&m),
+            kind.into_iter().collect::<Vec<_>>(),
+            "{exported:?}"
+        );
+    }
+}
+
+#[test]
+fn liveliness_computed_at_now_where_the_export_has_none() {
+    let mut m = machine();
+    m.liveliness = None;
+    m.last_event_time = Some(t(NOW) - DEAD_AFTER);
+    assert_eq!(kinds(&m), vec![], "exactly five minutes is still alive");
+    m.last_event_time = Some(t(NOW) - DEAD_AFTER - TimeDelta::milliseconds(1));
+    m.allocated = Some(false);
+    assert_eq!(kinds(&m), vec![IssueType::LivelinessDead]);
+    m.allocated = Some(true);
+    assert_eq!(kinds(&m), vec![IssueType::LivelinessUnknown]);
+    m.allocated = None;
+    assert_eq!(
+        kinds(&m),
+        vec![IssueType::LivelinessUnknown],
+        "allocation not known"
+    );
+    m.last_event_time = None;
+    assert_eq!(kinds(&m), vec![IssueType::LivelinessNotAvailable]);
+    assert_eq!(
+        IssueType::LivelinessNotAvailable.severity(),
+        Severity::Minor
+    );
+}
+
+#[test]
+fn a_machine_export_without_events_has_no_event_container() {
+    let mut m = machine();
+    m.no_event_container = true;
+    m.newest_stored = None;
+    m.last_event_time = None;
+    m.liveliness = None;
+    m.state = State::Initial;
+    assert_eq!(
+        kinds(&m),
+        vec![
+            IssueType::NoEventContainer,
+            IssueType::LivelinessNotAvailable
+        ]
+    );
+}
+
+#[test]
+fn stuck_in_a_transient_state_beyond_the_limit() {
+    let mut m = machine();
+    m.state = State::Installing;
+    m.newest_stored = Some(EventKind::Installing);
+    m.last_event_time = Some(t(NOW) - TimeDelta::hours(1));
+    assert_eq!(kinds(&m), vec![], "exactly an hour is not more than it");
+    m.last_event_time = Some(t(NOW) - TimeDelta::hours(1) - TimeDelta::seconds(1));
+    let issues = evaluate(&m, &policy());
+    assert_eq!(issues[0].kind, IssueType::Stuck);
+    assert_eq!(issues[0].details, "in Installing for 1h without an event");
+    m.state = State::Waiting;
+    assert_eq!(kinds(&m), vec![], "Waiting is where a machine may stay");
+    m.state = State::PhonedHome;
+    assert_eq!(kinds(&m), vec![]);
+}
+
+#[test]
+fn unexpected_transitions_most_frequent_first() {
+    let mut m = machine();
+    m.unexpected = BTreeMap::from([
+        ((State::Preparing, EventKind::Preparing), 1),
+        ((State::Waiting, EventKind::PxeBooting), 3),
+    ]);
+    let issues = evaluate(&m, &policy());
+    assert_eq!(issues[0].kind, IssueType::UnexpectedTransitions);
+    assert_eq!(
+        issues[0].details,
+        "PXE Booting in Waiting ×3, Preparing in Preparing ×1"
+    );
+}
+
+#[test]
+fn filters_omit_beats_only_and_severity_is_at_or_above() {
+    let filter = Filter {
+        only: vec![IssueType::Crashloop, IssueType::Stuck],
+        omit: vec![IssueType::Stuck],
+        severity: None,
+    };
+    assert!(filter.keeps(IssueType::Crashloop));
+    assert!(!filter.keeps(IssueType::Stuck));
+    assert!(!filter.keeps(IssueType::LastEventError));
+    let major = Filter {
+        severity: Some(Severity::Major),
+        ..Filter::default()
+    };
+    assert!(major.keeps(IssueType::FailedMachineReclaim));
+    assert!(major.keeps(IssueType::Crashloop));
+    assert!(!major.keeps(IssueType::UnexpectedTransitions));
+}
+
+#[test]
+fn the_audit_lists_the_worst_first_then_by_id() {
+    let healthy = machine();
+    let mut minor = machine();
+    minor.machine = "a".to_string();
+    minor.unexpected = BTreeMap::from([((State::Waiting, EventKind::PxeBooting), 1)]);
+    let mut critical = machine();
+    critical.machine = "z".to_string();
+    critical.failed_machine_reclaim = true;
+    let judged = audit(
+        vec![healthy.clone(), minor, critical],
+        &policy(),
+        &Filter::default(),
+        false,
+    );
+    let ids: Vec<&str> = judged.iter().map(|j| j.facts.machine.as_str()).collect();
+    assert_eq!(ids, vec!["z", "a"], "no healthy machine without --all");
+    let all = audit(vec![healthy], &policy(), &Filter::default(), true);
+    assert_eq!(all.len(), 1);
+    assert!(all[0].issues.is_empty());
+}

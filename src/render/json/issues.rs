@@ -1,0 +1,92 @@
+//! `issues -o json`.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::InputsJson;
+use crate::issues::{IssueType, counts, unexpected_pairs};
+use crate::render::{IssuesReport, time};
+
+#[derive(Serialize)]
+struct IssuesJson<'a> {
+    rules: &'a str,
+    now: String,
+    inputs: InputsJson<'a>,
+    counts: BTreeMap<&'static str, u64>,
+    machines: Vec<MachineJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct MachineJson<'a> {
+    machine: &'a str,
+    state: &'static str,
+    last_event_time: Option<String>,
+    allocated: Option<bool>,
+    issues: Vec<IssueJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct IssueJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    severity: &'static str,
+    description: &'static str,
+    details: &'a str,
+    /// The unexpected pairs behind an `unexpected-transitions` issue, most frequent first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pairs: Option<Vec<PairJson>>,
+}
+
+#[derive(Serialize)]
+struct PairJson {
+    state: &'static str,
+    event: &'static str,
+    count: u64,
+}
+
+/// Writes `issues -o json`.
+pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
+    let doc = IssuesJson {
+        rules: report.rules,
+        now: time(report.now),
+        inputs: InputsJson::of(report.summary),
+        counts: counts(report.machines)
+            .into_iter()
+            .map(|(kind, n)| (kind.id(), n))
+            .collect(),
+        machines: report
+            .machines
+            .iter()
+            .map(|j| MachineJson {
+                machine: &j.facts.machine,
+                state: j.facts.state.name(),
+                last_event_time: j.facts.last_event_time.map(time),
+                allocated: j.facts.allocated,
+                issues: j
+                    .issues
+                    .iter()
+                    .map(|i| IssueJson {
+                        kind: i.kind.id(),
+                        severity: i.kind.severity().name(),
+                        description: i.kind.description(),
+                        details: &i.details,
+                        pairs: (i.kind == IssueType::UnexpectedTransitions).then(|| {
+                            unexpected_pairs(&j.facts)
+                                .into_iter()
+                                .map(|((state, event), count)| PairJson {
+                                    state: state.name(),
+                                    event: event.name(),
+                                    count,
+                                })
+                                .collect()
+                        }),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    };
+    super::safe::pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
