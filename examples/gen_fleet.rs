@@ -9,6 +9,8 @@
 //! per-machine formats (logs-json, describe-json, event-api, table, markdown) write a directory.
 //! The exports hold what metal-api v0.42.2 stored; the raw stream (ndjson) what the machines sent.
 
+#[path = "../benches/support/details.rs"]
+mod details;
 #[path = "../benches/support/fleet.rs"]
 mod fleet;
 
@@ -37,6 +39,10 @@ struct Args {
     /// Simulate each machine until metal-api holds this many stored events for it.
     #[arg(long, default_value_t = 100)]
     events: usize,
+    /// Give each machine of a describe or list export what metal-api's v1 API holds besides
+    /// its events (hardware, IPMI, BIOS, tags, allocation: ~6 KB), as real exports have it.
+    #[arg(long)]
+    real: bool,
     /// The file (fleet formats) or directory (per-machine formats) to write; `-` for stdout.
     #[arg(long, default_value = "-")]
     out: PathBuf,
@@ -54,7 +60,7 @@ fn main() -> Result<()> {
                 .out
                 .join(format!("{}.{}", m.id, args.format.extension()));
             let mut exporter = Exporter::new(args.format, BufWriter::new(File::create(&path)?));
-            exporter.machine(&m.id, &m.container)?;
+            exporter.machine_with(&m.id, &m.container, &extra(&args, index))?;
             exporter.finish()?;
         }
         return Ok(());
@@ -98,8 +104,16 @@ fn main() -> Result<()> {
     let mut exporter = Exporter::new(args.format, out);
     for index in 0..args.machines {
         let m = fleet::machine(args.seed, index, args.events, &rules);
-        exporter.machine(&m.id, &m.container)?;
+        exporter.machine_with(&m.id, &m.container, &extra(&args, index))?;
     }
     exporter.finish()?;
     Ok(())
+}
+
+fn extra(args: &Args, index: u64) -> serde_json::Map<String, serde_json::Value> {
+    if args.real {
+        details::details(args.seed, index)
+    } else {
+        serde_json::Map::new()
+    }
 }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
 use clap::ValueEnum;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::event::{EventKind, format_time};
 use crate::replay::{Container, StoredEvent};
@@ -79,6 +79,18 @@ impl<W: Write> Exporter<W> {
 
     /// Writes one machine's container.
     pub fn machine(&mut self, id: &str, c: &Container) -> io::Result<()> {
+        self.machine_with(id, c, &Map::new())
+    }
+
+    /// Writes one machine's container, with `details` (hardware, allocation, …) beside its
+    /// events in the layouts that hold whole machine objects (describe, list); the other
+    /// layouts have no place for them.
+    pub fn machine_with(
+        &mut self,
+        id: &str,
+        c: &Container,
+        details: &Map<String, Value>,
+    ) -> io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
         let out = &mut self.out;
@@ -91,9 +103,9 @@ impl<W: Write> Exporter<W> {
                 }
                 Ok(())
             }
-            Layout::DescribeJson => write_pretty(out, &describe_json(id, c)),
+            Layout::DescribeJson => write_pretty(out, &describe_json(id, c, details)),
             Layout::EventApi => write_pretty(out, &event_block(c)),
-            Layout::ListJson => array_item_pretty(out, first, &describe_json(id, c)),
+            Layout::ListJson => array_item_pretty(out, first, &describe_json(id, c, details)),
             Layout::ContainerDump => array_item(out, first, &container_json(id, c)),
             Layout::V2Json => array_item(out, first, &v2_json(id, c)),
             Layout::Ndjson => {
@@ -193,13 +205,13 @@ fn event_block(c: &Container) -> Value {
     })
 }
 
-fn describe_json(id: &str, c: &Container) -> Value {
-    json!({
-        "id": id,
-        "name": id,
-        "liveliness": c.liveliness.name(),
-        "events": event_block(c),
-    })
+fn describe_json(id: &str, c: &Container, details: &Map<String, Value>) -> Value {
+    let mut m = details.clone();
+    m.insert("id".into(), json!(id));
+    m.insert("name".into(), json!(id));
+    m.insert("liveliness".into(), json!(c.liveliness.name()));
+    m.insert("events".into(), event_block(c));
+    Value::Object(m)
 }
 
 fn container_json(id: &str, c: &Container) -> Value {

@@ -161,6 +161,8 @@ impl MachineFacts {
     /// Gathers what the audit needs from a machine's log and its replay.
     pub fn of(log: &MachineLog, trace: &Trace) -> MachineFacts {
         let c = &trace.container;
+        let newest = log.events.last().map(|e| e.time);
+        let newer_than = |as_of: Option<DateTime<Utc>>| newest > as_of;
         let mut unexpected = BTreeMap::new();
         for step in trace.steps.iter().chain(trace.last_error_only.iter()) {
             if step.verdict == Verdict::Unexpected {
@@ -202,8 +204,16 @@ impl MachineFacts {
             last_error_time,
             crash_loop: c.held_crash_loop(),
             failed_machine_reclaim: c.failed_machine_reclaim,
-            liveliness: log.recorded.liveliness.clone(),
-            allocated: log.machine_info.allocated,
+            // What an export said of the machine holds until a newer event says otherwise.
+            liveliness: log
+                .recorded
+                .liveliness
+                .clone()
+                .filter(|_| !newer_than(log.recorded.liveliness_as_of)),
+            allocated: log
+                .machine_info
+                .allocated
+                .filter(|_| !newer_than(log.machine_info.allocated_as_of)),
             no_event_container: log.machine_info.no_event_container,
             unexpected,
         }
@@ -247,7 +257,7 @@ fn transient(state: State) -> bool {
 }
 
 fn ago(now: DateTime<Utc>, then: DateTime<Utc>) -> String {
-    duration((now - then).num_milliseconds() as f64 / 1000.0)
+    duration((now - then).num_milliseconds().max(0) as f64 / 1000.0)
 }
 
 /// Every issue of one machine at `policy.now`, in output order.
@@ -256,13 +266,23 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
     let mut issues = Vec::new();
     let mut add = |kind: IssueType, details: String| issues.push(Issue { kind, details });
     if m.no_event_container {
+        // As in metal-api: a machine without an event container has no other issue.
         add(
             IssueType::NoEventContainer,
             "the export holds the machine but no event of it".to_string(),
         );
+        return issues;
     }
-    // Liveliness: as exported, else as metal-api's liveliness job would set it now.
-    let (liveliness, how) = match &m.liveliness {
+    // Liveliness: as exported, else as metal-api's liveliness job would set it now. An
+    // exported Alive is stale once the machine has been silent for five minutes.
+    let silent = m
+        .last_event_time
+        .is_some_and(|last| now - last > DEAD_AFTER);
+    let exported = m
+        .liveliness
+        .as_ref()
+        .filter(|l| !(silent && l.as_str() == "Alive"));
+    let (liveliness, how) = match exported {
         Some(exported) => {
             let how = match m.last_event_time {
                 Some(last) => format!("as exported; last event {} ago", ago(now, last)),
@@ -311,9 +331,10 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
         );
     }
     if m.crash_loop && m.newest_stored != Some(EventKind::Waiting) {
+        let newest = m.newest_stored.map_or("none", EventKind::name);
         add(
             IssueType::Crashloop,
-            format!("in {} after unexpected PXE Booting or Preparing", m.state),
+            format!("crash loop flag set; newest stored event {newest}"),
         );
     }
     if policy.last_error_threshold > TimeDelta::zero()

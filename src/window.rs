@@ -115,9 +115,9 @@ impl WindowSpec {
     pub fn resolve(&self, now: Option<DateTime<Utc>>) -> Window {
         let at = |spec: Option<TimeSpec>| match spec? {
             TimeSpec::At(t) => Some(t),
-            // No event at all: nothing is counted in any relative window, so any point will
-            // do; the epoch keeps the arithmetic trivial.
-            TimeSpec::Ago(ago) => Some(now.unwrap_or(DateTime::UNIX_EPOCH) - ago),
+            // No event at all, so no clock to count back from: there is nothing to count
+            // either, and no bound to show.
+            TimeSpec::Ago(ago) => now.map(|now| now - ago),
         };
         Window {
             since: at(self.since),

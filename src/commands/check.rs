@@ -17,7 +17,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let inputs = Inputs::resolve(&args.input)?;
-    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None);
+    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None)?;
     let summary = summarize(&inputs, &rules, &counting);
     let shown = shown.seen(&summary);
     if let Some(path) = &args.write_baseline {

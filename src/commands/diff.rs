@@ -17,7 +17,7 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
     let old = Ruleset::resolve(&args.old)?;
     let new = Ruleset::resolve(&args.new)?;
     let inputs = Inputs::resolve(&args.input)?;
-    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None);
+    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None)?;
     let mut diff: RuleDiff = inputs.fold(|diff: &mut RuleDiff, merged| {
         diff.add(
             &replay(&merged.log, &old),

@@ -17,7 +17,7 @@ use crate::rules::Ruleset;
 pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
-    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None);
+    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None)?;
     let options = ExplainOptions {
         only: args.pairs.clone(),
         context: args.context,

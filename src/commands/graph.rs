@@ -20,11 +20,17 @@ pub fn run(args: &GraphArgs) -> Result<Outcome> {
         (Graph::of_rules(&rules), Summary::default())
     } else {
         let inputs = Inputs::resolve(&args.input)?;
-        let (counting, _) = super::report::counted(&inputs, &args.window.spec(), None);
+        let (counting, _) = super::report::counted(&inputs, &args.window.spec(), None)?;
         let (mut graph, summary) = fleet_graph(&inputs, &rules, &counting);
         graph.add_untaken_rules(&rules);
         (graph, summary)
     };
+    let read_nothing = !args.input.paths.is_empty() && summary.machines == 0;
+    if read_nothing && !summary.errors.is_empty() {
+        // Not the rule set's picture in place of the fleet's: an artifact would mislead.
+        print_problems(&summary.errors, &summary.skipped);
+        return Ok(Outcome::InputErrors);
+    }
     let report = GraphReport {
         rules: &rules.name,
         graph: &graph,

@@ -14,6 +14,7 @@ use crate::render::terminal::Terminal;
 use crate::render::{IssuesReport, TextFormat, render_doc, view};
 use crate::replay::replay;
 use crate::rules::Ruleset;
+use crate::window::NowSpec;
 
 /// What the audit gathers while reading: each machine, and the report's summary.
 #[derive(Default)]
@@ -47,10 +48,24 @@ impl Tally for Gathered {
 pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
+    // A `--now` before some of the input judges the machines as they were then; the input is
+    // still counted whole, as `report` counts it.
+    let cut = match args.now {
+        Some(NowSpec::At(t)) => Some(t),
+        _ => None,
+    };
     let mut gathered: Gathered = inputs.fold(|g: &mut Gathered, merged| {
         let trace = replay(&merged.log, &rules);
-        g.machines.push(MachineFacts::of(&merged.log, &trace));
         g.summary.add_machine(&trace, &merged, &Counting::default());
+        let facts = match cut {
+            Some(cut) if merged.log.newest_event().is_some_and(|t| t > cut) => {
+                let mut then = merged.log.clone();
+                then.as_it_was_at(cut);
+                MachineFacts::of(&then, &replay(&then, &rules))
+            }
+            _ => MachineFacts::of(&merged.log, &trace),
+        };
+        g.machines.push(facts);
     });
     gathered.summary.sort();
     let spec = crate::window::WindowSpec {

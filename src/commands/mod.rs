@@ -342,7 +342,12 @@ impl Tally for Clock {
 impl Inputs {
     /// The window a view counts in, and the `--now` it was counted back from. A window
     /// relative to the data's own clock needs the newest event first: one more pass.
-    pub fn window(&self, spec: &WindowSpec) -> (Window, Option<chrono::DateTime<chrono::Utc>>) {
+    /// A window that ends before it begins is a usage error: a gate over it would pass on
+    /// nothing.
+    pub fn window(
+        &self,
+        spec: &WindowSpec,
+    ) -> Result<(Window, Option<chrono::DateTime<chrono::Utc>>)> {
         let newest = if spec.needs_data_clock() {
             let clock: Clock = self.fold(|clock: &mut Clock, merged| {
                 clock.0 = clock.0.max(merged.log.newest_event());
@@ -352,7 +357,17 @@ impl Inputs {
             None
         };
         let now = spec.now(newest);
-        (spec.resolve(now), now)
+        let window = spec.resolve(now);
+        if let (Some(since), Some(until)) = (window.since, window.until)
+            && since >= until
+        {
+            anyhow::bail!(
+                "the window is empty: --since {} is not before --until {}",
+                crate::event::format_time(since),
+                crate::event::format_time(until)
+            );
+        }
+        Ok((window, now))
     }
 }
 

@@ -20,7 +20,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     let html = args.output == ReportFormat::Html;
     // The page draws a sparkline per pair: by day unless asked otherwise.
     let period = args.by.or(html.then_some(Period::Day));
-    let (counting, shown) = counted(&inputs, &args.window.spec(), period);
+    let (counting, shown) = counted(&inputs, &args.window.spec(), period)?;
     let (summary, graph) = if html {
         let (mut graph, summary) = super::graph::fleet_graph(&inputs, &rules, &counting);
         graph.add_untaken_rules(&rules);
@@ -52,16 +52,16 @@ pub(crate) fn counted(
     inputs: &Inputs,
     spec: &WindowSpec,
     period: Option<Period>,
-) -> (Counting, Pending) {
-    let (window, now) = inputs.window(spec);
-    (
+) -> Result<(Counting, Pending)> {
+    let (window, now) = inputs.window(spec)?;
+    Ok((
         Counting { window, period },
         Pending {
             window,
             now,
             spec: *spec,
         },
-    )
+    ))
 }
 
 /// The window to show once the input was read: `--now` from the data's clock is the newest

@@ -146,10 +146,14 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
             .max_by_key(|(i, p)| (p.as_of(), *i))
             .map(|(i, _)| i)
     };
-    let liveliness = newest_said(|p| p.recorded.liveliness.is_some())
-        .and_then(|i| parts[i].recorded.liveliness.clone());
-    let allocated = newest_said(|p| p.machine_info.allocated.is_some())
-        .and_then(|i| parts[i].machine_info.allocated);
+    let liveliness = newest_said(|p| p.recorded.liveliness.is_some()).map(|i| {
+        let r = &parts[i].recorded;
+        (r.liveliness.clone(), r.liveliness_as_of)
+    });
+    let allocated = newest_said(|p| p.machine_info.allocated.is_some()).map(|i| {
+        let m = &parts[i].machine_info;
+        (m.allocated, m.allocated_as_of)
+    });
     let last_event_time = parts
         .iter()
         .filter_map(|p| p.recorded.last_event_time)
@@ -202,8 +206,8 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     log.recorded.last_event_time = last_event_time;
     log.recorded.crash_loop = crash_loop;
     log.recorded.failed_machine_reclaim = failed_machine_reclaim;
-    log.recorded.liveliness = liveliness;
-    log.machine_info.allocated = allocated;
+    (log.recorded.liveliness, log.recorded.liveliness_as_of) = liveliness.unwrap_or_default();
+    (log.machine_info.allocated, log.machine_info.allocated_as_of) = allocated.unwrap_or_default();
     log.machine_info.no_event_container = no_event_container;
     log.annotated = annotated;
     log.skipped_lines = skipped_lines;

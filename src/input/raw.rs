@@ -73,53 +73,42 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
-/// A map key, compared without allocating: no key of ours is longer than 32 bytes.
-struct Key {
-    bytes: [u8; 32],
-    len: usize,
-}
-
-impl Key {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
-    }
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-
-        impl Visitor<'_> for KeyVisitor {
-            type Value = Key;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a key")
-            }
-
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
-                let mut key = Key {
-                    bytes: [0; 32],
-                    len: 0,
-                };
-                // A longer key is none of ours; it stays empty and is skipped.
-                if v.len() <= key.bytes.len() {
-                    key.bytes[..v.len()].copy_from_slice(v.as_bytes());
-                    key.len = v.len();
-                }
-                Ok(key)
-            }
-        }
-
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
 /// Implements `Deserialize` for a struct of `Option` fields read from a map: the last of
-/// repeated keys wins, unknown keys are skipped.
+/// repeated keys wins, unknown keys are skipped. Keys are matched as serde's derive matches
+/// them, to a field tag, without copying or re-checking them.
 macro_rules! last_wins {
     ($name:ident { $($field:ident: [$($key:literal),+]),* $(,)? }) => {
         impl<'de: 'a, 'a> Deserialize<'de> for $name<'a> {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                #[allow(non_camel_case_types)]
+                enum Field {
+                    $($field,)*
+                    Other,
+                }
+
+                impl<'de> Deserialize<'de> for Field {
+                    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        struct FieldVisitor;
+
+                        impl Visitor<'_> for FieldVisitor {
+                            type Value = Field;
+
+                            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                                f.write_str("a key")
+                            }
+
+                            fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+                                Ok(match v {
+                                    $($($key)|+ => Field::$field,)*
+                                    _ => Field::Other,
+                                })
+                            }
+                        }
+
+                        deserializer.deserialize_identifier(FieldVisitor)
+                    }
+                }
+
                 struct MapVisitor<'a>(PhantomData<&'a ()>);
 
                 impl<'de: 'a, 'a> Visitor<'de> for MapVisitor<'a> {
@@ -131,10 +120,10 @@ macro_rules! last_wins {
 
                     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                         let mut out = $name::default();
-                        while let Some(key) = map.next_key::<Key>()? {
-                            match key.as_str() {
-                                $($($key)|+ => out.$field = map.next_value()?,)*
-                                _ => {
+                        while let Some(key) = map.next_key::<Field>()? {
+                            match key {
+                                $(Field::$field => out.$field = map.next_value()?,)*
+                                Field::Other => {
                                     map.next_value::<IgnoredAny>()?;
                                 }
                             }
@@ -390,6 +379,7 @@ impl<'a> RawItem<'a> {
             liveliness: self.liveliness.map(|l| l.0.into_owned()),
             info: MachineInfo {
                 allocated: v1_allocation,
+                allocated_as_of: None,
                 no_event_container: false,
             },
             format,
@@ -503,6 +493,7 @@ impl MachineParts<'_> {
             crash_loop: flag(self.crash_loop),
             failed_machine_reclaim: flag(self.failed_machine_reclaim),
             liveliness: self.liveliness.clone(),
+            liveliness_as_of: self.liveliness.as_ref().and(as_of),
         }
     }
 }
@@ -560,6 +551,12 @@ impl MachineParts<'_> {
         };
         log.recorded = self.recorded(&events);
         log.machine_info = self.info.clone();
+        if log.machine_info.allocated.is_some() {
+            log.machine_info.allocated_as_of = events
+                .last()
+                .map(|e| e.time)
+                .max(log.recorded.last_event_time);
+        }
         log.events = events;
         Some(log)
     }

@@ -82,6 +82,33 @@ impl MachineLog {
             .max(self.recorded.last_event_time)
     }
 
+    /// The machine as it was at `cut`: events after it left out, and what the export said
+    /// of a later time forgotten (the replay works it out again from the events).
+    pub fn as_it_was_at(&mut self, cut: DateTime<Utc>) {
+        self.events.retain(|e| e.time <= cut);
+        let kept = self.events.len();
+        self.seams.retain(|&i| i < kept);
+        if self.last_error_event.as_ref().is_some_and(|e| e.time > cut) {
+            self.last_error_event = None;
+        }
+        let later = |t: Option<DateTime<Utc>>| t.is_some_and(|t| t > cut);
+        let r = &mut self.recorded;
+        if later(r.last_event_time) {
+            r.last_event_time = None;
+        }
+        for flag in [&mut r.crash_loop, &mut r.failed_machine_reclaim] {
+            if flag.is_some_and(|f| later(f.as_of)) {
+                *flag = None;
+            }
+        }
+        if later(r.liveliness_as_of) {
+            r.liveliness = None;
+        }
+        if later(self.machine_info.allocated_as_of) {
+            self.machine_info.allocated = None;
+        }
+    }
+
     /// The format's name in output: `list-json`, or `list-yaml` for the same shape in YAML.
     pub fn format_name(&self) -> &'static str {
         self.format.name_in(self.yaml)
@@ -104,6 +131,9 @@ pub struct RecordedFlags {
     pub failed_machine_reclaim: Option<RecordedFlag>,
     /// metal-api's liveliness as exported (`Alive`, `Dead`, `Unknown`), where it was.
     pub liveliness: Option<String>,
+    /// The time the exported liveliness describes the machine at (its record's
+    /// [`MachineLog::as_of`]).
+    pub liveliness_as_of: Option<DateTime<Utc>>,
 }
 
 /// What a machine export (describe, list, v2) says about a machine besides its events.
@@ -111,6 +141,8 @@ pub struct RecordedFlags {
 pub struct MachineInfo {
     /// Whether the machine is allocated: `None` where the input does not say.
     pub allocated: Option<bool>,
+    /// The time `allocated` describes the machine at (its record's [`MachineLog::as_of`]).
+    pub allocated_as_of: Option<DateTime<Utc>>,
     /// Whether the machine object came without any event container.
     pub no_event_container: bool,
 }

@@ -112,14 +112,26 @@ fn liveliness_as_exported() {
     ] {
         let mut m = machine();
         m.liveliness = Some(exported.to_string());
-        // The exported value stands, even where the events would say otherwise.
-        m.last_event_time = Some(t("2025-01-01T00:00:00Z"));
         assert_eq!(
             kinds(&m),
             kind.into_iter().collect::<Vec<_>>(),
             "{exported:?}"
         );
     }
+    // A Dead or Unknown stands however long the machine has been silent.
+    let mut m = machine();
+    m.liveliness = Some("Unknown".to_string());
+    m.last_event_time = Some(t("2025-01-01T00:00:00Z"));
+    assert_eq!(kinds(&m), vec![IssueType::LivelinessUnknown]);
+}
+
+#[test]
+fn an_exported_alive_goes_stale_after_five_silent_minutes() {
+    let mut m = machine();
+    m.last_event_time = Some(t(NOW) - DEAD_AFTER);
+    assert_eq!(kinds(&m), vec![]);
+    m.last_event_time = Some(t(NOW) - DEAD_AFTER - TimeDelta::seconds(1));
+    assert_eq!(kinds(&m), vec![IssueType::LivelinessDead], "not allocated");
 }
 
 #[test]
@@ -155,13 +167,8 @@ fn a_machine_export_without_events_has_no_event_container() {
     m.last_event_time = None;
     m.liveliness = None;
     m.state = State::Initial;
-    assert_eq!(
-        kinds(&m),
-        vec![
-            IssueType::NoEventContainer,
-            IssueType::LivelinessNotAvailable
-        ]
-    );
+    // As in metal-api, no other issue is judged for it.
+    assert_eq!(kinds(&m), vec![IssueType::NoEventContainer]);
 }
 
 #[test]
@@ -169,16 +176,23 @@ fn stuck_in_a_transient_state_beyond_the_limit() {
     let mut m = machine();
     m.state = State::Installing;
     m.newest_stored = Some(EventKind::Installing);
+    // Silent for an hour, the machine is also Dead; only `stuck` is looked at here.
+    let stuck = |m: &MachineFacts| -> Vec<Issue> {
+        evaluate(m, &policy())
+            .into_iter()
+            .filter(|i| i.kind == IssueType::Stuck)
+            .collect()
+    };
     m.last_event_time = Some(t(NOW) - TimeDelta::hours(1));
-    assert_eq!(kinds(&m), vec![], "exactly an hour is not more than it");
+    assert_eq!(stuck(&m), vec![], "exactly an hour is not more than it");
     m.last_event_time = Some(t(NOW) - TimeDelta::hours(1) - TimeDelta::seconds(1));
-    let issues = evaluate(&m, &policy());
-    assert_eq!(issues[0].kind, IssueType::Stuck);
+    let issues = stuck(&m);
+    assert_eq!(issues.len(), 1);
     assert_eq!(issues[0].details, "in Installing for 1h without an event");
     m.state = State::Waiting;
-    assert_eq!(kinds(&m), vec![], "Waiting is where a machine may stay");
+    assert_eq!(stuck(&m), vec![], "Waiting is where a machine may stay");
     m.state = State::PhonedHome;
-    assert_eq!(kinds(&m), vec![]);
+    assert_eq!(stuck(&m), vec![]);
 }
 
 #[test]

@@ -47,7 +47,7 @@ impl<W: Write> CsvRows<W> {
             .terminator(csv::Terminator::CRLF)
             .from_writer(out);
         if header {
-            writer.write_record(columns.iter().map(|c| c.header))?;
+            writer.write_record(columns.iter().map(|c| c.header.as_ref()))?;
         }
         Ok(CsvRows { writer })
     }

@@ -119,23 +119,23 @@ pub enum Fit {
 /// A table column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
-    pub header: &'static str,
+    pub header: Cow<'static, str>,
     pub align: Align,
     pub fit: Fit,
 }
 
 impl Column {
     /// A column of whole values, left-aligned.
-    pub fn new(header: &'static str) -> Column {
+    pub fn new(header: impl Into<Cow<'static, str>>) -> Column {
         Column {
-            header,
+            header: header.into(),
             align: Align::Left,
             fit: Fit::Whole,
         }
     }
 
     /// A column of numbers.
-    pub fn number(header: &'static str) -> Column {
+    pub fn number(header: impl Into<Cow<'static, str>>) -> Column {
         Column {
             align: Align::Right,
             ..Column::new(header)
@@ -143,7 +143,7 @@ impl Column {
     }
 
     /// A column that may wrap.
-    pub fn wrapping(header: &'static str) -> Column {
+    pub fn wrapping(header: impl Into<Cow<'static, str>>) -> Column {
         Column {
             fit: Fit::Wrap,
             ..Column::new(header)
@@ -151,7 +151,7 @@ impl Column {
     }
 
     /// A column that may be left out on a narrow terminal, the lowest rank first.
-    pub fn optional(header: &'static str, rank: u8) -> Column {
+    pub fn optional(header: impl Into<Cow<'static, str>>, rank: u8) -> Column {
         Column {
             fit: Fit::Optional(rank),
             ..Column::new(header)

@@ -113,7 +113,7 @@ pub fn body(doc: &Doc) -> String {
                     } else {
                         ""
                     };
-                    let _ = write!(s, "<th{class}>{}</th>", escape::html(column.header));
+                    let _ = write!(s, "<th{class}>{}</th>", escape::html(&column.header));
                 }
                 s.push_str("</tr></thead>\n<tbody>\n");
                 for row in &grid.rows {
@@ -146,6 +146,7 @@ body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 2rem au
 h1 { font-size: 1.5rem; margin-bottom: 0.2rem; }
 h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #d5dde6; padding-bottom: 0.2rem; }
 .scroll { overflow-x: auto; }
+p, li { overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; margin: 0.5rem 0 1rem; font-size: 0.88rem; }
 th, td { border: 1px solid #d5dde6; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; }
 th { background: #f3f6fb; cursor: pointer; user-select: none; }

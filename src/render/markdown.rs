@@ -38,7 +38,7 @@ pub fn render(doc: &Doc, out: &mut dyn Write) -> io::Result<()> {
             Block::Line(pieces) => writeln!(out, "{}\n", line(pieces))?,
             Block::Table(grid) if grid.rows.is_empty() => writeln!(out, "none\n")?,
             Block::Table(grid) => {
-                let header: Vec<&str> = grid.columns.iter().map(|c| c.header).collect();
+                let header: Vec<&str> = grid.columns.iter().map(|c| c.header.as_ref()).collect();
                 writeln!(out, "| {} |", header.join(" | "))?;
                 let rule: Vec<&str> = grid
                     .columns

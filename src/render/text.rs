@@ -89,10 +89,39 @@ impl Show<'_> {
     /// the terminal; continuation lines are indented.
     fn line(&self, pieces: &[Piece], strong: bool) -> String {
         let width = self.term.width.unwrap_or(usize::MAX);
+        // Words are pieces too where a piece of text would not fit on a line of its own.
+        let mut words = Vec::new();
+        for piece in pieces {
+            let text = match &piece.value {
+                Value::Label(text) => text.as_ref(),
+                Value::Input(text) => text.as_str(),
+                _ => "",
+            };
+            if text.width() + 2 <= width || !text.contains(' ') {
+                words.push(piece.clone());
+                continue;
+            }
+            for (i, word) in text.split(' ').enumerate() {
+                let as_piece = |t: String| match piece.value {
+                    Value::Input(_) => Value::Input(t),
+                    _ => Value::Label(t.into()),
+                };
+                if i > 0 {
+                    words.push(Piece {
+                        value: as_piece(" ".to_string()),
+                        tone: piece.tone,
+                    });
+                }
+                words.push(Piece {
+                    value: as_piece(word.to_string()),
+                    tone: piece.tone,
+                });
+            }
+        }
         let mut out = String::new();
         let mut used = 0;
         let mut full = false;
-        for piece in pieces {
+        for piece in &words {
             let piece = if strong && piece.tone == Tone::Plain {
                 piece.clone().tone(Tone::Strong)
             } else {
@@ -211,11 +240,15 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     if !left_out.is_empty() {
-        writeln!(
-            out,
+        let note = format!(
             "({} left out to fit {limit} columns; --wide or a wider terminal shows {})",
             left_out.join(", "),
             if left_out.len() == 1 { "it" } else { "them" }
+        );
+        writeln!(
+            out,
+            "{}",
+            show.line(&[Value::Label(note.into()).into()], false)
         )?;
     }
     Ok(())
@@ -245,7 +278,7 @@ fn fit(
     natural: &[usize],
     mut shown: Vec<usize>,
     limit: usize,
-) -> (Vec<usize>, Vec<&'static str>, Vec<usize>) {
+) -> (Vec<usize>, Vec<String>, Vec<usize>) {
     let mut left_out = Vec::new();
     let mut widths = natural.to_vec();
     loop {
@@ -273,7 +306,7 @@ fn fit(
         let cramped = room < wanted.min(MIN_WRAP * wrapping.len())
             || fixed + borders + MIN_COLUMN * wrapping.len() > limit;
         if cramped && let Some((_, i)) = optional {
-            left_out.push(grid.columns[shown.remove(i)].header);
+            left_out.push(grid.columns[shown.remove(i)].header.to_string());
             continue;
         }
         // Share the room among the wrapping columns, the narrow ones whole first.
@@ -315,7 +348,7 @@ fn draw(
     let header: Vec<Cell> = shown
         .iter()
         .map(|&c| {
-            let cell = Cell::new(grid.columns[c].header);
+            let cell = Cell::new(&grid.columns[c].header);
             if show.term.color {
                 cell.add_attribute(Attribute::Bold)
             } else {

@@ -69,8 +69,69 @@ fn graph(args: &[&str]) -> String {
     out
 }
 
+/// A noisy fleet: 200 machines that mostly provision properly, and send a random event one
+/// time in twenty-five (seeded, so the picture is the same every run).
+fn noisy_fleet(dir: &Path) -> PathBuf {
+    const EVENTS: [&str; 11] = [
+        "PXE Booting",
+        "Preparing",
+        "Registering",
+        "Waiting",
+        "Installing",
+        "Booting New Kernel",
+        "Phoned Home",
+        "Planned Reboot",
+        "Machine Reclaim",
+        "Crashed",
+        "Alive",
+    ];
+    let mut state: u64 = 7;
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let mut out = String::new();
+    for m in 0..200 {
+        let mut t = 1_700_000_000 + m * 1000;
+        for step in 0..30u64 {
+            let event = if next(25) == 0 {
+                EVENTS[next(11) as usize]
+            } else {
+                EVENTS[(step % 9) as usize]
+            };
+            t += 60 + next(600);
+            out.push_str(&format!(
+                "{{\"machine\": \"m{m:03}\", \"time\": \"{}\", \"event\": \"{event}\", \"message\": \"x\"}}\n",
+                chrono::DateTime::from_timestamp(t as i64, 0).unwrap().to_rfc3339()
+            ));
+        }
+    }
+    let file = dir.join("noisy.ndjson");
+    std::fs::write(&file, out).unwrap();
+    file
+}
+
+/// The arrow tips (the last point of every path with an arrowhead) and the starts of every
+/// path, as the SVG draws them.
+fn path_ends(svg: &str) -> Vec<(f64, f64)> {
+    let paths = Regex::new(r#"<path d="M([\d.]+),([\d.]+) ((?:L[\d.]+,[\d.]+ ?)*)""#).unwrap();
+    let point = Regex::new(r"L([\d.]+),([\d.]+)").unwrap();
+    let mut ends = Vec::new();
+    for c in paths.captures_iter(svg) {
+        ends.push((c[1].parse().unwrap(), c[2].parse().unwrap()));
+        if let Some(last) = point.captures_iter(&c[3]).last() {
+            ends.push((last[1].parse().unwrap(), last[2].parse().unwrap()));
+        }
+    }
+    ends
+}
+
 #[test]
 fn graph_labels_never_overlap() {
+    let dir = tempfile::tempdir().unwrap();
+    let noisy = noisy_fleet(dir.path());
     let seed = testdata("seed-machine.txt");
     let both = [
         path(&testdata("fleet-v0.19.0/list-json")).to_string(),
@@ -84,11 +145,23 @@ fn graph_labels_never_overlap() {
         vec![&both[1]],
         vec![&both[0], &both[1]],
         vec!["--rules", "metal-api-v0.19.0", &both[0], &both[1]],
+        vec![path(&noisy)],
+        vec!["--rules", "metal-api-v0.19.0", path(&noisy)],
     ];
     for case in cases {
         let svg = graph(&case);
         let (labels, nodes) = boxes(&svg);
         assert!(nodes.len() >= 11, "{case:?}");
+        // No label sits on an arrowhead or where an edge leaves its node.
+        for (x, y) in path_ends(&svg) {
+            for l in &labels {
+                let near = [l[0] - 2.0, l[1] - 2.0, l[2] + 4.0, l[3] + 4.0];
+                assert!(
+                    !overlap(&near, &[x, y, 0.1, 0.1]),
+                    "{case:?}: label {l:?} on an edge's end at {x},{y}"
+                );
+            }
+        }
         for (i, a) in labels.iter().enumerate() {
             for b in &labels[i + 1..] {
                 assert!(!overlap(a, b), "{case:?}: labels {a:?} and {b:?} overlap");
@@ -102,6 +175,24 @@ fn graph_labels_never_overlap() {
             );
         }
     }
+    // Too many pairs for one picture: the rarest are listed under it, none is lost.
+    let svg = graph(&[path(&noisy)]);
+    let (_, dot, _) = stdout_of(&["graph", "-o", "dot", path(&noisy)]);
+    let edges = dot.lines().filter(|l| l.contains(" -> ")).count();
+    let drawn = Regex::new(r#"<path d="M"#).unwrap().find_iter(&svg).count();
+    let listed = Regex::new(r"(?m)→ [^:]+: ")
+        .unwrap()
+        .find_iter(&svg)
+        .count();
+    assert!(listed > 0, "the noisy fleet lists some edges");
+    assert!(
+        svg.contains("Not drawn, to keep the picture readable"),
+        "the list says why"
+    );
+    assert!(
+        drawn + listed >= edges,
+        "{drawn} drawn + {listed} listed < {edges} edges"
+    );
 }
 
 #[test]

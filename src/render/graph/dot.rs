@@ -2,17 +2,22 @@
 
 use std::io::{self, Write};
 
-use super::{GraphReport, drawn_states, edge_lines, node_name, node_note};
+use super::{GraphReport, drawn_states, edge_lines, leads_down, node_name, node_note};
 use crate::graph::{From, Kind};
 
-/// A DOT string literal.
+/// A DOT string literal; each line escaped, the lines joined by DOT's own `\n`.
 fn quoted(text: &str) -> String {
     let mut out = String::from("\"");
-    for c in crate::render::escape::text(text).chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c => out.push(c),
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push_str("\\n");
+        }
+        for c in crate::render::escape::text(line).chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c => out.push(c),
+            }
         }
     }
     out.push('"');
@@ -65,9 +70,14 @@ pub fn dot(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
             (Kind::Rule, true) => ", color=\"#b8b8b8\", fontcolor=\"#999999\", style=dashed",
             _ => "",
         };
+        let rank = if leads_down(key) {
+            ""
+        } else {
+            ", constraint=false"
+        };
         writeln!(
             out,
-            "  {} -> {} [label={}{style}];",
+            "  {} -> {} [label={}{style}{rank}];",
             id(key.from),
             id(From::State(key.to)),
             quoted(&label)

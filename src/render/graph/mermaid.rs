@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::{GraphReport, drawn_states, edge_lines, node_name, node_note};
+use super::{GraphReport, drawn_states, edge_lines, leads_down, node_name, node_note};
 use crate::event::State;
 use crate::graph::{From, Kind};
 
@@ -49,7 +49,11 @@ pub fn mermaid(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "  {}([\"{}\"])", id(From::Any), node_name(From::Any))?;
     }
     let mut styles = Vec::new();
-    for (n, (key, events)) in g.edges.iter().enumerate() {
+    // Edges down the lifecycle first: Mermaid ranks by the edges it meets first, so the
+    // picture reads top to bottom.
+    let mut edges: Vec<_> = g.edges.iter().collect();
+    edges.sort_by_key(|(key, _)| !leads_down(key));
+    for (n, (key, events)) in edges.into_iter().enumerate() {
         let label = edge_lines(key, events)
             .iter()
             .map(|l| text(l))

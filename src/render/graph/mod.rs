@@ -8,7 +8,7 @@ mod svg;
 
 pub use dot::dot;
 pub use mermaid::mermaid;
-pub use svg::{LabelBox, layout_boxes, svg};
+pub use svg::svg;
 
 use crate::event::{EventKind, State};
 use crate::graph::{EdgeKey, From, Graph, Kind};
@@ -57,8 +57,37 @@ fn node_note(graph: &Graph, state: State) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
-/// The states a graph draws: the lifecycle and those around it; Alive is never a state a
-/// machine is in.
+/// The states a graph draws, in lifecycle order: the provisioning path, then the states around
+/// it; Alive is never a state a machine is in.
+const LIFECYCLE: [State; 11] = [
+    State::Initial,
+    State::PxeBooting,
+    State::Preparing,
+    State::Registering,
+    State::Waiting,
+    State::Installing,
+    State::BootingNewKernel,
+    State::PhonedHome,
+    State::PlannedReboot,
+    State::MachineReclaim,
+    State::Crashing,
+];
+
 fn drawn_states() -> impl Iterator<Item = State> {
-    State::ALL.into_iter().filter(|s| *s != State::Alive)
+    LIFECYCLE.into_iter()
+}
+
+/// Whether an edge leads down the lifecycle (or is a loop): the edges that Graphviz and
+/// Mermaid should rank by, so that the picture reads top to bottom; the others lead back.
+fn leads_down(key: &EdgeKey) -> bool {
+    let rank = |s: State| {
+        LIFECYCLE
+            .iter()
+            .position(|l| *l == s)
+            .unwrap_or(LIFECYCLE.len())
+    };
+    match key.from {
+        From::Any => false,
+        From::State(from) => rank(from) <= rank(key.to),
+    }
 }

@@ -45,12 +45,6 @@ impl LabelBox {
             && self.y < other.y + other.h
             && other.y < self.y + self.h
     }
-
-    fn overlap_area(&self, other: &LabelBox) -> f64 {
-        let w = (self.x + self.w).min(other.x + other.w) - self.x.max(other.x);
-        let h = (self.y + self.h).min(other.y + other.h) - self.y.max(other.y);
-        w.max(0.0) * h.max(0.0)
-    }
 }
 
 fn row_y(i: f64) -> f64 {
@@ -272,15 +266,19 @@ fn candidates(route: Route, points: &[(f64, f64)], w: f64, h: f64) -> Vec<LabelB
             let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
             let low = ys.iter().copied().fold(f64::MAX, f64::min);
             let high = ys.iter().copied().fold(f64::MIN, f64::max);
-            let x = match side {
-                Side::Left => lane - 4.0 - w,
-                Side::Right => lane + 4.0,
+            // Outside the lane first; inside where the canvas ends (the outermost lanes).
+            let (outside, inside) = (lane - 4.0 - w, lane + 4.0);
+            let xs = match side {
+                Side::Left => [outside, inside],
+                Side::Right => [inside, outside],
             };
-            for y in spread((low + high) / 2.0 - h / 2.0, low + 4.0, high - 4.0 - h) {
-                out.push(at(x, y));
+            for x in xs {
+                for y in spread((low + high) / 2.0 - h / 2.0, low + 4.0, high - 4.0 - h) {
+                    out.push(at(x, y));
+                }
             }
             if out.is_empty() {
-                out.push(at(x, (low + high) / 2.0 - h / 2.0));
+                out.push(at(xs[0], (low + high) / 2.0 - h / 2.0));
             }
         }
     }
@@ -328,13 +326,17 @@ fn side_of(at: From, other: From, route: Route) -> char {
     }
 }
 
+/// A shape's edges drawn, before its label: the shape, its paths, which end in an arrowhead,
+/// and the points its label is placed along.
+type Geometry = (usize, Vec<String>, Vec<bool>, Vec<(f64, f64)>);
+
 /// A node's side: its centre and `L`, `R` or `B`.
 type NodeSide = (i64, i64, char);
 /// An edge end on a node's side: the other end's height, the edge's id, whether it starts here.
 type Attachment = (f64, usize, bool);
 
 /// Lays out every shape: ports, lanes, and a free place for each label.
-fn lay_out(report: &GraphReport) -> (Vec<Placed>, Vec<LabelBox>, f64) {
+fn lay_out(report: &GraphReport) -> Layout {
     let edges: Vec<(&EdgeKey, &BTreeMap<EventKind, u64>)> = report.graph.edges.iter().collect();
     let shapes = shapes(report);
     // Lanes: on each side, the shortest spans nearest the lifecycle.
@@ -410,25 +412,46 @@ fn lay_out(report: &GraphReport) -> (Vec<Placed>, Vec<LabelBox>, f64) {
     if edges.iter().any(|(k, _)| k.from == From::Any) {
         placed.push(node_box(From::Any));
     }
-    let nodes = placed.len();
     let mut out = Vec::new();
     let mut bottoms = 0;
     let mut lowest = row_y(7.0) + NODE_H;
-    // Unexpected shapes first: their labels get the best places; faint ones last.
+    let weight = |s: &Shape| -> u64 {
+        s.members
+            .iter()
+            .map(|&i| edges[i].1.values().sum::<u64>())
+            .sum()
+    };
+    // The busiest edges get the best places for their labels, unexpected ones first among
+    // equals; faint ones (no label) last.
     let mut order: Vec<usize> = (0..shapes.len()).collect();
     order.sort_by_key(|&s| {
         (
-            shapes[s].kind != Kind::Unexpected,
             shapes[s].kind == Kind::Rule,
+            std::cmp::Reverse(weight(&shapes[s])),
+            shapes[s].kind != Kind::Unexpected,
             s,
         )
     });
     let (half_w, half_h) = (NODE_W / 2.0, NODE_H / 2.0);
-    for s in order {
+    // The unexpected shapes beyond the most frequent are listed below the picture instead:
+    // a picture of every rare pair is one nobody can read.
+    let mut unexpected: Vec<usize> = (0..shapes.len())
+        .filter(|&s| shapes[s].kind == Kind::Unexpected)
+        .collect();
+    unexpected.sort_by_key(|&s| (std::cmp::Reverse(weight(&shapes[s])), s));
+    let mut listed: Vec<usize> = unexpected.split_off(unexpected.len().min(MAX_UNEXPECTED));
+    // Geometry first, so that every label can keep clear of every edge's ends.
+    let mut geometry: Vec<Geometry> = Vec::new();
+    let mut zones: Vec<LabelBox> = Vec::new();
+    for &s in &order {
+        if listed.contains(&s) {
+            continue;
+        }
         let shape = &shapes[s];
         let mut paths = Vec::new();
         let mut arrows = Vec::new();
         let mut all_points = Vec::new();
+        let mut bus_points = Vec::new();
         match shape.route {
             Route::Down => {
                 let (key, _) = edges[shape.members[0]];
@@ -490,6 +513,7 @@ fn lay_out(report: &GraphReport) -> (Vec<Placed>, Vec<LabelBox>, f64) {
                     } else {
                         paths.push(path(&[(start_x, y), (lane, y)]));
                         arrows.push(false);
+                        bus_points.push(vec![(start_x, y), (lane, y)]);
                     }
                 }
                 if shape.members.len() > 1 {
@@ -499,6 +523,7 @@ fn lay_out(report: &GraphReport) -> (Vec<Placed>, Vec<LabelBox>, f64) {
                     arrows.push(false);
                     paths.push(path(&[(lane, end_y), (end_x, end_y)]));
                     arrows.push(true);
+                    bus_points.push(vec![(lane, end_y), (end_x, end_y)]);
                     all_points = vec![(lane, low), (lane, low), (lane, high)];
                 }
             }
@@ -533,6 +558,16 @@ fn lay_out(report: &GraphReport) -> (Vec<Placed>, Vec<LabelBox>, f64) {
                 arrows.push(true);
             }
         }
+        if bus_points.is_empty() {
+            zones.extend(end_zones(shape.route, &all_points));
+        }
+        for stub in &bus_points {
+            zones.extend(end_zones(Route::Across, stub));
+        }
+        geometry.push((s, paths, arrows, all_points));
+    }
+    for (s, paths, arrows, all_points) in geometry {
+        let shape = &shapes[s];
         let label = if shape.lines.is_empty() {
             None
         } else {
@@ -546,23 +581,18 @@ fn lay_out(report: &GraphReport) -> (Vec<Placed>, Vec<LabelBox>, f64) {
                 + 6.0;
             let h = shape.lines.len() as f64 * LINE_H + 2.0;
             let options = candidates(shape.route, &all_points, w, h);
-            let fits = |b: &LabelBox| b.x >= 0.0 && b.x + b.w <= WIDTH;
-            let free = options
-                .iter()
-                .find(|b| fits(b) && !placed.iter().any(|p| p.overlaps(b)));
-            // Where no place is free, the one that covers least.
-            let label = free.copied().unwrap_or_else(|| {
-                options
-                    .iter()
-                    .filter(|b| fits(b))
-                    .min_by(|a, b| {
-                        let cover =
-                            |x: &LabelBox| placed.iter().map(|p| p.overlap_area(x)).sum::<f64>();
-                        cover(a).total_cmp(&cover(b))
-                    })
-                    .copied()
-                    .unwrap_or(options[0])
+            let fits = |b: &LabelBox| b.x >= 0.0 && b.x + b.w <= WIDTH && b.y >= 44.0;
+            let free = options.iter().find(|b| {
+                fits(b)
+                    && !placed.iter().any(|p| p.overlaps(b))
+                    && !zones.iter().any(|z| z.overlaps(b))
             });
+            // Where no place is free, the shape is listed below the picture, not drawn with
+            // its label on top of another.
+            let Some(&label) = free else {
+                listed.push(s);
+                continue;
+            };
             placed.push(label);
             lowest = lowest.max(label.y + label.h);
             Some(label)
@@ -575,19 +605,71 @@ fn lay_out(report: &GraphReport) -> (Vec<Placed>, Vec<LabelBox>, f64) {
             kind: shape.kind,
         });
     }
-    let labels = placed.split_off(nodes);
-    (out, labels, lowest)
+    listed.sort_by_key(|&s| (std::cmp::Reverse(weight(&shapes[s])), s));
+    let listed = listed
+        .iter()
+        .flat_map(|&s| shapes[s].members.iter())
+        .map(|&i| {
+            let (key, events) = edges[i];
+            format!(
+                "{} → {}: {}",
+                node_name(key.from),
+                key.to.name(),
+                super::edge_lines(key, events).join(", ")
+            )
+        })
+        .collect();
+    Layout {
+        placed: out,
+        lowest,
+        listed,
+    }
 }
 
-/// Every label's box and every node's box, as the SVG draws them (for tests that check
-/// that nothing overlaps).
-pub fn layout_boxes(report: &GraphReport) -> (Vec<LabelBox>, Vec<LabelBox>) {
-    let (_, labels, _) = lay_out(report);
-    let mut nodes: Vec<LabelBox> = drawn_states().map(|s| node_box(From::State(s))).collect();
-    if report.graph.edges.keys().any(|k| k.from == From::Any) {
-        nodes.push(node_box(From::Any));
+/// The most unexpected shapes a picture draws; the rest are listed below it.
+const MAX_UNEXPECTED: usize = 12;
+/// How far around an edge's end no label goes.
+const ZONE: f64 = 5.0;
+
+/// A laid-out picture.
+struct Layout {
+    placed: Vec<Placed>,
+    lowest: f64,
+    /// The edges not drawn, as lines of text.
+    listed: Vec<String>,
+}
+
+/// The boxes around a drawn edge's two ends (a loop: all of it), where no label may go.
+fn end_zones(route: Route, points: &[(f64, f64)]) -> Vec<LabelBox> {
+    if route == Route::Loop {
+        let (x, y) = points[0];
+        return vec![LabelBox {
+            x: x - 34.0 - ZONE,
+            y: y - 30.0,
+            w: 34.0 + 2.0 * ZONE,
+            h: 30.0,
+        }];
     }
-    (labels, nodes)
+    let n = points.len();
+    if n < 2 {
+        return Vec::new();
+    }
+    let zone = |(x, y): (f64, f64), (tx, ty): (f64, f64)| {
+        // The first 22 px from the end towards the next point.
+        let len = ((tx - x).powi(2) + (ty - y).powi(2)).sqrt().max(1.0);
+        let reach = len.min(22.0);
+        let (ex, ey) = (x + (tx - x) / len * reach, y + (ty - y) / len * reach);
+        LabelBox {
+            x: x.min(ex) - ZONE,
+            y: y.min(ey) - ZONE,
+            w: (x - ex).abs() + 2.0 * ZONE,
+            h: (y - ey).abs() + 2.0 * ZONE,
+        }
+    };
+    vec![
+        zone(points[0], points[1]),
+        zone(points[n - 1], points[n - 2]),
+    ]
 }
 
 /// (stroke, dash, marker, width) of an edge.
@@ -602,9 +684,18 @@ fn style(kind: Kind, observed: bool) -> (&'static str, &'static str, &'static st
 /// Writes the graph as a standalone SVG document.
 pub fn svg(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
     let g = report.graph;
-    let (placed, _, lowest) = lay_out(report);
+    let Layout {
+        placed,
+        lowest,
+        listed,
+        ..
+    } = lay_out(report);
     let legend_y = lowest + 36.0;
-    let height = legend_y + 24.0;
+    let listing = listing_lines(&listed);
+    let height = legend_y
+        + 24.0
+        + listing.len() as f64 * LINE_H
+        + if listing.is_empty() { 0.0 } else { 10.0 };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -684,6 +775,14 @@ pub fn svg(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     legend(&mut s, g.observed, legend_y);
+    for (k, line) in listing.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            r##"<text x="20" y="{:.1}" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="11" fill="#333" xml:space="preserve">{}</text>"##,
+            legend_y + 34.0 + k as f64 * LINE_H,
+            escape::html(line)
+        );
+    }
     s.push_str("</svg>\n");
     out.write_all(s.as_bytes())
 }
@@ -742,4 +841,29 @@ fn legend(s: &mut String, observed: bool, y: f64) {
         );
         x += 46.0 + text.len() as f64 * 6.6 + 20.0;
     }
+}
+
+/// The edges not drawn, under a heading, wrapped to the picture's width.
+fn listing_lines(listed: &[String]) -> Vec<String> {
+    if listed.is_empty() {
+        return Vec::new();
+    }
+    let per_line = ((WIDTH - 40.0) / CHAR_W) as usize;
+    let mut lines = vec![format!(
+        "Not drawn, to keep the picture readable ({} edges; `fsmlog report` lists every pair):",
+        listed.len()
+    )];
+    let mut line = String::new();
+    for item in listed {
+        let item = format!("{item};");
+        if !line.is_empty() && line.chars().count() + 1 + item.chars().count() > per_line {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&item);
+    }
+    lines.push(line);
+    lines
 }

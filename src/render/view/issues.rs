@@ -60,7 +60,7 @@ pub fn doc(report: &IssuesReport) -> Doc {
                 label(f.state.name()),
                 last.clone().into(),
                 Value::Empty.into(),
-                label("none"),
+                Value::Empty.into(),
                 Value::Empty.into(),
             ]);
         }

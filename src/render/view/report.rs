@@ -53,19 +53,6 @@ pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> G
         Column::new("Last seen"),
         Column::optional("Examples", 0),
     ];
-    if let Some(period) = period {
-        columns.push(Column::optional(
-            match period {
-                Period::Day => "Per day",
-                Period::Week => "Per week",
-            },
-            1,
-        ));
-    }
-    if with_message {
-        columns.push(Column::wrapping("First message"));
-    }
-    let mut grid = Grid::new(columns);
     // Every pair's sparkline spans the same periods, so their bars line up.
     let span = period.and_then(|p| {
         let starts = s.pairs.values().flat_map(|t| t.series.keys().copied());
@@ -73,6 +60,25 @@ pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> G
         let last = starts.max()?;
         Some((p, first, last))
     });
+    if let Some(period) = period {
+        // A long span puts several periods in a bar; the header says how many.
+        let per_bar = span.map_or(1, per_bar);
+        let unit = match period {
+            Period::Day => "day",
+            Period::Week => "week",
+        };
+        let header = if per_bar == 1 {
+            format!("Per {unit}")
+        } else {
+            format!("Per {per_bar} {unit}s")
+        };
+        // The trend was asked for: left out only after the examples.
+        columns.push(Column::optional(header, 1));
+    }
+    if with_message {
+        columns.push(Column::wrapping("First message"));
+    }
+    let mut grid = Grid::new(columns);
     for ((state, event), t) in s.pairs_by_count() {
         let mut row = vec![
             label(state.name()),
@@ -100,7 +106,7 @@ const MAX_BARS: usize = 60;
 /// A pair's counts per period over the span of all pairs, zeros included, in at most
 /// [`MAX_BARS`] bars.
 fn series(t: &PairTally, span: Option<(Period, NaiveDate, NaiveDate)>) -> Vec<u64> {
-    let Some((period, first, last)) = span else {
+    let Some(span @ (period, first, last)) = span else {
         return Vec::new();
     };
     let mut counts = Vec::new();
@@ -109,8 +115,21 @@ fn series(t: &PairTally, span: Option<(Period, NaiveDate, NaiveDate)>) -> Vec<u6
         counts.push(t.series.get(&at).copied().unwrap_or(0));
         at = period.next(at);
     }
-    let per_bar = counts.len().div_ceil(MAX_BARS).max(1);
-    counts.chunks(per_bar).map(|c| c.iter().sum()).collect()
+    counts
+        .chunks(per_bar(span))
+        .map(|c| c.iter().sum())
+        .collect()
+}
+
+/// How many periods each bar of a sparkline over `span` sums.
+fn per_bar((period, first, last): (Period, NaiveDate, NaiveDate)) -> usize {
+    let mut periods: usize = 0;
+    let mut at = first;
+    while at <= last {
+        periods += 1;
+        at = period.next(at);
+    }
+    periods.div_ceil(MAX_BARS).max(1)
 }
 
 /// What a window says above a table: which occurrences it counts.
