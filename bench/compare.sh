@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Times `fsmlog report`, `grep -c 'unexpectedly received'` and a jq group-by of the recorded
-# annotations on the same generated fleet, side by side in one run, and prints the ratios,
-# fsmlog's peak memory, its throughput from 10 MB to the full size, and text-table throughput.
+# Times `fsmlog report` beside `grep -c 'unexpectedly received'` on the export shapes users
+# have (a real-shaped list with hardware, a lean list, a directory of per-machine files), then
+# beside grep and a jq group-by of the recorded annotations on one large generated fleet, and
+# prints the ratios, fsmlog's peak memory, its throughput from 10 MB to the full size, and
+# text-table throughput.
 #
 #   bash bench/compare.sh                 # ~1 GB list-json (50,000 machines)
 #   MACHINES=5000 bash bench/compare.sh   # a quicker ~100 MB run
 #   SKIP_JQ=1 bash bench/compare.sh       # leave out jq (it takes minutes on 1 GB)
+#   SHAPES_ONLY=1 bash bench/compare.sh   # only the export shapes: real-shaped, lean, many files
+#   BASELINE=old/fsmlog bash bench/compare.sh   # the shapes against an older build too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,6 +58,51 @@ measure() {
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN{printf "%.0f", b/1e6}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.1f", a/b; else print "n/a" }'; }
 rate() { awk -v s="$1" -v t="$2" 'BEGIN{ if (t > 0) printf "%.0f", s/t; else print "n/a" }'; }
+
+# The shapes users export (issue 12): each side by side with `grep -c` on the same bytes, the
+# ratio being the figure to watch; BASELINE=path/to/an/older/fsmlog adds its time and checks
+# that its report is the same.
+REAL_MACHINES=${REAL_MACHINES:-20000}
+LEAN_MACHINES=${LEAN_MACHINES:-55000}
+FILES_MACHINES=${FILES_MACHINES:-5000}
+REAL="$DIR/real-$REAL_MACHINES.json"
+LEAN="$DIR/lean-$LEAN_MACHINES.json"
+FILES="$DIR/files-$FILES_MACHINES"
+FILES_LIST="$DIR/files-$FILES_MACHINES.json"
+[ -s "$REAL" ] || "$GEN" --machines "$REAL_MACHINES" --events 20 --real --format list-json --seed 7 --out "$REAL"
+generate_lean() { [ -s "$2" ] || "$GEN" --machines "$1" --events 20 --format "$3" --seed 7 --out "$2"; }
+generate_lean "$LEAN_MACHINES" "$LEAN" list-json
+[ -d "$FILES" ] || generate_lean "$FILES_MACHINES" "$FILES" logs-json
+generate_lean "$FILES_MACHINES" "$FILES_LIST" list-json
+cat "$REAL" "$LEAN" "$FILES_LIST" "$FILES"/* >/dev/null
+
+echo "export shapes, $(nproc) cores, best of $RUNS (page cache warm)"
+printf '%-58s %8s %10s %7s %9s\n' "input" "fsmlog s" "against s" "ratio" "peak MB"
+shape() { # label input against-command…
+  local label=$1 input=$2 t_f rss t_g
+  shift 2
+  read -r t_f rss < <(measure "$FSMLOG" report -o json "$input")
+  read -r t_g _ < <(measure "$@")
+  printf '%-58s %8s %10s %6sx %9s\n' "$label" "$t_f" "$t_g" "$(ratio "$t_f" "$t_g")" "$((rss / 1024))"
+  if [ -n "${BASELINE:-}" ]; then
+    read -r t_b _ < <(measure "$BASELINE" report -o json "$input")
+    local same="its report differs (fields added since?)"
+    cmp -s <("$BASELINE" report -o json "$input") <("$FSMLOG" report -o json "$input") \
+      && same="the same report"
+    printf '%-58s %8s\n' "  baseline: $same" "$t_b"
+  fi
+  cmp -s <("$FSMLOG" report -o json --threads 1 "$input") <("$FSMLOG" report -o json "$input") \
+    || { echo "report -o json DIFFERS with --threads 1 on $input" >&2; exit 1; }
+}
+shape "real-shaped list, $REAL_MACHINES machines, $(mb "$REAL") MB (vs grep -c)" \
+  "$REAL" grep -c 'unexpectedly received' "$REAL"
+shape "lean list, $LEAN_MACHINES machines, $(mb "$LEAN") MB (vs grep -c)" \
+  "$LEAN" grep -c 'unexpectedly received' "$LEAN"
+shape "$FILES_MACHINES logs-json files (vs fsmlog on them as one list)" \
+  "$FILES" "$FSMLOG" report -o json "$FILES_LIST"
+echo "goals: at most 1.5x on each row; peak memory under 100 MB"
+echo
+[ -n "${SHAPES_ONLY:-}" ] && exit 0
 
 BIG="$DIR/fleet-$MACHINES.json"
 generate "$MACHINES" list-json "$BIG"

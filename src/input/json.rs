@@ -230,12 +230,16 @@ impl ElementBatch {
             ids_only,
             format: forced,
             yaml: false,
-            bytes: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 2)),
+            // Allocated at the first element: a file of events never needs it.
+            bytes: Vec::new(),
             elements: Vec::new(),
         }
     }
 
     fn push(&mut self, element: &[u8], start: Position) {
+        if self.bytes.capacity() == 0 {
+            self.bytes.reserve(BATCH_BYTES + (BATCH_BYTES >> 2));
+        }
         self.bytes.extend_from_slice(element);
         self.elements.push((self.bytes.len(), start));
     }

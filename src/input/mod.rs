@@ -222,8 +222,16 @@ struct Head {
 }
 
 fn read_head(reader: &mut dyn Read) -> Head {
+    // One buffer per thread: a directory of small files would otherwise clear a new one for
+    // every file.
+    thread_local! {
+        static CHUNK: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0u8; 64 << 10]);
+    }
+    CHUNK.with(|chunk| read_head_with(reader, &mut chunk.borrow_mut()))
+}
+
+fn read_head_with(reader: &mut dyn Read, chunk: &mut [u8]) -> Head {
     let mut bytes = Vec::new();
-    let mut chunk = vec![0u8; 64 << 10];
     let mut limit = HEAD;
     // Complete non-blank lines so far, whether the current line has a non-blank byte, and the
     // first non-blank byte of the stream.

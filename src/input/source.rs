@@ -5,6 +5,7 @@
 //! byte is copied into a spool (memory up to a bound, then a temporary file), and a later pass
 //! reads the spool instead: no source is ever read twice.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -243,7 +244,7 @@ pub struct Discovered {
     /// directory, a file that is the same as one already listed.
     pub skipped: Vec<(String, String)>,
     /// The identities of the inputs so far, with the path each was first listed as.
-    seen: Vec<(u64, u64, String)>,
+    seen: HashMap<(u64, u64), String>,
 }
 
 /// Expands the command-line paths into inputs: directories recursively and sorted, symlinks
@@ -306,15 +307,14 @@ fn identity(_path: &Path) -> Identity {
 impl Discovered {
     fn add(&mut self, file: InputFile, id: Identity) {
         if let Some((dev, ino)) = id {
-            let seen = &mut self.seen;
-            if let Some((_, _, first)) = seen.iter().find(|(d, i, _)| *d == dev && *i == ino) {
+            if let Some(first) = self.seen.get(&(dev, ino)) {
                 self.skipped.push((
                     file.display(),
                     format!("the same file as {first}, which is read once"),
                 ));
                 return;
             }
-            seen.push((dev, ino, file.display()));
+            self.seen.insert((dev, ino), file.display());
         }
         self.files.push(file);
     }

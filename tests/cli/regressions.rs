@@ -267,7 +267,12 @@ fn a_machines_mention_pings_nobody_in_markdown() {
 
 #[test]
 fn dot_labels_break_lines_as_dot_does() {
-    let (code, dot, _) = stdout_of(&["graph", "-o", "dot", path(&testdata("fleet-v0.42.2/list-json"))]);
+    let (code, dot, _) = stdout_of(&[
+        "graph",
+        "-o",
+        "dot",
+        path(&testdata("fleet-v0.42.2/list-json")),
+    ]);
     assert_eq!(code, 0);
     assert!(dot.contains(r#"[label="Waiting\n9 now"]"#), "{dot}");
     assert!(!dot.contains("u{a}"), "{dot}");
@@ -281,10 +286,19 @@ fn a_window_that_ends_before_it_begins_is_refused() {
         if command == "diff" {
             args.extend(["--old", "metal-api-v0.19.0", "--new", "metal-api-v0.42.2"]);
         }
-        args.extend(["--since", "2025-09-27", "--until", "2025-09-20", path(&fleet)]);
+        args.extend([
+            "--since",
+            "2025-09-27",
+            "--until",
+            "2025-09-20",
+            path(&fleet),
+        ]);
         let (code, out, stderr) = stdout_of(&args);
         assert_eq!(code, 2, "{command}: {out}");
-        assert!(stderr.contains("the window is empty"), "{command}: {stderr}");
+        assert!(
+            stderr.contains("the window is empty"),
+            "{command}: {stderr}"
+        );
     }
 }
 
@@ -292,7 +306,10 @@ fn a_window_that_ends_before_it_begins_is_refused() {
 fn a_graph_of_nothing_read_is_no_picture() {
     let (code, out, stderr) = stdout_of(&["graph", "-o", "svg", "/nonexistent/fleet"]);
     assert_eq!(code, 2);
-    assert!(out.is_empty(), "no rule-set picture in place of the fleet's: {out}");
+    assert!(
+        out.is_empty(),
+        "no rule-set picture in place of the fleet's: {out}"
+    );
     assert!(stderr.contains("/nonexistent/fleet"), "{stderr}");
 }
 
@@ -300,7 +317,10 @@ fn a_graph_of_nothing_read_is_no_picture() {
 fn a_trend_over_a_long_span_says_how_many_periods_a_bar_holds() {
     let dir = tempfile::tempdir().unwrap();
     // Two occurrences (on two machines) five years apart: 1,827 days in at most 60 bars.
-    for (name, date) in [("m1.txt", "Tue, 01 Jan 2030"), ("m2.txt", "Wed, 01 Jan 2025")] {
+    for (name, date) in [
+        ("m1.txt", "Tue, 01 Jan 2030"),
+        ("m2.txt", "Wed, 01 Jan 2025"),
+    ] {
         write(
             dir.path(),
             name,
@@ -314,5 +334,8 @@ fn a_trend_over_a_long_span_says_how_many_periods_a_bar_holds() {
     let header = csv.lines().next().unwrap();
     assert!(header.ends_with(",Per 31 days"), "{header}");
     let (_, csv, _) = stdout_of(&["report", "--by", "week", "-o", "csv", dir]);
-    assert!(csv.lines().next().unwrap().ends_with(",Per 5 weeks"), "{csv}");
+    assert!(
+        csv.lines().next().unwrap().ends_with(",Per 5 weeks"),
+        "{csv}"
+    );
 }

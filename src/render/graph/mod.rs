@@ -3,6 +3,7 @@
 //! the same labels.
 
 mod dot;
+mod layout;
 mod mermaid;
 mod svg;
 
