@@ -5,6 +5,7 @@
 
 use std::cell::Cell;
 use std::io::BufRead;
+use std::sync::Mutex;
 
 use super::raw::{MachineParts, RawEvent, RawItem, convert_event};
 use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record};
@@ -222,6 +223,35 @@ pub struct ElementBatch {
     elements: Vec<(usize, Position)>,
 }
 
+/// Batch buffers decoded and given back, for the next batches: a fresh megabyte for every
+/// batch would be fresh pages the kernel clears first.
+static SPENT: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// A buffer given back by a decoded batch, or a new one.
+fn spent_buffer() -> Vec<u8> {
+    SPENT
+        .lock()
+        .ok()
+        .and_then(|mut spent| spent.pop())
+        .unwrap_or_default()
+}
+
+impl Drop for ElementBatch {
+    fn drop(&mut self) {
+        let mut bytes = std::mem::take(&mut self.bytes);
+        if bytes.capacity() == 0 {
+            return;
+        }
+        bytes.clear();
+        if let Ok(mut spent) = SPENT.lock() {
+            // As many as can be in flight at once; more would only hold memory.
+            if spent.len() < 2 * rayon::current_num_threads().max(1) + 2 {
+                spent.push(bytes);
+            }
+        }
+    }
+}
+
 impl ElementBatch {
     fn new(path: &str, forced: Option<Format>, ids_only: bool) -> ElementBatch {
         ElementBatch {
@@ -238,6 +268,7 @@ impl ElementBatch {
 
     fn push(&mut self, element: &[u8], start: Position) {
         if self.bytes.capacity() == 0 {
+            self.bytes = spent_buffer();
             self.bytes.reserve(BATCH_BYTES + (BATCH_BYTES >> 2));
         }
         self.bytes.extend_from_slice(element);
