@@ -25,10 +25,12 @@ pub fn run(args: &GraphArgs) -> Result<Outcome> {
         graph.add_untaken_rules(&rules);
         (graph, summary)
     };
-    let read_nothing = !args.input.paths.is_empty() && summary.machines == 0;
-    if read_nothing && !summary.errors.is_empty() {
+    if !args.input.paths.is_empty() && summary.machines == 0 {
         // Not the rule set's picture in place of the fleet's: an artifact would mislead.
         print_problems(&summary.errors, &summary.skipped);
+        eprintln!(
+            "fsmlog: no machine was read, so there is no fleet to draw (without PATH, graph draws the rule set)"
+        );
         return Ok(Outcome::InputErrors);
     }
     let report = GraphReport {

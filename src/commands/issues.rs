@@ -48,10 +48,12 @@ impl Tally for Gathered {
 pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let inputs = Inputs::resolve(&args.input)?;
-    // A `--now` before some of the input judges the machines as they were then; the input is
-    // still counted whole, as `report` counts it.
+    // A `--now` before some of the input judges the machines as they were then (a machine not
+    // heard of yet is not judged at all); the input is still counted whole, as `report`
+    // counts it.
     let cut = match args.now {
         Some(NowSpec::At(t)) => Some(t),
+        Some(NowSpec::Wall) => Some(Utc::now()),
         _ => None,
     };
     let mut gathered: Gathered = inputs.fold(|g: &mut Gathered, merged| {
@@ -61,6 +63,9 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
             Some(cut) if merged.log.newest_event().is_some_and(|t| t > cut) => {
                 let mut then = merged.log.clone();
                 then.as_it_was_at(cut);
+                if then.newest_event().is_none() {
+                    return;
+                }
                 MachineFacts::of(&then, &replay(&then, &rules))
             }
             _ => MachineFacts::of(&merged.log, &trace),

@@ -741,3 +741,24 @@ fn what_an_export_said_gives_way_to_newer_events() {
     assert_eq!(m["allocated"], Value::Null);
     assert_eq!(m["issues"], serde_json::json!([]), "{m}");
 }
+
+#[test]
+fn a_machine_not_heard_of_at_now_is_not_judged() {
+    // Every machine of the fleet starts after 2025-09-01: as of then, there is none to judge,
+    // and a gate has nothing to fail on.
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (code, json, _) = run_json(&[
+        "issues",
+        "-o",
+        "json",
+        "--all",
+        "--fail-on",
+        "minor",
+        "--now",
+        "2025-09-01T00:00:00Z",
+        fleet.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(json["machines"], serde_json::json!([]));
+    assert_eq!(json["inputs"]["machines"], 12, "still read and counted");
+}

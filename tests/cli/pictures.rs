@@ -635,3 +635,69 @@ fn the_html_page_loads_in_chromium_with_input_as_text() {
     assert!(status.status.success());
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
 }
+
+#[test]
+fn a_busy_edge_beside_the_lifecycle_keeps_its_label() {
+    // A thousand machines phone home and are reclaimed: the one edge, with a label of 21
+    // characters, between Phoned Home and Machine Reclaim.
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = String::new();
+    for m in 0..1000 {
+        lines.push_str(&format!(
+            "{{\"machine\":\"m{m}\",\"time\":\"2025-09-16T10:00:00Z\",\"event\":\"Phoned Home\"}}\n\
+             {{\"machine\":\"m{m}\",\"time\":\"2025-09-16T10:01:00Z\",\"event\":\"Machine Reclaim\"}}\n"
+        ));
+    }
+    let file = dir.path().join("reclaim.ndjson");
+    std::fs::write(&file, lines).unwrap();
+    let svg = graph(&["-o", "svg", path(&file)]);
+    assert!(svg.contains(">Machine Reclaim ×1000</text>"), "{svg}");
+    assert!(!svg.contains("Not drawn"), "{svg}");
+}
+
+#[test]
+fn an_unexpected_loop_does_not_hide_the_expected_one() {
+    // In Preparing, Alive is expected (a loop) and Preparing is not (another loop).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("loops.ndjson");
+    std::fs::write(
+        &file,
+        "{\"machine\":\"m\",\"time\":\"2025-09-16T10:00:00Z\",\"event\":\"PXE Booting\"}\n\
+         {\"machine\":\"m\",\"time\":\"2025-09-16T10:01:00Z\",\"event\":\"Preparing\"}\n\
+         {\"machine\":\"m\",\"time\":\"2025-09-16T10:02:00Z\",\"event\":\"Alive\"}\n\
+         {\"machine\":\"m\",\"time\":\"2025-09-16T10:03:00Z\",\"event\":\"Preparing\"}\n",
+    )
+    .unwrap();
+    let svg = graph(&["-o", "svg", path(&file)]);
+    let loops =
+        Regex::new(r#"<path d="(M[\d.]+,[\d.]+ C[^"]+)"[^>]*stroke="(#[0-9a-f]+)""#).unwrap();
+    let drawn: Vec<(String, String)> = loops
+        .captures_iter(&svg)
+        .map(|c| (c[1].to_string(), c[2].to_string()))
+        .collect();
+    let red: Vec<&String> = drawn
+        .iter()
+        .filter(|(_, s)| s == "#d32f2f")
+        .map(|(d, _)| d)
+        .collect();
+    let black: Vec<&String> = drawn
+        .iter()
+        .filter(|(_, s)| s == "#444444")
+        .map(|(d, _)| d)
+        .collect();
+    assert_eq!(red.len(), 1, "{drawn:?}");
+    assert!(!black.is_empty(), "{drawn:?}");
+    assert!(
+        black.iter().all(|b| *b != red[0]),
+        "the loops share a path: {drawn:?}"
+    );
+}
+
+#[test]
+fn a_graph_of_a_folder_without_machines_is_no_picture() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, stderr) = stdout_of(&["graph", "-o", "svg", path(dir.path())]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty(), "{out}");
+    assert!(stderr.contains("no machine was read"), "{stderr}");
+}

@@ -233,14 +233,19 @@ fn candidates(route: Route, points: &[(f64, f64)], w: f64, h: f64) -> Vec<LabelB
             }
         }
         Route::Loop => {
-            // Left of the loop, above the node; further up or left where that is taken.
+            // Beside the loop, away from the node's middle; further out where that is taken.
             let (x, y) = points[0];
-            for dx in [0.0, -40.0, -80.0] {
+            let left = points[1].0 < x;
+            for dx in [0.0, 40.0, 80.0] {
                 for dy in [0.0, -LINE_H, LINE_H * 0.5, -2.0 * LINE_H] {
-                    out.push(at(x - 42.0 - w + dx, y - 34.0 + dy));
+                    let lx = if left {
+                        x - 42.0 - w - dx
+                    } else {
+                        x + 42.0 + dx
+                    };
+                    out.push(at(lx, y - 34.0 + dy));
                 }
             }
-            out.push(at(x + 40.0, y - 34.0));
         }
         Route::Across | Route::Bottom => {
             let (a, b) = points
@@ -252,12 +257,12 @@ fn candidates(route: Route, points: &[(f64, f64)], w: f64, h: f64) -> Vec<LabelB
             let (low, high) = (a.0.min(b.0), a.0.max(b.0));
             let mid = (low + high) / 2.0;
             for x in spread(mid - w / 2.0, low + 4.0, high - 4.0 - w) {
-                for dy in [-h - 3.0, 3.0] {
+                for dy in [-h - ZONE - 1.0, ZONE + 1.0] {
                     out.push(at(x, a.1 + dy));
                 }
             }
             if out.is_empty() {
-                out.push(at(mid - w / 2.0, a.1 - h - 3.0));
+                out.push(at(mid - w / 2.0, a.1 - h - ZONE - 1.0));
             }
         }
         Route::Lane(side) => {
@@ -461,19 +466,25 @@ pub(super) fn lay_out(report: &GraphReport) -> Layout {
                 arrows.push(true);
             }
             Route::Loop => {
+                // An unexpected loop on the right of the node's top, so that it never hides
+                // the expected one on the left.
                 let (key, _) = edges[shape.members[0]];
                 let (fx, fy) = center(key.from);
-                let (x, y) = (fx - 20.0, fy - half_h);
-                all_points = vec![(x, y)];
+                let (x, d) = match shape.kind {
+                    Kind::Unexpected => (fx + 20.0, 1.0),
+                    _ => (fx - 20.0, -1.0),
+                };
+                let y = fy - half_h;
+                all_points = vec![(x, y), (x + d * 34.0, y)];
                 paths.push(format!(
                     "M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
                     x,
                     y,
                     x,
                     y - 34.0,
-                    x - 34.0,
+                    x + d * 34.0,
                     y - 34.0,
-                    x - 34.0,
+                    x + d * 34.0,
                     y
                 ));
                 arrows.push(true);
@@ -524,6 +535,20 @@ pub(super) fn lay_out(report: &GraphReport) -> Layout {
                     arrows.push(true);
                     bus_points.push(vec![(lane, end_y), (end_x, end_y)]);
                     all_points = vec![(lane, low), (lane, low), (lane, high)];
+                }
+                // A lane beyond the canvas, or through a side node, would mislead: the edge
+                // is listed under the picture instead.
+                let low = ys.iter().copied().fold(f64::MAX, f64::min);
+                let high = ys.iter().copied().fold(f64::MIN, f64::max);
+                let through = [State::PlannedReboot, State::Crashing, State::MachineReclaim]
+                    .into_iter()
+                    .map(|side| node_box(From::State(side)))
+                    .any(|b| {
+                        lane > b.x - 6.0 && lane < b.x + b.w + 6.0 && high > b.y && low < b.y + b.h
+                    });
+                if through || !(8.0..=WIDTH - 8.0).contains(&lane) {
+                    listed.push(s);
+                    continue;
                 }
             }
             Route::Bottom => {
@@ -642,11 +667,11 @@ pub(super) struct Layout {
 /// The boxes around a drawn edge's two ends (a loop: all of it), where no label may go.
 fn end_zones(route: Route, points: &[(f64, f64)]) -> Vec<LabelBox> {
     if route == Route::Loop {
-        let (x, y) = points[0];
+        let ((a, y), (b, _)) = (points[0], points[1]);
         return vec![LabelBox {
-            x: x - 34.0 - ZONE,
+            x: a.min(b) - ZONE,
             y: y - 30.0,
-            w: 34.0 + 2.0 * ZONE,
+            w: (a - b).abs() + 2.0 * ZONE,
             h: 30.0,
         }];
     }
