@@ -470,6 +470,19 @@ pub enum TableFormat {
     Csv,
 }
 
+impl TableFormat {
+    /// The text format a [`crate::render::doc::Doc`] prints in; `None` for JSON.
+    pub fn text(self) -> Option<crate::render::TextFormat> {
+        use crate::render::TextFormat;
+        match self {
+            TableFormat::Table => Some(TextFormat::Table),
+            TableFormat::Json => None,
+            TableFormat::Markdown => Some(TextFormat::Markdown),
+            TableFormat::Csv => Some(TextFormat::Csv),
+        }
+    }
+}
+
 /// Output formats of `replay`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReplayFormat {

@@ -6,10 +6,10 @@ use anyhow::Result;
 
 use super::{Inputs, Outcome, print_problems, stdout};
 use crate::aggregate::Summary;
-use crate::cli::{ExplainArgs, TableFormat};
+use crate::cli::ExplainArgs;
 use crate::explain::{ExplainOptions, Explanation};
 use crate::render::terminal::Terminal;
-use crate::render::{TextFormat, render_doc, view};
+use crate::render::{render_doc, view};
 use crate::replay::replay;
 use crate::rules::Ruleset;
 
@@ -32,17 +32,10 @@ pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
     let shown = shown.seen(&explanation.summary);
     explanation.summary.sort();
     let mut out = stdout();
-    match args.output {
-        TableFormat::Json => {
-            crate::render::explain_json(&rules.name, &explanation, &shown, &mut out)?
-        }
-        format => {
+    match args.output.text() {
+        None => crate::render::explain_json(&rules.name, &explanation, &shown, &mut out)?,
+        Some(format) => {
             let doc = view::explain::doc(&rules.name, &explanation, args.context);
-            let format = match format {
-                TableFormat::Markdown => TextFormat::Markdown,
-                TableFormat::Csv => TextFormat::Csv,
-                _ => TextFormat::Table,
-            };
             render_doc(&doc, format, term, &mut out)?;
         }
     }

@@ -4,11 +4,10 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use super::{Inputs, Outcome, Tally, print_problems, stdout};
+use super::{Inputs, Outcome, print_problems, stdout};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::{GraphArgs, GraphFormat};
 use crate::graph::Graph;
-use crate::input::InputError;
 use crate::render::graph::{GraphReport, dot, mermaid, svg};
 use crate::replay::replay;
 use crate::rules::Ruleset;
@@ -67,19 +66,7 @@ impl std::ops::AddAssign for GraphTally {
     }
 }
 
-impl Tally for GraphTally {
-    fn input_error(&mut self, error: InputError) {
-        self.summary.input_error(error);
-    }
-
-    fn skipped(&mut self, path: String, reason: String) {
-        self.summary.skipped(path, reason);
-    }
-
-    fn file_read(&mut self, format: Option<&'static str>) {
-        self.summary.file_read(format);
-    }
-}
+super::tally_by_summary!(GraphTally);
 
 /// The fleet's graph and the report's summary of the same replay.
 pub(crate) fn fleet_graph(

@@ -5,13 +5,12 @@ use std::io::Write;
 use anyhow::Result;
 use chrono::Utc;
 
-use super::{Inputs, Outcome, Tally, print_problems, stdout};
+use super::{Inputs, Outcome, print_problems, stdout};
 use crate::aggregate::{Counting, Summary};
-use crate::cli::{IssuesArgs, TableFormat};
-use crate::input::InputError;
+use crate::cli::IssuesArgs;
 use crate::issues::{Filter, MachineFacts, Policy, audit};
 use crate::render::terminal::Terminal;
-use crate::render::{IssuesReport, TextFormat, render_doc, view};
+use crate::render::{IssuesReport, render_doc, view};
 use crate::replay::replay;
 use crate::rules::Ruleset;
 use crate::window::NowSpec;
@@ -30,19 +29,7 @@ impl std::ops::AddAssign for Gathered {
     }
 }
 
-impl Tally for Gathered {
-    fn input_error(&mut self, error: InputError) {
-        self.summary.input_error(error);
-    }
-
-    fn skipped(&mut self, path: String, reason: String) {
-        self.summary.skipped(path, reason);
-    }
-
-    fn file_read(&mut self, format: Option<&'static str>) {
-        self.summary.file_read(format);
-    }
-}
+super::tally_by_summary!(Gathered);
 
 /// Reads and replays everything, then judges every machine at `--now`.
 pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
@@ -103,17 +90,9 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
         machines: &judged,
     };
     let mut out = stdout();
-    match args.output {
-        TableFormat::Json => crate::render::issues_json(&report, &mut out)?,
-        format => {
-            let doc = view::issues::doc(&report);
-            let format = match format {
-                TableFormat::Markdown => TextFormat::Markdown,
-                TableFormat::Csv => TextFormat::Csv,
-                _ => TextFormat::Table,
-            };
-            render_doc(&doc, format, term, &mut out)?;
-        }
+    match args.output.text() {
+        None => crate::render::issues_json(&report, &mut out)?,
+        Some(format) => render_doc(&view::issues::doc(&report), format, term, &mut out)?,
     }
     out.flush()?;
     let s = &gathered.summary;

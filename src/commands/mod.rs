@@ -91,19 +91,28 @@ impl Tally for Summary {
     }
 }
 
-impl Tally for Explanation {
-    fn input_error(&mut self, error: InputError) {
-        self.summary.input_error(error);
-    }
+/// Implements [`Tally`] for a tally that keeps the input's problems and files in its
+/// `summary`, as `report` does.
+macro_rules! tally_by_summary {
+    ($($tally:ty),*) => {
+        $(impl $crate::commands::Tally for $tally {
+            fn input_error(&mut self, error: $crate::input::InputError) {
+                self.summary.input_error(error);
+            }
 
-    fn skipped(&mut self, path: String, reason: String) {
-        self.summary.skipped(path, reason);
-    }
+            fn skipped(&mut self, path: String, reason: String) {
+                self.summary.skipped(path, reason);
+            }
 
-    fn file_read(&mut self, format: Option<&'static str>) {
-        self.summary.file_read(format);
-    }
+            fn file_read(&mut self, format: Option<&'static str>) {
+                self.summary.file_read(format);
+            }
+        })*
+    };
 }
+pub(crate) use tally_by_summary;
+
+tally_by_summary!(Explanation);
 
 impl Tally for RuleDiff {
     fn input_error(&mut self, error: InputError) {

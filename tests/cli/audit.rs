@@ -548,6 +548,21 @@ fn on_the_fleets_issues_agree_with_report() {
     }
 }
 
+/// The machines `issues --only stuck` lists under `rules`.
+fn stuck(rules: &str, input: &std::path::Path) -> Value {
+    let (_, json, _) = run_json(&[
+        "issues",
+        "-o",
+        "json",
+        "--only",
+        "stuck",
+        "--rules",
+        rules,
+        input.to_str().unwrap(),
+    ]);
+    json
+}
+
 #[test]
 fn no_fleet_machine_is_stuck_under_its_own_rules() {
     for (fleet, rules) in [
@@ -555,17 +570,7 @@ fn no_fleet_machine_is_stuck_under_its_own_rules() {
         ("fleet-v0.42.2", "metal-api-v0.42.2"),
     ] {
         for format in ["describe-json", "text", "logs-json", "ndjson", "event-api"] {
-            let input = testdata(&format!("{fleet}/{format}"));
-            let (_, json, _) = run_json(&[
-                "issues",
-                "-o",
-                "json",
-                "--only",
-                "stuck",
-                "--rules",
-                rules,
-                input.to_str().unwrap(),
-            ]);
+            let json = stuck(rules, &testdata(&format!("{fleet}/{format}")));
             assert_eq!(json["machines"], serde_json::json!([]), "{fleet}/{format}");
         }
     }
@@ -582,17 +587,7 @@ fn the_one_stuck_machine_checked_by_hand() {
     // of the whole input (`now`) is 2025-09-27T12:49:12Z, two days later: stuck.
     // Under v0.19.0 the Phoned Home is unexpected in PXE Booting and stored, so the machine is
     // in Phoned Home; from a machine export, last_event_time 2025-09-27T12:47:22Z is recent.
-    let input = testdata("fleet-v0.19.0/text");
-    let (_, json, _) = run_json(&[
-        "issues",
-        "-o",
-        "json",
-        "--only",
-        "stuck",
-        "--rules",
-        "metal-api-v0.42.2",
-        input.to_str().unwrap(),
-    ]);
+    let json = stuck("metal-api-v0.42.2", &testdata("fleet-v0.19.0/text"));
     assert_eq!(json["now"], "2025-09-27T12:49:12Z");
     let machines = json["machines"].as_array().unwrap();
     assert_eq!(machines.len(), 1, "{json}");
@@ -609,17 +604,7 @@ fn the_one_stuck_machine_checked_by_hand() {
         ("metal-api-v0.19.0", "fleet-v0.19.0/text"),
         ("metal-api-v0.42.2", "fleet-v0.19.0/describe-json"),
     ] {
-        let input = testdata(format);
-        let (_, json, _) = run_json(&[
-            "issues",
-            "-o",
-            "json",
-            "--only",
-            "stuck",
-            "--rules",
-            rules,
-            input.to_str().unwrap(),
-        ]);
+        let json = stuck(rules, &testdata(format));
         assert_eq!(json["machines"], serde_json::json!([]), "{format} {rules}");
     }
 }
