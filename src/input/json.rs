@@ -7,7 +7,7 @@ use std::cell::Cell;
 use std::io::BufRead;
 use std::sync::Mutex;
 
-use super::raw::{MachineParts, RawEvent, RawItem, convert_event};
+use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
 use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record};
 use crate::event::Event;
 use crate::input::into_time_order;
@@ -99,8 +99,7 @@ fn read_array<R: BufRead>(
     // machines, unless the user forced the format. Machines are handed on in batches of raw
     // elements, so that parsing them can run on every core while this thread reads on.
     let mut events_array = forced.map(|f| f == Format::LogsJson);
-    let mut log_events = Vec::new();
-    let mut bad_events = 0;
+    let mut log_events = LogEvents::default();
     let mut not_a_log = false;
     let ids_only = ctx.options.ids_only;
     let mut batch = ElementBatch::new(&ctx.path, forced, ids_only);
@@ -125,9 +124,7 @@ fn read_array<R: BufRead>(
             None => return Ok(()),
         };
         // A bare machine object (an id, no events) is a machine without an event container.
-        let kind = item
-            .kind()
-            .or_else(|| item.names_a_machine().then_some(Format::DescribeJson));
+        let kind = item.element_kind();
         let is_events = match events_array {
             Some(decided) => decided,
             None if kind.is_none() => {
@@ -137,15 +134,7 @@ fn read_array<R: BufRead>(
             None => *events_array.insert(kind == Some(Format::LogsJson)),
         };
         if is_events {
-            match convert_event(item.into_event()) {
-                Ok(event) => log_events.push(event.at_line(start.line)),
-                Err(message) => {
-                    bad_events += 1;
-                    sink(Record::Error(InputError::at(
-                        &ctx.path, start.line, message,
-                    )))
-                }
-            }
+            log_events.push(item, &ctx.path, start.line, sink);
         } else {
             batch.format = kind.map(array_format);
             batch.push(bytes, start);
@@ -156,8 +145,8 @@ fn read_array<R: BufRead>(
     if let Err(err) = split {
         // What was read before the damage is still reported, then the damage is named.
         match events_array {
-            Some(true) if !log_events.is_empty() => {
-                sink(Record::Machine(events_log(ctx, log_events, None)))
+            Some(true) if !log_events.events.is_empty() => {
+                sink(Record::Machine(events_log(ctx, log_events.events, None)))
             }
             Some(false) if !batch.is_empty() => sink(Record::Batch(Batch::Json(batch))),
             _ => {}
@@ -180,8 +169,12 @@ fn read_array<R: BufRead>(
     // error` block may follow. An array whose every event was bad is no machine: its errors
     // say why.
     let last_error = read_trailer(splitter, ctx, sink)?;
-    if !log_events.is_empty() || bad_events == 0 || last_error.is_some() {
-        sink(Record::Machine(events_log(ctx, log_events, last_error)));
+    if log_events.is_a_machine(last_error.is_some()) {
+        sink(Record::Machine(events_log(
+            ctx,
+            log_events.events,
+            last_error,
+        )));
     }
     Ok(Ok(()))
 }

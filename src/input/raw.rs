@@ -338,6 +338,14 @@ impl<'a> RawItem<'a> {
         }
     }
 
+    /// What an element of an array (or a document of a YAML stream) is, by its fields: an event
+    /// (`LogsJson`), a machine of some format (a bare machine object counts as one without
+    /// events), or `None` for neither.
+    pub fn element_kind(&self) -> Option<Format> {
+        self.kind()
+            .or_else(|| self.names_a_machine().then_some(Format::DescribeJson))
+    }
+
     /// Whether the value names a machine (an `id` or `uuid`) though it carries no events: a
     /// machine without an event container, in an array of machines.
     pub fn names_a_machine(&self) -> bool {
@@ -551,14 +559,38 @@ impl MachineParts<'_> {
         };
         log.recorded = self.recorded(&events);
         log.machine_info = self.info.clone();
-        if log.machine_info.allocated.is_some() {
-            log.machine_info.allocated_as_of = events
-                .last()
-                .map(|e| e.time)
-                .max(log.recorded.last_event_time);
-        }
         log.events = events;
+        if log.machine_info.allocated.is_some() {
+            log.machine_info.allocated_as_of = log.as_of();
+        }
         Some(log)
+    }
+}
+
+/// The events of a `machine logs` array as its elements are read, and how many were bad.
+#[derive(Default)]
+pub(crate) struct LogEvents {
+    pub events: Vec<Event>,
+    pub bad: usize,
+}
+
+impl LogEvents {
+    /// Takes an element as the next event, or names what is wrong with it.
+    pub fn push(&mut self, item: RawItem, path: &str, line: usize, sink: &mut dyn FnMut(Record)) {
+        match convert_event(item.into_event()) {
+            Ok(event) => self.events.push(event.at_line(line)),
+            Err(message) => {
+                self.bad += 1;
+                sink(Record::Error(InputError::at(path, line, message)));
+            }
+        }
+    }
+
+    /// Whether the array is a machine: any event read, or none bad (an empty log), or a
+    /// last error beside it. An array whose every event was bad is no machine; its errors
+    /// say why.
+    pub fn is_a_machine(&self, last_error: bool) -> bool {
+        !self.events.is_empty() || self.bad == 0 || last_error
     }
 }
 

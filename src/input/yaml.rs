@@ -15,7 +15,7 @@ use saphyr_parser::{Event as YamlEvent, Parser, ScalarStyle, ScanError, Tag};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::raw::{RawEvent, RawItem, convert_event};
+use super::raw::{LogEvents, RawEvent, RawItem, convert_event};
 use super::{FileContext, Format, InputError, MachineLog, NotALog, Record, into_time_order};
 use crate::event::Event;
 
@@ -350,8 +350,7 @@ pub(crate) fn read(
     let mut chars = Chars::new(reader);
     let problems = Rc::clone(&chars.problems);
     let mut events_array: Option<bool> = forced.map(|f| f == Format::LogsJson);
-    let mut log_events: Vec<Event> = Vec::new();
-    let mut bad_events = 0;
+    let mut log_events = LogEvents::default();
     let mut machines = 0;
     let mut elements = 0;
     let mut list_format: Option<Format> = None;
@@ -380,26 +379,14 @@ pub(crate) fn read(
                     continue;
                 }
             };
-            let kind = item
-                .kind()
-                .or_else(|| item.names_a_machine().then_some(Format::DescribeJson));
+            let kind = item.element_kind();
             let is_events = match events_array {
                 Some(decided) => decided,
                 None if kind.is_none() => continue,
                 None => *events_array.insert(kind == Some(Format::LogsJson)),
             };
             if is_events {
-                match convert_event(item.into_event()) {
-                    Ok(event) => log_events.push(event.at_line(element.line)),
-                    Err(message) => {
-                        bad_events += 1;
-                        sink(Record::Error(InputError::at(
-                            &ctx.path,
-                            element.line,
-                            message,
-                        )));
-                    }
-                }
+                log_events.push(item, &ctx.path, element.line, sink);
                 continue;
             }
             let shape = if in_list {
@@ -475,11 +462,12 @@ pub(crate) fn read(
         None => None,
     };
     if events_array == Some(true) || last_error.is_some() {
-        if !log_events.is_empty() || bad_events == 0 || last_error.is_some() {
-            into_time_order(&mut log_events, true);
+        if log_events.is_a_machine(last_error.is_some()) {
+            let mut events = log_events.events;
+            into_time_order(&mut events, true);
             let mut log = MachineLog::new(ctx.machine.clone(), &ctx.path, 1, Format::LogsJson);
             log.yaml = true;
-            log.events = log_events;
+            log.events = events;
             log.last_error_event = last_error;
             sink(Record::Machine(log));
         }

@@ -342,6 +342,19 @@ pub fn duration(seconds: f64) -> String {
     format!("{sign}{text}")
 }
 
+/// How many periods each bar sums when `periods` are drawn in at most `max` bars.
+pub fn periods_per_bar(periods: usize, max: usize) -> usize {
+    periods.div_ceil(max.max(1)).max(1)
+}
+
+/// Counts per period summed into at most `max` bars (see [`periods_per_bar`]).
+pub fn bars(counts: &[u64], max: usize) -> Vec<u64> {
+    counts
+        .chunks(periods_per_bar(counts.len(), max))
+        .map(|c| c.iter().sum())
+        .collect()
+}
+
 /// A sparkline: one bar per count, scaled to the largest; zeros as the lowest bar.
 pub fn sparkline(counts: &[u64]) -> String {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];

@@ -240,21 +240,11 @@ fn graph_edges_agree_with_report() {
                 let mut report_args = vec!["report", "-o", "json", path(&input)];
                 report_args.extend_from_slice(window);
                 let (_, report, _) = run_json(&report_args);
-                let from_report: BTreeMap<(String, String), u64> = report["unexpected"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|p| {
-                        (
-                            (
-                                p["state"].as_str().unwrap().to_string(),
-                                p["event"].as_str().unwrap().to_string(),
-                            ),
-                            p["count"].as_u64().unwrap(),
-                        )
-                    })
-                    .collect();
-                assert_eq!(red_edges(&dot), from_report, "{fleet}/{format} {window:?}");
+                assert_eq!(
+                    red_edges(&dot),
+                    counts(&report),
+                    "{fleet}/{format} {window:?}"
+                );
             }
         }
     }
@@ -360,20 +350,11 @@ fn by_hand(replay: &Value, since: &str, until: &str) -> BTreeMap<(String, String
     pairs
 }
 
+/// (state, event) → count of a report's unexpected pairs.
 fn counts(report: &Value) -> BTreeMap<(String, String), u64> {
-    report["unexpected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                (
-                    p["state"].as_str().unwrap().to_string(),
-                    p["event"].as_str().unwrap().to_string(),
-                ),
-                p["count"].as_u64().unwrap(),
-            )
-        })
+    pairs(&report["unexpected"])
+        .into_iter()
+        .map(|(state, event, count, _)| ((state, event), count))
         .collect()
 }
 

@@ -316,7 +316,8 @@ fn a_graph_of_nothing_read_is_no_picture() {
 #[test]
 fn a_trend_over_a_long_span_says_how_many_periods_a_bar_holds() {
     let dir = tempfile::tempdir().unwrap();
-    // Two occurrences (on two machines) five years apart: 1,827 days in at most 60 bars.
+    // Two occurrences (on two machines) five years apart: 1,827 days in at most 20 bars of
+    // 92 days (1,827 / 20 = 91.35), or 262 ISO weeks in bars of 14 (262 / 20 = 13.1).
     for (name, date) in [
         ("m1.txt", "Tue, 01 Jan 2030"),
         ("m2.txt", "Wed, 01 Jan 2025"),
@@ -332,10 +333,10 @@ fn a_trend_over_a_long_span_says_how_many_periods_a_bar_holds() {
     let dir = path(dir.path());
     let (_, csv, _) = stdout_of(&["report", "--by", "day", "-o", "csv", dir]);
     let header = csv.lines().next().unwrap();
-    assert!(header.ends_with(",Per 31 days"), "{header}");
+    assert!(header.ends_with(",Per 92 days"), "{header}");
     let (_, csv, _) = stdout_of(&["report", "--by", "week", "-o", "csv", dir]);
     assert!(
-        csv.lines().next().unwrap().ends_with(",Per 5 weeks"),
+        csv.lines().next().unwrap().ends_with(",Per 14 weeks"),
         "{csv}"
     );
 }

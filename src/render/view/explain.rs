@@ -7,13 +7,16 @@ use chrono::NaiveDate;
 use super::counted;
 use crate::event::{EventKind, State};
 use crate::explain::{Explanation, PairContext, top_sequences};
-use crate::render::doc::{Block, Column, Doc, Grid, Piece, Tone, Value, count, input, label, time};
+use crate::render::doc::{
+    Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, time,
+};
 
 /// What an empty sequence before or after an occurrence means.
 const START: &str = "(start of the log)";
 const END: &str = "(end of the log)";
 
-/// The most bars a sparkline of days gets; longer spans are put in buckets of several days.
+/// The most bars the line of days gets (it has a line of its own); longer spans are put in
+/// buckets of several days.
 const MAX_BARS: usize = 60;
 
 /// A sequence of event names, oldest first; `none` says what an empty one means.
@@ -45,13 +48,11 @@ pub fn daily_counts(by_day: &BTreeMap<NaiveDate, u64>) -> Vec<u64> {
     let (Some(first), Some(last)) = (by_day.keys().next(), by_day.keys().next_back()) else {
         return Vec::new();
     };
-    let days = (*last - *first).num_days() as usize + 1;
-    let per_bar = days.div_ceil(MAX_BARS).max(1);
-    let mut bars = vec![0; days.div_ceil(per_bar)];
+    let mut days = vec![0; (*last - *first).num_days() as usize + 1];
     for (day, n) in by_day {
-        bars[(*day - *first).num_days() as usize / per_bar] += n;
+        days[(*day - *first).num_days() as usize] += n;
     }
-    bars
+    bars(&days, MAX_BARS)
 }
 
 /// The explanation of every pair.

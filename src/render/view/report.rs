@@ -6,7 +6,9 @@ use chrono::NaiveDate;
 use crate::aggregate::{PairTally, Summary};
 use crate::event::State;
 use crate::render::Report;
-use crate::render::doc::{Block, Column, Doc, Grid, Piece, Tone, Value, count, input, label, time};
+use crate::render::doc::{
+    Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, periods_per_bar, time,
+};
 use crate::window::{Period, Shown};
 
 use super::{counted, examples, machine_list};
@@ -62,7 +64,7 @@ pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> G
     });
     if let Some(period) = period {
         // A long span puts several periods in a bar; the header says how many.
-        let per_bar = span.map_or(1, per_bar);
+        let per_bar = span.map_or(1, |span| periods_per_bar(starts(span).count(), MAX_BARS));
         let unit = match period {
             Period::Day => "day",
             Period::Week => "week",
@@ -100,36 +102,28 @@ pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> G
     grid
 }
 
-/// The most bars a sparkline gets; a longer span puts several periods in a bar.
-const MAX_BARS: usize = 60;
+/// The most bars a trend cell gets (a table column: it must leave room for the others); a
+/// longer span puts several periods in a bar.
+const MAX_BARS: usize = 20;
 
 /// A pair's counts per period over the span of all pairs, zeros included, in at most
 /// [`MAX_BARS`] bars.
 fn series(t: &PairTally, span: Option<(Period, NaiveDate, NaiveDate)>) -> Vec<u64> {
-    let Some(span @ (period, first, last)) = span else {
+    let Some(span) = span else {
         return Vec::new();
     };
-    let mut counts = Vec::new();
-    let mut at = first;
-    while at <= last {
-        counts.push(t.series.get(&at).copied().unwrap_or(0));
-        at = period.next(at);
-    }
-    counts
-        .chunks(per_bar(span))
-        .map(|c| c.iter().sum())
-        .collect()
+    let counts: Vec<u64> = starts(span)
+        .map(|at| t.series.get(&at).copied().unwrap_or(0))
+        .collect();
+    bars(&counts, MAX_BARS)
 }
 
-/// How many periods each bar of a sparkline over `span` sums.
-fn per_bar((period, first, last): (Period, NaiveDate, NaiveDate)) -> usize {
-    let mut periods: usize = 0;
-    let mut at = first;
-    while at <= last {
-        periods += 1;
-        at = period.next(at);
-    }
-    periods.div_ceil(MAX_BARS).max(1)
+/// The first day of every period of a span.
+fn starts(
+    (period, first, last): (Period, NaiveDate, NaiveDate),
+) -> impl Iterator<Item = NaiveDate> {
+    std::iter::successors(Some(first), move |&at| Some(period.next(at)))
+        .take_while(move |&at| at <= last)
 }
 
 /// What a window says above a table: which occurrences it counts.
