@@ -36,7 +36,7 @@ pub const MAX_VALUE: usize = 64 << 20;
 
 /// A reader that hands out whole JSON values and tracks lines and columns.
 pub struct Splitter<R> {
-    reader: R,
+    reader: Pushback<R>,
     line: usize,
     column: usize,
     bytes_read: u64,
@@ -51,7 +51,11 @@ impl<R: BufRead> Splitter<R> {
     /// Wraps a reader whose first byte is at `position` of the file.
     pub fn at(reader: R, position: Position) -> Self {
         Splitter {
-            reader,
+            reader: Pushback {
+                front: Vec::new(),
+                at: 0,
+                inner: reader,
+            },
             line: position.line,
             column: position.column,
             bytes_read: 0,
@@ -229,6 +233,54 @@ impl<R: BufRead> Splitter<R> {
             if end.is_some() {
                 return Ok(());
             }
+        }
+    }
+}
+
+/// A buffered reader with bytes put back in front of it: what a fast cut read past the end
+/// of an array.
+struct Pushback<R> {
+    front: Vec<u8>,
+    at: usize,
+    inner: R,
+}
+
+impl<R> Pushback<R> {
+    /// Puts `bytes` back, to be read before anything else; only when nothing is put back yet.
+    fn put_back(&mut self, bytes: Vec<u8>) {
+        debug_assert!(self.at >= self.front.len());
+        self.front = bytes;
+        self.at = 0;
+    }
+}
+
+impl<R: BufRead> Read for Pushback<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Pushback<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at < self.front.len() {
+            return Ok(&self.front[self.at..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if self.at < self.front.len() {
+            self.at += amount;
+            if self.at >= self.front.len() {
+                self.front = Vec::new();
+                self.at = 0;
+            }
+        } else {
+            self.inner.consume(amount);
         }
     }
 }
@@ -475,23 +527,14 @@ fn indented_elements<R: BufRead>(
         let _ = careful_rest(&mut rest, &mut each);
         return Err(SplitError::Io(err));
     }
-    // The last element, `]` and anything after: the careful scan, reading on where the
-    // pending bytes end.
-    let mut rest = Splitter::at(
-        tail.chain(&mut splitter.reader),
-        Position { line, column: 1 },
-    );
-    careful_rest(&mut rest, &mut each)?;
-    // Whatever follows `]` may still sit in the pending bytes, which the caller cannot see:
-    // name it here.
-    if rest.skip_whitespace()?.is_some() {
-        return Err(rest.syntax("unexpected content after the JSON document"));
-    }
-    let (line, column, read) = (rest.line, rest.column, rest.bytes_read);
+    // The last element and `]`: the careful scan, on the pending bytes put back in front of
+    // the rest of the input, so that what follows the array is the caller's to read.
+    let tail = tail.into_inner();
+    splitter.bytes_read -= tail.len() as u64;
     splitter.line = line;
-    splitter.column = column;
-    splitter.bytes_read += read;
-    Ok(())
+    splitter.column = 1;
+    splitter.reader.put_back(tail);
+    careful_rest(splitter, &mut each)
 }
 
 /// The rest of an array after a comma, scanned byte by byte up to its `]`.
@@ -660,7 +703,7 @@ mod tests {
             Ok(())
         })?;
         if splitter.skip_whitespace()?.is_some() {
-            return Err(splitter.syntax("left over"));
+            return Err(splitter.syntax("unexpected content after the array"));
         }
         Ok(out)
     }
@@ -716,6 +759,37 @@ mod tests {
             elements(mixed).unwrap()
         );
         assert_eq!(elements(mixed).unwrap().len(), 8);
+    }
+
+    #[test]
+    fn what_follows_an_indented_array_is_left_to_the_caller() {
+        let text = "[\n    {\n        \"a\": 1\n    },\n    {\n        \"b\": 2\n    }\n]\n\nRecent last error:\n{\"c\": 3}\n";
+        for capacity in [1, 3, 16, 4096] {
+            let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+            let mut splitter = Splitter::new(reader);
+            let mut lines = Vec::new();
+            for_each_element_fast(&mut splitter, &Cell::new(true), |_, start| {
+                lines.push(start.line);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(lines, [2, 5], "capacity {capacity}");
+            assert_eq!(splitter.skip_whitespace().unwrap(), Some(b'R'));
+            assert_eq!(
+                splitter.position(),
+                Position {
+                    line: 10,
+                    column: 1
+                }
+            );
+            let mut heading = Vec::new();
+            splitter.read_line(&mut heading).unwrap();
+            assert_eq!(heading, b"Recent last error:\n");
+            let mut value = Vec::new();
+            assert_eq!(splitter.read_value(&mut value).unwrap().line, 11);
+            assert_eq!(value, b"{\"c\": 3}");
+            assert_eq!(splitter.skip_whitespace().unwrap(), None);
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! which hands on every machine as soon as it is read. The shared types live in [`record`],
 //! finding and opening inputs in [`source`], the readers beside them.
 
+mod head;
 mod json;
 pub mod merge;
 mod ndjson;
@@ -21,7 +22,7 @@ pub use record::{
 pub use source::{Discovered, InputFile, SourceKind, discover};
 pub use table::TableBatch;
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, Read};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,7 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use flate2::read::MultiGzDecoder;
 
 use crate::event::Event;
-use crate::jsonsplit::MAX_VALUE;
+use head::{BOM, Failing, Head, read_head};
 
 /// A reader that adds what passes through it to a shared counter.
 struct Counting<R> {
@@ -130,6 +131,9 @@ pub(crate) struct FileContext<'a> {
     /// The machine id for single-machine formats.
     pub machine: String,
     pub options: &'a InputOptions,
+    /// Whether the input may be read ahead of need: a regular file, not a pipe that may
+    /// trickle.
+    pub read_ahead: bool,
 }
 
 /// Reads one input and hands on every record it holds, machines of a large array in batches
@@ -154,6 +158,7 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
             .unwrap_or_else(|| machine_from_path(&file.path)),
         path: display,
         options,
+        read_ahead: file.kind == SourceKind::File,
     };
     let mut capped = ErrorCap::new(sink);
     match &options.bytes_read {
@@ -199,109 +204,12 @@ pub fn read_reader(
             .unwrap_or_else(|| machine_from_path(Path::new(name))),
         path: name.to_string(),
         options,
+        read_ahead: true,
     };
     read_stream(&mut reader, &ctx, true, &mut |record| match record {
         Record::Batch(batch) => batch.decode(sink),
         other => sink(other),
     });
-}
-
-/// How much of an input's beginning detection looks at: its first [`HEAD_LINES`] non-blank
-/// lines, but no more than [`HEAD`] bytes, except that a first line opening an object is read
-/// whole (up to [`MAX_VALUE`]): a stream line with a long message is still one line.
-const HEAD: usize = 256 << 10;
-const HEAD_LINES: usize = 8;
-
-/// The beginning of a stream, read until the head is complete or the stream ends, however
-/// the stream delivers it: `bytes[..cut]` is what detection looks at, whatever else came
-/// with the last read. A read error ends the head early and is handed back.
-struct Head {
-    bytes: Vec<u8>,
-    cut: usize,
-    error: Option<io::Error>,
-}
-
-fn read_head(reader: &mut dyn Read) -> Head {
-    // One buffer per thread: a directory of small files would otherwise clear a new one for
-    // every file.
-    thread_local! {
-        static CHUNK: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0u8; 64 << 10]);
-    }
-    CHUNK.with(|chunk| read_head_with(reader, &mut chunk.borrow_mut()))
-}
-
-fn read_head_with(reader: &mut dyn Read, chunk: &mut [u8]) -> Head {
-    let mut bytes = Vec::new();
-    let mut limit = HEAD;
-    // Complete non-blank lines so far, whether the current line has a non-blank byte, and the
-    // first non-blank byte of the stream.
-    let mut lines = 0;
-    let mut filled = false;
-    let mut first = None;
-    loop {
-        let want = (limit - bytes.len()).min(chunk.len());
-        let n = match reader.read(&mut chunk[..want]) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => {
-                let cut = bytes.len();
-                return Head {
-                    bytes,
-                    cut,
-                    error: Some(err),
-                };
-            }
-        };
-        let offset = bytes.len();
-        bytes.extend_from_slice(&chunk[..n]);
-        for (i, &byte) in chunk[..n].iter().enumerate() {
-            if byte == b'\n' {
-                lines += usize::from(filled);
-                filled = false;
-                if lines == HEAD_LINES {
-                    return Head {
-                        cut: offset + i + 1,
-                        bytes,
-                        error: None,
-                    };
-                }
-            } else if !byte.is_ascii_whitespace() {
-                // A UTF-8 byte-order mark is no content.
-                let at = offset + i;
-                let in_bom = at < BOM.len() && bytes[..=at] == BOM[..=at];
-                if !in_bom {
-                    filled = true;
-                    first.get_or_insert(byte);
-                }
-            }
-        }
-        if bytes.len() >= limit {
-            if lines == 0 && first == Some(b'{') && limit < MAX_VALUE {
-                limit = MAX_VALUE;
-                continue;
-            }
-            break;
-        }
-    }
-    let cut = bytes.len();
-    Head {
-        bytes,
-        cut,
-        error: None,
-    }
-}
-
-/// A reader that fails once with a stored error, then reads nothing.
-struct Failing(Option<io::Error>);
-
-impl Read for Failing {
-    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-        match self.0.take() {
-            Some(err) => Err(err),
-            None => Ok(0),
-        }
-    }
 }
 
 fn read_stream(raw: &mut dyn Read, ctx: &FileContext, named: bool, sink: &mut dyn FnMut(Record)) {
@@ -357,7 +265,7 @@ fn read_layer(
 
 /// Detects the format from the head and reads the whole input with its reader.
 fn read_detected(
-    head: Head,
+    mut head: Head,
     rest: &mut dyn Read,
     ctx: &FileContext,
     named: bool,
@@ -385,12 +293,10 @@ fn read_detected(
         }
         (None, Ok(family)) => family,
     };
-    let mut error = Failing(head.error);
-    let mut start = io::Cursor::new(head.bytes);
-    if bom {
-        start.set_position(BOM.len() as u64);
+    if ctx.read_ahead {
+        head.read_ahead(rest);
     }
-    let reader = BufReader::with_capacity(64 << 10, start.chain(rest).chain(&mut error));
+    let reader = head.into_reader(rest, if bom { BOM.len() } else { 0 });
     let outcome = match family {
         Family::Table => table::read(reader, ctx, sink),
         Family::Stream => ndjson::read(reader, ctx, sink),
@@ -424,8 +330,6 @@ fn report_not_a_log(ctx: &FileContext, named: bool, reason: String, sink: &mut d
 
 /// A file that holds no machine log at all (as opposed to a damaged one).
 pub(crate) struct NotALog(pub String);
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The families of formats, told apart by the first bytes; each reader then tells the exact
 /// format from the content.

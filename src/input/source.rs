@@ -323,7 +323,9 @@ impl Discovered {
 fn walk(root: &Path, found: &mut Discovered) {
     let mut entries = walkdir::WalkDir::new(root)
         .follow_links(true)
-        .sort_by_file_name()
+        // Siblings share their parent's path, so comparing whole paths orders them by name,
+        // without taking each path apart at every comparison.
+        .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()))
         .into_iter();
     while let Some(entry) = entries.next() {
         let entry = match entry {
