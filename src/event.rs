@@ -65,16 +65,25 @@ impl State {
 
     /// Parses a display name, metal-api's `State …` spelling, case-insensitively.
     pub fn parse(text: &str) -> Option<State> {
-        let text = text.trim();
-        let bare = strip_prefix_ignore_case(text, "state ").unwrap_or(text);
+        let text = trim_space(text);
+        let bare = trim_space(strip_prefix_ignore_case(text, "state ").unwrap_or(text));
         State::ALL
             .into_iter()
-            .find(|s| s.name().eq_ignore_ascii_case(bare.trim()))
+            .find(|s| s.name().eq_ignore_ascii_case(bare))
     }
 
     /// The name metal-api writes inside `[unexpectedly received in …]`: `state pxe booting`.
     pub fn metal_api_lowercase(self) -> String {
-        format!("state {}", self.name().to_ascii_lowercase())
+        let mut text = String::with_capacity(6 + self.name().len());
+        self.push_metal_api_lowercase(&mut text);
+        text
+    }
+
+    /// Appends [`State::metal_api_lowercase`] to `text` (a replay writes one per unexpected
+    /// event).
+    fn push_metal_api_lowercase(self, text: &mut String) {
+        text.push_str("state ");
+        text.extend(self.name().chars().map(|c| c.to_ascii_lowercase()));
     }
 }
 
@@ -158,7 +167,7 @@ impl EventKind {
     /// Parses a display name case-insensitively, or the v2 API's enum spelling
     /// (`MACHINE_PROVISIONING_EVENT_TYPE_PXE_BOOTING`, also without `MACHINE_`).
     pub fn parse(text: &str) -> Option<EventKind> {
-        let text = text.trim();
+        let text = trim_space(text);
         if let Some(exact) = EventKind::ALL.into_iter().find(|k| k.name() == text) {
             return Some(exact);
         }
@@ -307,13 +316,25 @@ fn same_message(a: &str, b: &str) -> bool {
 
 /// metal-api's message for an event that arrived in `state` with no rule for it.
 pub fn unexpected_message(state: State, original: &str) -> String {
-    if original.is_empty() {
-        format!("{UNEXPECTED_PREFIX}{}]", state.metal_api_lowercase())
+    let mut text = String::with_capacity(UNEXPECTED_PREFIX.len() + 24 + original.len());
+    text.push_str(UNEXPECTED_PREFIX);
+    state.push_metal_api_lowercase(&mut text);
+    text.push(']');
+    if !original.is_empty() {
+        text.push_str(": ");
+        text.push_str(original);
+    }
+    text
+}
+
+/// Trims white space as [`str::trim`] does, without its Unicode scan when both ends are
+/// plain ASCII that is no space (as every name and time metal-api writes is).
+pub fn trim_space(text: &str) -> &str {
+    let solid = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_graphic());
+    if solid(text.as_bytes().first()) && solid(text.as_bytes().last()) {
+        text
     } else {
-        format!(
-            "{UNEXPECTED_PREFIX}{}]: {original}",
-            state.metal_api_lowercase()
-        )
+        text.trim()
     }
 }
 
@@ -416,6 +437,27 @@ mod tests {
         assert_eq!(state, Some(State::PxeBooting));
         assert_eq!(rest, "");
         assert_eq!(split_recorded_verdict("plain"), (None, "plain"));
+    }
+
+    #[test]
+    fn trim_space_trims_as_str_trim_does() {
+        for text in [
+            "",
+            " ",
+            "Waiting",
+            " Waiting",
+            "Waiting\t",
+            "\u{a0}Waiting",
+            "Waiting\u{3000}",
+            "a",
+            "é",
+            "x é",
+            "\u{a0}",
+            "\n\r",
+            "W a",
+        ] {
+            assert_eq!(trim_space(text), text.trim(), "{text:?}");
+        }
     }
 
     #[test]

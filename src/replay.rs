@@ -435,6 +435,9 @@ impl<'r> Replayer<'r> {
 /// newer than that are replayed on top.
 pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     let mut replayer = Replayer::new(rules);
+    // Sized once: growing it event by event costs more than the replay of a short log.
+    let kept = log.events.len().min(rules.kept_events.saturating_add(1));
+    replayer.container.events.reserve(kept);
     let mut steps = Vec::with_capacity(log.events.len());
     let mut unknown = Vec::new();
     let mut recorded = RecordedOnTop::new(log);

@@ -266,64 +266,70 @@ impl Inputs {
             }
         };
         let max_in_flight = 2 * rayon::current_num_threads().max(1);
-        let mut total = {
+        // Files fold into one tally per worker, not a tally each: a directory of small files
+        // would otherwise build and merge one per file.
+        let read_one = |mut tally: T, file: &input::InputFile| {
+            let decoded: Mutex<Option<T>> = Mutex::new(None);
+            let in_flight = AtomicUsize::new(0);
+            let mut ids = Vec::new();
+            let mut format = None;
+            let mut skipped = false;
+            let opened = rayon::scope(|scope| {
+                input::read_file(file, &self.options, &mut |record| match record {
+                    Record::Batch(batch) => {
+                        format
+                            .get_or_insert(batch.format_name().unwrap_or(Format::ListJson.name()));
+                        while in_flight.load(Ordering::Acquire) >= max_in_flight {
+                            // Help with the batches in flight instead of blocking a worker
+                            // that they may need.
+                            if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                                std::thread::sleep(std::time::Duration::from_micros(200));
+                            }
+                        }
+                        in_flight.fetch_add(1, Ordering::AcqRel);
+                        let (decoded, in_flight, handle, note) =
+                            (&decoded, &in_flight, &handle, &note);
+                        scope.spawn(move |_| {
+                            let mut local = T::default();
+                            let mut ids = Vec::new();
+                            batch.decode(&mut |r| handle(&mut local, &mut ids, r));
+                            note(&ids);
+                            let mut decoded = decoded.lock().unwrap_or_else(|e| e.into_inner());
+                            match decoded.as_mut() {
+                                Some(sum) => *sum += local,
+                                None => *decoded = Some(local),
+                            }
+                            in_flight.fetch_sub(1, Ordering::AcqRel);
+                        });
+                    }
+                    Record::Skipped { path, reason } => {
+                        skipped = true;
+                        tally.skipped(path, reason);
+                    }
+                    Record::Machine(log) => {
+                        format.get_or_insert(log.format_name());
+                        handle(&mut tally, &mut ids, Record::Machine(log));
+                    }
+                    other => handle(&mut tally, &mut ids, other),
+                })
+            });
+            note(&ids);
+            if let Some(sum) = decoded.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                tally += sum;
+            }
+            if opened && !skipped {
+                tally.file_read(format);
+            }
+            tally
+        };
+        let mut total =
             self.files
                 .par_iter()
-                .map(|file| {
-                    let decoded = Mutex::new(T::default());
-                    let in_flight = AtomicUsize::new(0);
-                    let mut tally = T::default();
-                    let mut ids = Vec::new();
-                    let mut format = None;
-                    let mut skipped = false;
-                    let opened = rayon::scope(|scope| {
-                        input::read_file(file, &self.options, &mut |record| match record {
-                            Record::Batch(batch) => {
-                                format.get_or_insert(
-                                    batch.format_name().unwrap_or(Format::ListJson.name()),
-                                );
-                                while in_flight.load(Ordering::Acquire) >= max_in_flight {
-                                    // Help with the batches in flight instead of blocking a
-                                    // worker that they may need.
-                                    if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
-                                        std::thread::sleep(std::time::Duration::from_micros(200));
-                                    }
-                                }
-                                in_flight.fetch_add(1, Ordering::AcqRel);
-                                let (decoded, in_flight, handle, note) =
-                                    (&decoded, &in_flight, &handle, &note);
-                                scope.spawn(move |_| {
-                                    let mut local = T::default();
-                                    let mut ids = Vec::new();
-                                    batch.decode(&mut |r| handle(&mut local, &mut ids, r));
-                                    note(&ids);
-                                    *decoded.lock().unwrap_or_else(|e| e.into_inner()) += local;
-                                    in_flight.fetch_sub(1, Ordering::AcqRel);
-                                });
-                            }
-                            Record::Skipped { path, reason } => {
-                                skipped = true;
-                                tally.skipped(path, reason);
-                            }
-                            Record::Machine(log) => {
-                                format.get_or_insert(log.format_name());
-                                handle(&mut tally, &mut ids, Record::Machine(log));
-                            }
-                            other => handle(&mut tally, &mut ids, other),
-                        })
-                    });
-                    note(&ids);
-                    tally += decoded.into_inner().unwrap_or_else(|e| e.into_inner());
-                    if opened && !skipped {
-                        tally.file_read(format);
-                    }
-                    tally
-                })
+                .fold(T::default, read_one)
                 .reduce(T::default, |mut a, b| {
                     a += b;
                     a
-                })
-        };
+                });
         for merged in merger.drain() {
             per_machine(&mut total, merged);
         }

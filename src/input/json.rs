@@ -7,6 +7,8 @@ use std::cell::Cell;
 use std::io::BufRead;
 use std::sync::Mutex;
 
+use serde::Deserialize;
+
 use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
 use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record};
 use crate::event::Event;
@@ -235,24 +237,75 @@ impl PendingEvents {
             return;
         }
         self.bytes.push(b']');
+        let (kept, bad) = (events.events.len(), events.bad);
+        events.events.reserve(self.elements.len());
+        // What pushing the events names is held back until the whole array has parsed.
+        let mut held = Vec::new();
+        let mut taken = 0;
         let mut scratch = self.bytes.clone();
-        match simd_json::serde::from_slice::<Vec<RawItem>>(&mut scratch) {
-            Ok(items) if items.len() == self.elements.len() => {
-                for (item, &(_, _, start)) in items.into_iter().zip(&self.elements) {
+        let parsed = structure(&mut scratch).and_then(|mut parser| {
+            let each = |item: RawItem| {
+                let line = self.elements.get(taken).map_or(0, |e| e.2.line);
+                taken += 1;
+                events.push(item, path, line, &mut |r| held.push(r));
+            };
+            serde::de::DeserializeSeed::deserialize(EachElement(each), &mut parser)
+        });
+        if parsed.is_ok() && taken == self.elements.len() {
+            held.into_iter().for_each(&mut *sink);
+        } else {
+            events.events.truncate(kept);
+            events.bad = bad;
+            for &(begin, end, start) in &self.elements {
+                let bytes = &self.bytes[begin..end];
+                if let Some(item) = parse_element(bytes, start, path, sink) {
                     events.push(item, path, start.line, sink);
-                }
-            }
-            _ => {
-                for &(begin, end, start) in &self.elements {
-                    let bytes = &self.bytes[begin..end];
-                    if let Some(item) = parse_element(bytes, start, path, sink) {
-                        events.push(item, path, start.line, sink);
-                    }
                 }
             }
         }
         self.bytes.clear();
         self.elements.clear();
+    }
+}
+
+thread_local! {
+    /// simd-json's working buffers, reused from document to document on each thread.
+    static BUFFERS: std::cell::RefCell<simd_json::Buffers> =
+        std::cell::RefCell::new(simd_json::Buffers::new(64 << 10));
+}
+
+/// Finds the structure of a JSON document (simd-json parses in place, so `bytes` is changed)
+/// with this thread's working buffers.
+fn structure(bytes: &mut [u8]) -> simd_json::Result<simd_json::Deserializer<'_>> {
+    BUFFERS.with(|buffers| {
+        simd_json::Deserializer::from_slice_with_buffers(bytes, &mut buffers.borrow_mut())
+    })
+}
+
+/// Hands each element of a JSON array to a closure as it is parsed, rather than collecting
+/// them: an array of events is hundreds of bytes per element, a `RawItem` more.
+struct EachElement<F>(F);
+
+impl<'de, F: FnMut(RawItem<'de>)> serde::de::DeserializeSeed<'de> for EachElement<F> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, parser: D) -> Result<(), D::Error> {
+        parser.deserialize_seq(self)
+    }
+}
+
+impl<'de, F: FnMut(RawItem<'de>)> serde::de::Visitor<'de> for EachElement<F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of events")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(item) = seq.next_element::<RawItem<'de>>()? {
+            (self.0)(item);
+        }
+        Ok(())
     }
 }
 
@@ -345,19 +398,15 @@ impl ElementBatch {
     /// Parses every element into a machine, or names what is wrong with it.
     pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
         let mut begin = 0;
-        // simd-json parses in place; the batch keeps the original for error positions. Its
-        // working buffers are reused across the batch's elements.
+        // simd-json parses in place; the batch keeps the original for error positions.
         let mut scratch = Vec::new();
-        let mut buffers = simd_json::Buffers::new(64 << 10);
         for &(end, start) in &self.elements {
             let bytes = &self.bytes[begin..end];
             begin = end;
             scratch.clear();
             scratch.extend_from_slice(bytes);
-            let item = match simd_json::serde::from_slice_with_buffers::<RawItem>(
-                &mut scratch,
-                &mut buffers,
-            ) {
+            let parsed = structure(&mut scratch).and_then(|mut p| RawItem::deserialize(&mut p));
+            let item = match parsed {
                 Ok(item) => item,
                 // serde_json says precisely where and why; should it accept what simd-json
                 // did not, its reading stands.
@@ -432,7 +481,7 @@ fn read_object<R: BufRead>(
     let start = splitter.read_value(&mut bytes)?;
     // As in batches: simd-json on a copy, serde_json to explain a failure.
     let mut scratch = bytes.clone();
-    let item: RawItem = match simd_json::serde::from_slice(&mut scratch) {
+    let item = match structure(&mut scratch).and_then(|mut p| RawItem::deserialize(&mut p)) {
         Ok(item) => item,
         Err(_) => match serde_json::from_slice(&bytes) {
             Ok(item) => item,

@@ -243,8 +243,9 @@ pub struct Discovered {
     /// Entries that are not read, with the reason: hidden ones, special files found in a
     /// directory, a file that is the same as one already listed.
     pub skipped: Vec<(String, String)>,
-    /// The identities of the inputs so far, with the path each was first listed as.
-    seen: HashMap<(u64, u64), String>,
+    /// The identities of the inputs so far, with the index in `files` of each one's first
+    /// listing.
+    seen: HashMap<(u64, u64), usize>,
 }
 
 /// Expands the command-line paths into inputs: directories recursively and sorted, symlinks
@@ -307,14 +308,15 @@ fn identity(_path: &Path) -> Identity {
 impl Discovered {
     fn add(&mut self, file: InputFile, id: Identity) {
         if let Some((dev, ino)) = id {
-            if let Some(first) = self.seen.get(&(dev, ino)) {
+            if let Some(&first) = self.seen.get(&(dev, ino)) {
+                let first = self.files[first].display();
                 self.skipped.push((
                     file.display(),
                     format!("the same file as {first}, which is read once"),
                 ));
                 return;
             }
-            self.seen.insert((dev, ino), file.display());
+            self.seen.insert((dev, ino), self.files.len());
         }
         self.files.push(file);
     }
@@ -349,11 +351,11 @@ fn walk(root: &Path, found: &mut Discovered) {
                 continue;
             }
         };
-        let hidden = entry.depth() > 0 && entry.file_name().to_string_lossy().starts_with('.');
-        let display = entry.path().display().to_string();
+        let hidden = entry.depth() > 0 && entry.file_name().as_encoded_bytes().starts_with(b".");
+        let display = || entry.path().display().to_string();
         if hidden {
             found.skipped.push((
-                display,
+                display(),
                 "hidden; name it on the command line to read it".to_string(),
             ));
             if entry.file_type().is_dir() {
@@ -367,7 +369,7 @@ fn walk(root: &Path, found: &mut Discovered) {
         }
         if !kind.is_file() {
             found.skipped.push((
-                display,
+                display(),
                 "not a regular file (a pipe, socket or device in a directory is not read; name it on the command line)"
                     .to_string(),
             ));

@@ -38,7 +38,7 @@ pub const ZONES: [(&str, i32); 28] = [
 
 /// Parses an RFC 3339 time, with or without fractions, `Z` or an offset.
 pub fn parse_rfc3339(text: &str) -> Result<DateTime<Utc>, String> {
-    let text = text.trim();
+    let text = crate::event::trim_space(text);
     if let Some(t) = fast_rfc3339(text) {
         return Ok(t);
     }
