@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MACHINES=${MACHINES:-50000}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 DIR=${BENCH_DIR:-target/bench}
 mkdir -p "$DIR"
 
@@ -42,21 +42,26 @@ TIMES=$(mktemp)
 SINK=$(mktemp)
 trap 'rm -f "$TIMES" "$SINK"' EXIT
 
-# best-of-N wall time and peak RSS (KB) of a command; its output discarded
+# best-of-N wall time (seconds, to the millisecond) and peak RSS (KB) of a command; its output
+# discarded. The clock is read around the command: /usr/bin/time rounds to 10 ms, too coarse
+# for a run of 40 ms.
 measure() {
-  local best="" rss="" out
+  local best="" rss="" start end
   for _ in $(seq "$RUNS"); do
+    start=$(date +%s%N)
     # Output goes to a file: GNU grep stops at the first match when it writes to /dev/null.
-    /usr/bin/time -o "$TIMES" -f "%e %M" "$@" >"$SINK" 2>/dev/null || true
-    out=$(tail -n 1 "$TIMES")
-    local t=${out% *} m=${out#* }
+    /usr/bin/time -o "$TIMES" -f "%M" "$@" >"$SINK" 2>/dev/null || true
+    end=$(date +%s%N)
+    local t m
+    t=$(awk -v ns=$((end - start)) 'BEGIN{printf "%.3f", ns / 1e9}')
+    m=$(tail -n 1 "$TIMES")
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
   done
   echo "$best $rss"
 }
 
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN{printf "%.0f", b/1e6}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.1f", a/b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "n/a" }'; }
 rate() { awk -v s="$1" -v t="$2" 'BEGIN{ if (t > 0) printf "%.0f", s/t; else print "n/a" }'; }
 
 # The shapes users export (issue 12): each side by side with `grep -c` on the same bytes, the

@@ -23,4 +23,5 @@ pub mod propose;
 pub mod render;
 pub mod replay;
 pub mod rules;
+pub mod skim;
 pub mod window;

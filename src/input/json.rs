@@ -14,6 +14,7 @@ use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record}
 use crate::event::Event;
 use crate::input::into_time_order;
 use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_each_element_fast};
+use crate::skim::skim;
 
 /// Reads one JSON file; `forced` is the format the user named, if any.
 pub(crate) fn read(
@@ -400,11 +401,20 @@ impl ElementBatch {
         let mut begin = 0;
         // simd-json parses in place; the batch keeps the original for error positions.
         let mut scratch = Vec::new();
+        let mut skimming = true;
         for &(end, start) in &self.elements {
             let bytes = &self.bytes[begin..end];
             begin = end;
-            scratch.clear();
-            scratch.extend_from_slice(bytes);
+            // Only what is read is parsed: a machine's hardware is most of its bytes. Where
+            // skimming does not pay (the machines hold little else than events, or are not
+            // pretty-printed) the batch's other machines are parsed whole.
+            skimming = skimming
+                && skim(bytes, RawItem::member, &mut scratch)
+                && scratch.len() < bytes.len() / 5 * 4;
+            if !skimming {
+                scratch.clear();
+                scratch.extend_from_slice(bytes);
+            }
             let parsed = structure(&mut scratch).and_then(|mut p| RawItem::deserialize(&mut p));
             let item = match parsed {
                 Ok(item) => item,
@@ -688,6 +698,81 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         let names: Vec<_> = lines(&again[0]).into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["PXE Booting", "Registering", "Waiting"]);
+    }
+
+    /// A `machine list -o json` element with what metal-api sends besides the events.
+    fn machine(id: &str, allocated: bool, nested_id: bool) -> serde_json::Value {
+        // Large enough that skimming pays, so that the skim is what reads it.
+        let disks: Vec<_> = (0..40)
+            .map(|i| serde_json::json!({"name": format!("/dev/sd{i}"), "size": i}))
+            .collect();
+        let mut hardware = serde_json::json!({
+            "nics": [{"name": "eth0", "neighbors": [{"mac": "aa:bb", "events": {"log": []}}]}],
+            "disks": disks,
+        });
+        if nested_id {
+            hardware["id"] = "inner".into();
+        }
+        serde_json::json!({
+            "allocation": if allocated { serde_json::json!({"name": "a", "image": {"id": "x"}}) } else { serde_json::Value::Null },
+            "bios": {"vendor": "AMI", "version": "3.0a"},
+            "events": {
+                "crash_loop": false,
+                "last_event_time": "2025-01-01T00:00:02Z",
+                "log": [
+                    {"event": "Waiting", "message": "[unexpectedly received in state waiting]: w", "time": "2025-01-01T00:00:02Z"},
+                    {"event": "PXE Booting", "message": "p", "time": "2025-01-01T00:00:01Z"}
+                ]
+            },
+            "hardware": hardware,
+            "id": id,
+            "liveliness": "Alive",
+            "tags": ["a \"quoted\" tag", "line\nbreak"],
+        })
+    }
+
+    /// What a reader makes of each machine, without the lines (which depend on the layout).
+    fn seen(text: &str) -> Vec<String> {
+        let (machines, errors) = read(text);
+        assert!(errors.is_empty(), "{errors:?}");
+        let show = |m: &MachineLog| {
+            let events: Vec<_> = m
+                .events
+                .iter()
+                .map(|e| (e.time, e.name.clone(), e.message.clone(), e.recorded_state))
+                .collect();
+            format!(
+                "{} {:?} {:?} {events:?}",
+                m.machine, m.machine_info, m.recorded
+            )
+        };
+        machines.iter().map(show).collect()
+    }
+
+    #[test]
+    fn a_pretty_list_skimmed_reads_as_the_same_list_parsed_whole() {
+        let list = serde_json::Value::Array(vec![
+            machine("m-1", true, false),
+            machine("m-2", false, false),
+            machine("m-3", true, true),
+        ]);
+        let compact = serde_json::to_string(&list).unwrap();
+        let whole = seen(&compact);
+        assert_eq!(whole.len(), 3);
+        assert!(
+            whole[0].starts_with("m-1 MachineInfo { allocated: Some(true)"),
+            "{}",
+            whole[0]
+        );
+        assert!(
+            whole[1].starts_with("m-2 MachineInfo { allocated: Some(false)"),
+            "{}",
+            whole[1]
+        );
+        // Two-space indent as serde and jq print, four as metalctl does.
+        let pretty = serde_json::to_string_pretty(&list).unwrap();
+        assert_eq!(seen(&pretty), whole);
+        assert_eq!(seen(&pretty.replace("\n  ", "\n    ")), whole);
     }
 
     #[test]

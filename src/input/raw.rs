@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::skim::Member;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
@@ -78,6 +79,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 /// them, to a field tag, without copying or re-checking them.
 macro_rules! last_wins {
     ($name:ident { $($field:ident: [$($key:literal),+]),* $(,)? }) => {
+        impl $name<'_> {
+            /// Every key the type reads; any other is ignored.
+            #[allow(dead_code)]
+            pub(crate) const KEYS: &'static [&'static str] = &[$($($key),+),*];
+        }
+
         impl<'de: 'a, 'a> Deserialize<'de> for $name<'a> {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 #[allow(non_camel_case_types)]
@@ -326,6 +333,16 @@ last_wins!(RawItem {
 });
 
 impl<'a> RawItem<'a> {
+    /// What a skim of an exported object keeps of a member (see [`crate::skim`]): the keys
+    /// read here, and of `allocation` only whether it is there.
+    pub fn member(key: &[u8]) -> Member {
+        match key {
+            b"allocation" => Member::Presence,
+            key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => Member::Keep,
+            _ => Member::Skip,
+        }
+    }
+
     /// The format this value belongs to, judged by its fields.
     pub fn kind(&self) -> Option<Format> {
         match (&self.events, &self.recent_provisioning_events, &self.log) {

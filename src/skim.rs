@@ -1,0 +1,171 @@
+//! Skims a pretty-printed JSON object: keeps the members a reader needs and steps over the
+//! others (a machine's hardware, IPMI, BIOS, tags) without parsing them, so that the parser
+//! only sees what is read.
+//!
+//! It relies on the shape every pretty printer writes (Go's `MarshalIndent`, `jq`, Python's
+//! `json.dumps(indent=…)`): one member per line at one indent, a nested value closing on a
+//! line of that same indent. A line that is exactly that indent and a quote then starts a
+//! member: a string holds no raw newline, and deeper values are indented further. An object
+//! of any other shape is not skimmed, and the caller parses it whole.
+
+use memchr::memmem;
+
+/// What to do with one member, by its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Member {
+    /// Leave it out.
+    Skip,
+    /// Keep it as it is.
+    Keep,
+    /// Keep only that it is there: an object or array value becomes empty.
+    Presence,
+}
+
+/// Writes the members of `object` that `choose` keeps into `out`, as one object. `false` when
+/// `object` is not of the shape described above (or a key holds an escape); `out` is then
+/// of no use and the caller parses `object` whole. A skipped member's value is not checked
+/// beyond its shape: a parser that reads only some fields never sees the rest.
+pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let Some(body) = object.strip_prefix(b"{\n") else {
+        return false;
+    };
+    let indent = body.iter().take_while(|&&b| b == b' ').count();
+    if indent == 0 || body.get(indent) != Some(&b'"') {
+        return false;
+    }
+    // The object closes on a line of its own, less indented than its members.
+    let Some(last_newline) = memchr::memrchr(b'\n', body) else {
+        return false;
+    };
+    let closing = &body[last_newline + 1..];
+    let closing_indent = closing.len().saturating_sub(1);
+    if closing.last() != Some(&b'}')
+        || closing_indent >= indent
+        || closing[..closing_indent].iter().any(|&b| b != b' ')
+    {
+        return false;
+    }
+    let members = &body[..last_newline];
+    let mut separator = vec![b' '; indent + 2];
+    separator[0] = b'\n';
+    separator[indent + 1] = b'"';
+    // Where each member's line begins (after its newline).
+    let starts = std::iter::once(0).chain(memmem::find_iter(members, &separator).map(|p| p + 1));
+    let mut starts = starts.peekable();
+    out.push(b'{');
+    let mut kept = 0;
+    while let Some(start) = starts.next() {
+        let line_end = starts.peek().map_or(members.len(), |&next| next - 1);
+        let text = &members[start + indent..line_end];
+        let text = match (starts.peek(), text.strip_suffix(b",")) {
+            (Some(_), Some(text)) => text,
+            (None, None) => text,
+            // A comma missing between members, or one after the last.
+            _ => return false,
+        };
+        let Some((key, value)) = split_member(text) else {
+            return false;
+        };
+        if !value_fits(value, indent) {
+            return false;
+        }
+        let choice = choose(key);
+        if choice == Member::Skip {
+            continue;
+        }
+        if kept > 0 {
+            out.push(b',');
+        }
+        kept += 1;
+        match (choice, value.first()) {
+            (Member::Presence, Some(b'{')) => {
+                out.extend_from_slice(&text[..text.len() - value.len()]);
+                out.extend_from_slice(b"{}");
+            }
+            (Member::Presence, Some(b'[')) => {
+                out.extend_from_slice(&text[..text.len() - value.len()]);
+                out.extend_from_slice(b"[]");
+            }
+            _ => out.extend_from_slice(text),
+        }
+    }
+    out.push(b'}');
+    true
+}
+
+/// A member's key (without quotes) and value, from `"key": value`; `None` for a key with an
+/// escape or anything but `": "` after it.
+fn split_member(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    let rest = text.strip_prefix(b"\"")?;
+    let close = memchr::memchr2(b'"', b'\\', rest)?;
+    if rest[close] == b'\\' {
+        return None;
+    }
+    let value = rest[close + 1..].strip_prefix(b":")?.trim_ascii_start();
+    Some((&rest[..close], value))
+}
+
+/// Whether a member's value has the shape the skim relies on: a scalar on the member's line,
+/// or an object or array that is empty or closes on a line of the member's indent.
+fn value_fits(value: &[u8], indent: usize) -> bool {
+    let close = match value.first() {
+        Some(b'{') => b'}',
+        Some(b'[') => b']',
+        Some(_) => return !value.contains(&b'\n'),
+        None => return false,
+    };
+    if value.len() == 2 {
+        return value[1] == close;
+    }
+    let Some(last_line) = value.len().checked_sub(indent + 2) else {
+        return false;
+    };
+    let tail = &value[last_line..];
+    tail[0] == b'\n' && tail[1..=indent].iter().all(|&b| b == b' ') && tail[indent + 1] == close
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choose(key: &[u8]) -> Member {
+        match key {
+            b"id" | b"events" => Member::Keep,
+            b"allocation" => Member::Presence,
+            _ => Member::Skip,
+        }
+    }
+
+    fn skimmed(object: &str) -> Option<String> {
+        let mut out = Vec::new();
+        skim(object.as_bytes(), choose, &mut out).then(|| String::from_utf8(out).unwrap())
+    }
+
+    const MACHINE: &str = "{\n        \"allocation\": {\n            \"name\": \"x\"\n        },\n        \"hardware\": {\n            \"nics\": [\n                {\n                    \"id\": \"not a member\"\n                }\n            ]\n        },\n        \"id\": \"m-1\",\n        \"events\": {\n            \"log\": []\n        },\n        \"tags\": [],\n        \"name\": \"a \\\"quoted\\\" name\"\n    }";
+
+    #[test]
+    fn keeps_the_chosen_members_and_steps_over_the_rest() {
+        let out = skimmed(MACHINE).expect("the shape fits");
+        let want = "{\"allocation\": {},\"id\": \"m-1\",\"events\": {\n            \"log\": []\n        }}";
+        assert_eq!(out, want);
+        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(parsed["id"], "m-1");
+    }
+
+    #[test]
+    fn other_shapes_are_left_to_the_parser() {
+        for object in [
+            "{\"id\": \"m\", \"events\": {}}",
+            "{\r\n        \"id\": \"m\"\r\n    }",
+            "{\n        \"id\": \"m\"\n        \"events\": {}\n    }",
+            "{\n        \"id\": \"m\",\n    }",
+            "{\n        \"hardware\": {\n        \"id\": \"inner\"\n        },\n        \"id\": \"m\"\n    }",
+            "{\n        \"i\\u0064\": \"m\"\n    }",
+            "{\n        \"id\": \"m\"\n        }",
+            "{\n        \"events\": {\n            \"log\": []\n    },\n        \"id\": \"m\"\n    }",
+        ] {
+            assert_eq!(skimmed(object), None, "{object:?}");
+        }
+    }
+}
