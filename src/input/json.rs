@@ -7,9 +7,8 @@ use std::cell::Cell;
 use std::io::BufRead;
 use std::sync::Mutex;
 
-use serde::Deserialize;
-
 use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
+use super::simd;
 use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record};
 use crate::event::Event;
 use crate::input::into_time_order;
@@ -244,14 +243,12 @@ impl PendingEvents {
         let mut held = Vec::new();
         let mut taken = 0;
         let mut scratch = self.bytes.clone();
-        let parsed = structure(&mut scratch).and_then(|mut parser| {
-            let each = |item: RawItem| {
-                let line = self.elements.get(taken).map_or(0, |e| e.2.line);
-                taken += 1;
-                events.push(item, path, line, &mut |r| held.push(r));
-            };
-            serde::de::DeserializeSeed::deserialize(EachElement(each), &mut parser)
-        });
+        let each = |item: RawItem| {
+            let line = self.elements.get(taken).map_or(0, |e| e.2.line);
+            taken += 1;
+            events.push(item, path, line, &mut |r| held.push(r));
+        };
+        let parsed = simd::parse_seed(&mut scratch, EachElement(each));
         if parsed.is_ok() && taken == self.elements.len() {
             held.into_iter().for_each(&mut *sink);
         } else {
@@ -267,20 +264,6 @@ impl PendingEvents {
         self.bytes.clear();
         self.elements.clear();
     }
-}
-
-thread_local! {
-    /// simd-json's working buffers, reused from document to document on each thread.
-    static BUFFERS: std::cell::RefCell<simd_json::Buffers> =
-        std::cell::RefCell::new(simd_json::Buffers::new(64 << 10));
-}
-
-/// Finds the structure of a JSON document (simd-json parses in place, so `bytes` is changed)
-/// with this thread's working buffers.
-fn structure(bytes: &mut [u8]) -> simd_json::Result<simd_json::Deserializer<'_>> {
-    BUFFERS.with(|buffers| {
-        simd_json::Deserializer::from_slice_with_buffers(bytes, &mut buffers.borrow_mut())
-    })
 }
 
 /// Hands each element of a JSON array to a closure as it is parsed, rather than collecting
@@ -415,7 +398,7 @@ impl ElementBatch {
                 scratch.clear();
                 scratch.extend_from_slice(bytes);
             }
-            let parsed = structure(&mut scratch).and_then(|mut p| RawItem::deserialize(&mut p));
+            let parsed = simd::parse::<RawItem>(&mut scratch);
             let item = match parsed {
                 Ok(item) => item,
                 // serde_json says precisely where and why; should it accept what simd-json
@@ -491,7 +474,7 @@ fn read_object<R: BufRead>(
     let start = splitter.read_value(&mut bytes)?;
     // As in batches: simd-json on a copy, serde_json to explain a failure.
     let mut scratch = bytes.clone();
-    let item = match structure(&mut scratch).and_then(|mut p| RawItem::deserialize(&mut p)) {
+    let item = match simd::parse::<RawItem>(&mut scratch) {
         Ok(item) => item,
         Err(_) => match serde_json::from_slice(&bytes) {
             Ok(item) => item,

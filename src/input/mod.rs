@@ -9,6 +9,7 @@ mod ndjson;
 mod raw;
 pub mod record;
 mod row;
+mod simd;
 pub mod source;
 mod table;
 pub mod time;
