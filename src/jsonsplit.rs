@@ -256,6 +256,10 @@ impl<R> Pushback<R> {
 
 impl<R: BufRead> Read for Pushback<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at >= self.front.len() {
+            // A buffered reader hands a large read straight through once its buffer is empty.
+            return self.inner.read(buf);
+        }
         let available = self.fill_buf()?;
         let n = available.len().min(buf.len());
         buf[..n].copy_from_slice(&available[..n]);
@@ -446,6 +450,14 @@ impl<R: BufRead> Splitter<R> {
 /// How much a cut-out element may grow before the careful scan takes over.
 const FAST_LIMIT: usize = 8 << 20;
 
+/// How much of an array the cut reads at once.
+const READ_AHEAD: usize = 1 << 20;
+
+thread_local! {
+    /// The cut's read buffer, kept for the next array this thread cuts.
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// Cuts the rest of a pretty-printed array at its element lines: a line that is exactly
 /// `INDENT{` starts the next element. Such a line cannot occur inside a string (JSON strings
 /// hold no raw newline) nor, in a consistently indented document, deeper inside a value. The
@@ -465,15 +477,23 @@ fn indented_elements<R: BufRead>(
     closing.extend_from_slice(indent);
     closing.push(b'}');
     let finder = memchr::memmem::Finder::new(&separator);
-    // `pending[begin..]` starts with a separator; its first byte is at `line` (a newline).
-    let mut pending: Vec<u8> = Vec::new();
+    // `pending[begin..filled]` starts with a separator; its first byte is at `line` (a
+    // newline). The input is read straight into `pending` (a buffered reader would copy it
+    // once more). The buffer is kept, initialised, from array to array on this thread, so
+    // reading into it costs no clearing; it is taken, not borrowed, as a thread helping with
+    // other work while it waits may cut another array meanwhile.
+    let mut pending = SPARE.with(|spare| spare.take());
+    if pending.len() < READ_AHEAD {
+        pending = vec![0; READ_AHEAD];
+    }
+    let mut filled = 0;
     let mut begin = 0;
     let mut line = splitter.line;
     let mut searched = 1;
     let mut read_error = None;
     loop {
-        let found = if begin + searched < pending.len() {
-            finder.find(&pending[begin + searched..])
+        let found = if begin + searched < filled {
+            finder.find(&pending[begin + searched..filled])
         } else {
             None
         };
@@ -498,30 +518,35 @@ fn indented_elements<R: BufRead>(
             searched = 1;
             continue;
         }
-        searched = (pending.len() - begin)
-            .saturating_sub(separator.len() - 1)
-            .max(1);
-        if begin > 0 && begin >= pending.len() / 2 {
-            pending.drain(..begin);
+        searched = (filled - begin).saturating_sub(separator.len() - 1).max(1);
+        if filled - begin > FAST_LIMIT {
+            break;
+        }
+        if begin > 0 && begin >= filled / 2 {
+            pending.copy_within(begin..filled, 0);
+            filled -= begin;
             begin = 0;
         }
-        let buf = match splitter.reader.fill_buf() {
-            Ok(buf) => buf,
+        if filled == pending.len() {
+            pending.resize(pending.len() * 2, 0);
+        }
+        let n = match splitter.reader.read(&mut pending[filled..]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(err) => {
                 // What is pending is still handed out before the error is named.
                 read_error = Some(err);
                 break;
             }
         };
-        if buf.is_empty() || pending.len() - begin > FAST_LIMIT {
-            break;
-        }
-        let n = buf.len();
-        pending.extend_from_slice(buf);
-        splitter.reader.consume(n);
+        filled += n;
         splitter.bytes_read += n as u64;
     }
-    let tail = io::Cursor::new(pending.split_off(begin));
+    let tail = io::Cursor::new(pending[begin..filled].to_vec());
+    if pending.len() <= 4 * READ_AHEAD {
+        SPARE.with(|spare| spare.replace(pending));
+    }
     if let Some(err) = read_error {
         let mut rest = Splitter::at(tail, Position { line, column: 1 });
         let _ = careful_rest(&mut rest, &mut each);
@@ -759,6 +784,19 @@ mod tests {
             elements(mixed).unwrap()
         );
         assert_eq!(elements(mixed).unwrap().len(), 8);
+    }
+
+    #[test]
+    fn an_element_larger_than_the_read_ahead_is_cut_whole() {
+        let big = "x".repeat(READ_AHEAD + READ_AHEAD / 2);
+        let pretty = format!(
+            "[\n    {{\n        \"a\": 1\n    }},\n    {{\n        \"big\": \"{big}\"\n    }},\n    {{\n        \"c\": 3\n    }}\n]\n"
+        );
+        let careful = elements(&pretty).unwrap();
+        assert_eq!(careful.len(), 3);
+        assert_eq!(fast_elements(&pretty, 4096).unwrap(), careful);
+        // Again on the same thread, with the buffer the first cut grew and kept.
+        assert_eq!(fast_elements(&pretty, 100_000).unwrap(), careful);
     }
 
     #[test]
