@@ -141,19 +141,7 @@ pub(crate) struct Inputs {
 impl Inputs {
     /// Finds the files; missing paths become input errors.
     pub fn resolve(args: &InputArgs) -> Result<Inputs> {
-        let pool = match args.threads {
-            Some(n) => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .context("cannot start the worker threads")?,
-            ),
-            None => None,
-        };
-        let found = match &pool {
-            Some(pool) => pool.install(|| input::discover(&args.paths)),
-            None => input::discover(&args.paths),
-        };
+        let found = input::discover(&args.paths);
         Ok(Inputs {
             files: found.files,
             errors: found.errors,
@@ -166,7 +154,15 @@ impl Inputs {
                 bytes_read: progress::wanted(args.quiet).then(|| Arc::new(AtomicU64::new(0))),
                 ids_only: false,
             },
-            pool,
+            pool: match args.threads {
+                Some(n) => Some(
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(n)
+                        .build()
+                        .context("cannot start the worker threads")?,
+                ),
+                None => None,
+            },
         })
     }
 

@@ -11,8 +11,6 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use rayon::prelude::*;
-
 use super::record::InputError;
 
 /// How an input is read.
@@ -331,9 +329,6 @@ fn walk(root: &Path, found: &mut Discovered) {
         // without taking each path apart at every comparison.
         .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()))
         .into_iter();
-    // The regular files and skipped entries in walk order; the files' identities are looked up
-    // afterwards, in parallel (a stat of each is half the time of a walk).
-    let mut in_order: Vec<Result<PathBuf, (String, String)>> = Vec::new();
     while let Some(entry) = entries.next() {
         let entry = match entry {
             Ok(entry) => entry,
@@ -359,10 +354,10 @@ fn walk(root: &Path, found: &mut Discovered) {
         let hidden = entry.depth() > 0 && entry.file_name().as_encoded_bytes().starts_with(b".");
         let display = || entry.path().display().to_string();
         if hidden {
-            in_order.push(Err((
+            found.skipped.push((
                 display(),
                 "hidden; name it on the command line to read it".to_string(),
-            )));
+            ));
             if entry.file_type().is_dir() {
                 entries.skip_current_dir();
             }
@@ -373,23 +368,15 @@ fn walk(root: &Path, found: &mut Discovered) {
             continue;
         }
         if !kind.is_file() {
-            in_order.push(Err((
+            found.skipped.push((
                 display(),
                 "not a regular file (a pipe, socket or device in a directory is not read; name it on the command line)"
                     .to_string(),
-            )));
+            ));
             continue;
         }
-        in_order.push(Ok(entry.into_path()));
-    }
-    let ids: Vec<Identity> = in_order
-        .par_iter()
-        .map(|entry| entry.as_ref().ok().and_then(|path| identity(path)))
-        .collect();
-    for (entry, id) in in_order.into_iter().zip(ids) {
-        match entry {
-            Ok(path) => found.add(InputFile::new(path, false, SourceKind::File), id),
-            Err(skipped) => found.skipped.push(skipped),
-        }
+        let path = entry.into_path();
+        let id = identity(&path);
+        found.add(InputFile::new(path, false, SourceKind::File), id);
     }
 }
