@@ -103,6 +103,9 @@ fn read_array<R: BufRead>(
     let mut events_array = forced.map(|f| f == Format::LogsJson);
     let mut log_events = LogEvents::default();
     let mut pending = PendingEvents::default();
+    // simd-json writes into what it parses: the element that decides the array's kind is
+    // parsed from a copy.
+    let mut scratch = Vec::new();
     let mut not_a_log = false;
     let ids_only = ctx.options.ids_only;
     let mut batch = ElementBatch::new(&ctx.path, forced, ids_only);
@@ -129,9 +132,14 @@ fn read_array<R: BufRead>(
             }
             return Ok(());
         }
-        let item: RawItem = match parse_element(bytes, start, &ctx.path, sink) {
-            Some(item) => item,
-            None => return Ok(()),
+        scratch.clear();
+        scratch.extend_from_slice(bytes);
+        let item = match simd::parse::<RawItem>(&mut scratch) {
+            Ok(item) => item,
+            Err(_) => match parse_element(bytes, start, &ctx.path, sink) {
+                Some(item) => item,
+                None => return Ok(()),
+            },
         };
         // A bare machine object (an id, no events) is a machine without an event container.
         let kind = item.element_kind();
