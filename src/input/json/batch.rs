@@ -1,0 +1,159 @@
+//! Raw machine elements of a large array, handed on in batches and parsed on every core.
+
+use std::sync::Mutex;
+
+use super::{array_format, machine_from_parts, parse_element};
+use crate::input::raw::RawItem;
+use crate::input::{Format, InputError, Record, simd};
+use crate::jsonsplit::Position;
+use crate::skim::skim;
+
+/// How many bytes of raw elements a batch collects before it is handed on.
+pub(super) const BATCH_BYTES: usize = 1 << 20;
+
+/// Raw machine elements of one array, not parsed yet: the unit of parallel work for a large
+/// export. [`ElementBatch::decode`] turns them into records.
+#[derive(Debug)]
+pub struct ElementBatch {
+    path: String,
+    forced: Option<Format>,
+    /// Machines without their events (see [`InputOptions::ids_only`]).
+    ids_only: bool,
+    /// The format of the array's machines, as its first element showed.
+    pub format: Option<Format>,
+    /// Whether the elements were converted from YAML.
+    pub yaml: bool,
+    bytes: Vec<u8>,
+    /// Each element's end in `bytes` and its start in the file.
+    elements: Vec<(usize, Position)>,
+}
+
+/// Batch buffers decoded and given back, for the next batches: a fresh megabyte for every
+/// batch would be fresh pages the kernel clears first.
+static SPENT: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// A buffer given back by a decoded batch, or a new one.
+fn spent_buffer() -> Vec<u8> {
+    SPENT
+        .lock()
+        .ok()
+        .and_then(|mut spent| spent.pop())
+        .unwrap_or_default()
+}
+
+impl Drop for ElementBatch {
+    fn drop(&mut self) {
+        let mut bytes = std::mem::take(&mut self.bytes);
+        if bytes.capacity() == 0 {
+            return;
+        }
+        bytes.clear();
+        if let Ok(mut spent) = SPENT.lock() {
+            // As many as can be in flight at once; more would only hold memory.
+            if spent.len() < 2 * rayon::current_num_threads().max(1) + 2 {
+                spent.push(bytes);
+            }
+        }
+    }
+}
+
+impl ElementBatch {
+    pub(super) fn new(path: &str, forced: Option<Format>, ids_only: bool) -> ElementBatch {
+        ElementBatch {
+            path: path.to_string(),
+            forced,
+            ids_only,
+            format: forced,
+            yaml: false,
+            // Allocated at the first element: a file of events never needs it.
+            bytes: Vec::new(),
+            elements: Vec::new(),
+        }
+    }
+
+    pub(super) fn push(&mut self, element: &[u8], start: Position) {
+        if self.bytes.capacity() == 0 {
+            self.bytes = spent_buffer();
+            self.bytes.reserve(BATCH_BYTES + (BATCH_BYTES >> 2));
+        }
+        self.bytes.extend_from_slice(element);
+        self.elements.push((self.bytes.len(), start));
+    }
+
+    pub(super) fn is_full(&self) -> bool {
+        self.bytes.len() >= BATCH_BYTES
+    }
+
+    /// Whether the batch holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.elements.is_empty()
+    }
+
+    /// How many bytes of input the batch holds.
+    pub fn len_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Parses every element into a machine, or names what is wrong with it.
+    pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
+        let mut begin = 0;
+        // simd-json parses in place; the batch keeps the original for error positions.
+        let mut scratch = Vec::new();
+        let mut skimming = true;
+        for &(end, start) in &self.elements {
+            let bytes = &self.bytes[begin..end];
+            begin = end;
+            // Only what is read is parsed: a machine's hardware is most of its bytes. Where
+            // skimming does not pay (the machines hold little else than events, or are not
+            // pretty-printed) the batch's other machines are parsed whole.
+            skimming = skimming
+                && skim(bytes, RawItem::member, &mut scratch)
+                && scratch.len() < bytes.len() / 5 * 4;
+            if !skimming {
+                scratch.clear();
+                scratch.extend_from_slice(bytes);
+            }
+            let parsed = simd::parse::<RawItem>(&mut scratch);
+            let item = match parsed {
+                Ok(item) => item,
+                // serde_json says precisely where and why; should it accept what simd-json
+                // did not, its reading stands.
+                Err(_) => match parse_element(bytes, start, &self.path, sink) {
+                    Some(item) => item,
+                    None => continue,
+                },
+            };
+            match (item.into_machine(self.format), self.forced) {
+                (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
+                    sink(Record::Error(InputError::at(
+                        &self.path,
+                        start.line,
+                        format!(
+                            "expected {forced} JSON, but this element is {}",
+                            array_format(parts.format)
+                        ),
+                    )))
+                }
+                (Some(mut parts), _) => {
+                    parts.format = array_format(parts.format);
+                    if let Some(machine) = machine_from_parts(
+                        parts,
+                        bytes,
+                        start,
+                        &self.path,
+                        None,
+                        self.ids_only,
+                        sink,
+                    ) {
+                        sink(Record::Machine(machine));
+                    }
+                }
+                (None, _) => sink(Record::Error(InputError::at(
+                    &self.path,
+                    start.line,
+                    "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
+                ))),
+            }
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! The JSON exports: metalctl's `machine logs -o json` (with its `Recent last error`
+//! trailer), `machine describe -o json` and `machine list -o json`, metal-api's
+//! `GET /v1/machine/{id}/event` response and event-table dump, and the v2 API's machines.
+//! Arrays are read one element at a time.
+
+mod batch;
+mod events;
+#[cfg(test)]
+mod tests;
+
+use std::cell::Cell;
+use std::io::BufRead;
+
+pub use batch::ElementBatch;
+use events::PendingEvents;
+
+use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
+use super::simd;
+use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record};
+use crate::event::Event;
+use crate::input::into_time_order;
+use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_each_element_fast};
+
+/// Reads one JSON file; `forced` is the format the user named, if any.
+pub(crate) fn read(
+    reader: impl BufRead,
+    ctx: &FileContext,
+    forced: Option<Format>,
+    sink: &mut dyn FnMut(Record),
+) -> Result<(), NotALog> {
+    let mut splitter = Splitter::new(reader);
+    let result = match splitter.skip_whitespace() {
+        Ok(Some(b'[')) => read_array(&mut splitter, ctx, forced, sink),
+        Ok(Some(b'{')) => read_object(&mut splitter, ctx, forced, sink),
+        Ok(Some(_)) => {
+            return Err(NotALog(format!(
+                "expected {} JSON, found something else",
+                forced.map_or("metalctl", |f| f.name())
+            )));
+        }
+        Ok(None) => {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                0,
+                "the file is empty",
+            )));
+            return Ok(());
+        }
+        Err(err) => Err(err),
+    };
+    match result {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            sink(Record::Error(split_error(&ctx.path, err)));
+            Ok(())
+        }
+    }
+}
+
+fn split_error(path: &str, err: SplitError) -> InputError {
+    match err {
+        SplitError::Io(err) => InputError::at(path, 0, format!("cannot read: {err}")),
+        SplitError::Syntax {
+            line,
+            column,
+            message,
+        } => InputError {
+            path: path.to_string(),
+            line,
+            column,
+            message: format!("invalid JSON: {message}"),
+        },
+    }
+}
+
+/// Turns a serde error inside an element into one that names the line in the file.
+fn element_error(path: &str, start: Position, err: &serde_json::Error, what: &str) -> InputError {
+    let (line, column) = if err.line() <= 1 {
+        (start.line, start.column + err.column().saturating_sub(1))
+    } else {
+        (start.line + err.line() - 1, err.column())
+    };
+    let detail = err.to_string();
+    // serde appends its own position, which is relative to the element: drop it.
+    let detail = match detail.rfind(" at line ") {
+        Some(cut) => detail[..cut].to_string(),
+        None => detail,
+    };
+    InputError {
+        path: path.to_string(),
+        line,
+        column,
+        message: format!("invalid {what}: {detail}"),
+    }
+}
+
+/// The outcome of a read that got as far as the JSON structure allowed.
+type Outcome = Result<(), NotALog>;
+
+fn read_array<R: BufRead>(
+    splitter: &mut Splitter<R>,
+    ctx: &FileContext,
+    forced: Option<Format>,
+    sink: &mut dyn FnMut(Record),
+) -> Result<Outcome, SplitError> {
+    // The first element that parses decides between an event array and an array of
+    // machines, unless the user forced the format. Machines are handed on in batches of raw
+    // elements, so that parsing them can run on every core while this thread reads on.
+    let mut events_array = forced.map(|f| f == Format::LogsJson);
+    let mut log_events = LogEvents::default();
+    let mut pending = PendingEvents::default();
+    // simd-json writes into what it parses: the element that decides the array's kind is
+    // parsed from a copy.
+    let mut scratch = Vec::new();
+    let mut not_a_log = false;
+    let ids_only = ctx.options.ids_only;
+    let mut batch = ElementBatch::new(&ctx.path, forced, ids_only);
+    // Set once the array is known to hold machines or events: it may then be cut at its
+    // element lines (see `jsonsplit::indented_elements`).
+    let fast = Cell::new(forced.is_some());
+    let split = for_each_element_fast(splitter, &fast, |bytes, start| {
+        if not_a_log {
+            return Ok(());
+        }
+        if events_array == Some(false) {
+            batch.push(bytes, start);
+            if batch.is_full() {
+                let fresh = ElementBatch::new(&ctx.path, forced, ids_only);
+                let full = std::mem::replace(&mut batch, fresh);
+                sink(Record::Batch(Batch::Json(full)));
+            }
+            return Ok(());
+        }
+        if events_array == Some(true) {
+            pending.push(bytes, start);
+            if pending.is_full() {
+                pending.parse_into(&mut log_events, &ctx.path, sink);
+            }
+            return Ok(());
+        }
+        scratch.clear();
+        scratch.extend_from_slice(bytes);
+        let item = match simd::parse::<RawItem>(&mut scratch) {
+            Ok(item) => item,
+            Err(_) => match parse_element(bytes, start, &ctx.path, sink) {
+                Some(item) => item,
+                None => return Ok(()),
+            },
+        };
+        // A bare machine object (an id, no events) is a machine without an event container.
+        let kind = item.element_kind();
+        let is_events = match events_array {
+            Some(decided) => decided,
+            None if kind.is_none() => {
+                not_a_log = true;
+                return Ok(());
+            }
+            None => *events_array.insert(kind == Some(Format::LogsJson)),
+        };
+        if is_events {
+            log_events.push(item, &ctx.path, start.line, sink);
+        } else {
+            batch.format = kind.map(array_format);
+            batch.push(bytes, start);
+        }
+        fast.set(true);
+        Ok(())
+    });
+    pending.parse_into(&mut log_events, &ctx.path, sink);
+    if let Err(err) = split {
+        // What was read before the damage is still reported, then the damage is named.
+        match events_array {
+            Some(true) if !log_events.events.is_empty() => {
+                sink(Record::Machine(events_log(ctx, log_events.events, None)))
+            }
+            Some(false) if !batch.is_empty() => sink(Record::Batch(Batch::Json(batch))),
+            _ => {}
+        }
+        return Err(err);
+    }
+    if not_a_log {
+        return Ok(Err(NotALog(
+            "a JSON array whose elements are neither events nor machines".to_string(),
+        )));
+    }
+    if events_array == Some(false) {
+        if !batch.is_empty() {
+            sink(Record::Batch(Batch::Json(batch)));
+        }
+        expect_end(splitter, ctx, sink)?;
+        return Ok(Ok(()));
+    }
+    // An event array, or an empty array (a machine without events): metalctl's `Recent last
+    // error` block may follow. An array whose every event was bad is no machine: its errors
+    // say why.
+    let last_error = read_trailer(splitter, ctx, sink)?;
+    if log_events.is_a_machine(last_error.is_some()) {
+        sink(Record::Machine(events_log(
+            ctx,
+            log_events.events,
+            last_error,
+        )));
+    }
+    Ok(Ok(()))
+}
+
+/// The machine of a `machine logs -o json` file.
+fn events_log(ctx: &FileContext, mut events: Vec<Event>, last_error: Option<Event>) -> MachineLog {
+    into_time_order(&mut events, true);
+    let mut log = MachineLog::new(ctx.machine.clone(), &ctx.path, 1, Format::LogsJson);
+    log.events = events;
+    log.last_error_event = last_error;
+    log
+}
+
+/// A machine object in an array is a `list-json` element, whatever its own shape says.
+fn array_format(format: Format) -> Format {
+    match format {
+        Format::DescribeJson => Format::ListJson,
+        other => other,
+    }
+}
+
+/// Parses one array element; a bad one is named and skipped (`None`).
+fn parse_element<'a>(
+    bytes: &'a [u8],
+    start: Position,
+    path: &str,
+    sink: &mut dyn FnMut(Record),
+) -> Option<RawItem<'a>> {
+    match serde_json::from_slice(bytes) {
+        Ok(item) => Some(item),
+        Err(err) => {
+            sink(Record::Error(element_error(
+                path,
+                start,
+                &err,
+                "array element",
+            )));
+            None
+        }
+    }
+}
+
+fn read_object<R: BufRead>(
+    splitter: &mut Splitter<R>,
+    ctx: &FileContext,
+    forced: Option<Format>,
+    sink: &mut dyn FnMut(Record),
+) -> Result<Outcome, SplitError> {
+    let mut bytes = Vec::new();
+    let start = splitter.read_value(&mut bytes)?;
+    // As in batches: simd-json on a copy, serde_json to explain a failure.
+    let mut scratch = bytes.clone();
+    let item = match simd::parse::<RawItem>(&mut scratch) {
+        Ok(item) => item,
+        Err(_) => match serde_json::from_slice(&bytes) {
+            Ok(item) => item,
+            Err(err) => {
+                sink(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
+                return Ok(Ok(()));
+            }
+        },
+    };
+    let Some(parts) = item.into_machine(None) else {
+        if forced.is_some() {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                start.line,
+                "expected a machine object (with `events`, `log` or `recentProvisioningEvents`)",
+            )));
+            return Ok(Ok(()));
+        }
+        return Ok(Err(NotALog(
+            "a JSON object with none of `events`, `log`, `recentProvisioningEvents`".to_string(),
+        )));
+    };
+    if let Some(forced) = forced.filter(|f| *f != parts.format && *f != Format::ListJson) {
+        sink(Record::Error(InputError::at(
+            &ctx.path,
+            start.line,
+            format!("expected {forced} JSON, but the object is {}", parts.format),
+        )));
+        return Ok(Ok(()));
+    }
+    if let Some(machine) = machine_from_parts(
+        parts,
+        &bytes,
+        start,
+        &ctx.path,
+        Some(&ctx.machine),
+        ctx.options.ids_only,
+        sink,
+    ) {
+        sink(Record::Machine(machine));
+    }
+    expect_end(splitter, ctx, sink)?;
+    Ok(Ok(()))
+}
+
+/// Builds a machine from its parts (see [`MachineParts::build`]), finding a bad event's line
+/// by scanning the element again.
+fn machine_from_parts(
+    parts: MachineParts,
+    bytes: &[u8],
+    start: Position,
+    path: &str,
+    file_machine: Option<&str>,
+    ids_only: bool,
+    sink: &mut dyn FnMut(Record),
+) -> Option<MachineLog> {
+    let log_path = parts.log_path;
+    let mut event_lines: Option<Vec<usize>> = None;
+    let mut line_of = |index: usize| -> usize {
+        // Only a bad event needs its own line, so the element is scanned again only then.
+        let lines = event_lines.get_or_insert_with(|| {
+            element_lines_at(bytes, log_path)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|l| l + start.line - 1)
+                .collect()
+        });
+        lines.get(index).copied().unwrap_or(start.line)
+    };
+    parts.build(path, start.line, file_machine, ids_only, &mut line_of, sink)
+}
+
+/// After a `machine logs -o json` array: metalctl's `Recent last error (… ago):` block.
+fn read_trailer<R: BufRead>(
+    splitter: &mut Splitter<R>,
+    ctx: &FileContext,
+    sink: &mut dyn FnMut(Record),
+) -> Result<Option<Event>, SplitError> {
+    if splitter.skip_whitespace()?.is_none() {
+        return Ok(None);
+    }
+    let line = splitter.position().line;
+    let mut text = Vec::new();
+    splitter.read_line(&mut text)?;
+    if !text.starts_with(b"Recent last error") {
+        sink(Record::Error(InputError::at(
+            &ctx.path,
+            line,
+            "unexpected text after the JSON array (expected `Recent last error (… ago):`)",
+        )));
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    let start = splitter.read_value(&mut bytes)?;
+    let event = match serde_json::from_slice::<RawEvent>(&bytes) {
+        Ok(raw) => match convert_event(raw) {
+            Ok(event) => Some(event.at_line(start.line)),
+            Err(message) => {
+                sink(Record::Error(InputError::at(
+                    &ctx.path, start.line, message,
+                )));
+                None
+            }
+        },
+        Err(err) => {
+            sink(Record::Error(element_error(
+                &ctx.path,
+                start,
+                &err,
+                "last error event",
+            )));
+            None
+        }
+    };
+    expect_end(splitter, ctx, sink)?;
+    Ok(event)
+}
+
+fn expect_end<R: BufRead>(
+    splitter: &mut Splitter<R>,
+    ctx: &FileContext,
+    sink: &mut dyn FnMut(Record),
+) -> Result<(), SplitError> {
+    if splitter.skip_whitespace()?.is_some() {
+        let position = splitter.position();
+        sink(Record::Error(InputError {
+            path: ctx.path.clone(),
+            line: position.line,
+            column: position.column,
+            message: "unexpected content after the JSON document".to_string(),
+        }));
+    }
+    Ok(())
+}
