@@ -42,22 +42,27 @@ TIMES=$(mktemp)
 SINK=$(mktemp)
 trap 'rm -f "$TIMES" "$SINK"' EXIT
 
-# best-of-N wall time (seconds, to the millisecond) and peak RSS (KB) of a command; its output
-# discarded. The clock is read around the command: /usr/bin/time rounds to 10 ms, too coarse
-# for a run of 40 ms.
+# wall time (seconds, to the millisecond) and peak RSS (KB) of one run of a command; its
+# output discarded. The clock is read around the command: /usr/bin/time rounds to 10 ms, too
+# coarse for a run of 40 ms.
+once() {
+  local start end t
+  start=$(date +%s%N)
+  # Output goes to a file: GNU grep stops at the first match when it writes to /dev/null.
+  /usr/bin/time -o "$TIMES" -f "%M" "$@" >"$SINK" 2>/dev/null || true
+  end=$(date +%s%N)
+  t=$(awk -v ns=$((end - start)) 'BEGIN{printf "%.3f", ns / 1e9}')
+  echo "$t $(tail -n 1 "$TIMES")"
+}
+
+# the smaller of two "time rss" pairs (by time)
+better() { awk -v a="$1" -v b="$2" 'BEGIN{ split(a, x, " "); split(b, y, " "); print (a == "" || y[1] < x[1]) ? b : a }'; }
+
+# best-of-N wall time and peak RSS (KB) of a command
 measure() {
-  local best="" rss="" start end
-  for _ in $(seq "$RUNS"); do
-    start=$(date +%s%N)
-    # Output goes to a file: GNU grep stops at the first match when it writes to /dev/null.
-    /usr/bin/time -o "$TIMES" -f "%M" "$@" >"$SINK" 2>/dev/null || true
-    end=$(date +%s%N)
-    local t m
-    t=$(awk -v ns=$((end - start)) 'BEGIN{printf "%.3f", ns / 1e9}')
-    m=$(tail -n 1 "$TIMES")
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
-  done
-  echo "$best $rss"
+  local best=""
+  for _ in $(seq "$RUNS"); do best=$(better "$best" "$(once "$@")"); done
+  echo "$best"
 }
 
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN{printf "%.0f", b/1e6}'; }
@@ -84,17 +89,22 @@ cat "$REAL" "$LEAN" "$FILES_LIST" "$FILES"/* >/dev/null
 echo "export shapes, $(nproc) cores, best of $RUNS (page cache warm)"
 printf '%-58s %8s %10s %7s %9s\n' "input" "fsmlog s" "against s" "ratio" "peak MB"
 shape() { # label input against-command…
-  local label=$1 input=$2 t_f rss t_g
+  # fsmlog, what it is set against and the baseline take turns, run after run, so that a
+  # noisy machine's slow minutes fall on all of them alike.
+  local label=$1 input=$2 f="" g="" b=""
   shift 2
-  read -r t_f rss < <(measure "$FSMLOG" report -o json "$input")
-  read -r t_g _ < <(measure "$@")
+  for _ in $(seq "$RUNS"); do
+    f=$(better "$f" "$(once "$FSMLOG" report -o json "$input")")
+    g=$(better "$g" "$(once "$@")")
+    [ -n "${BASELINE:-}" ] && b=$(better "$b" "$(once "$BASELINE" report -o json "$input")")
+  done
+  local t_f=${f% *} rss=${f#* } t_g=${g% *}
   printf '%-58s %8s %10s %6sx %9s\n' "$label" "$t_f" "$t_g" "$(ratio "$t_f" "$t_g")" "$((rss / 1024))"
   if [ -n "${BASELINE:-}" ]; then
-    read -r t_b _ < <(measure "$BASELINE" report -o json "$input")
     local same="its report differs (fields added since?)"
     cmp -s <("$BASELINE" report -o json "$input") <("$FSMLOG" report -o json "$input") \
       && same="the same report"
-    printf '%-58s %8s\n' "  baseline: $same" "$t_b"
+    printf '%-58s %8s\n' "  baseline: $same" "${b% *}"
   fi
   cmp -s <("$FSMLOG" report -o json --threads 1 "$input") <("$FSMLOG" report -o json "$input") \
     || { echo "report -o json DIFFERS with --threads 1 on $input" >&2; exit 1; }
