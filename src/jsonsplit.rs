@@ -5,6 +5,8 @@
 use std::cell::Cell;
 use std::io::{self, BufRead, Read};
 
+use memchr::memmem;
+
 /// Why a value could not be cut out of the stream.
 #[derive(Debug)]
 pub enum SplitError {
@@ -246,9 +248,11 @@ struct Pushback<R> {
 }
 
 impl<R> Pushback<R> {
-    /// Puts `bytes` back, to be read before anything else; only when nothing is put back yet.
-    fn put_back(&mut self, bytes: Vec<u8>) {
-        debug_assert!(self.at >= self.front.len());
+    /// Puts `bytes` back, to be read before anything else.
+    fn put_back(&mut self, mut bytes: Vec<u8>) {
+        if self.at < self.front.len() {
+            bytes.extend_from_slice(&self.front[self.at..]);
+        }
         self.front = bytes;
         self.at = 0;
     }
@@ -409,8 +413,9 @@ pub fn for_each_element_fast<R: BufRead>(
                 splitter.bump()?;
                 if fast.get()
                     && let Some(indent) = splitter.element_indent()?
+                    && indented_elements(splitter, &indent, &mut each)?
                 {
-                    return indented_elements(splitter, &indent, each);
+                    return Ok(());
                 }
             }
             Some(b']') => {
@@ -447,6 +452,28 @@ impl<R: BufRead> Splitter<R> {
     }
 }
 
+/// Byte ranks for finding lines of pretty-printed JSON by their indent and first byte. The
+/// default ranks take a space for a rare byte, so a searcher would stop at every line; here
+/// spaces and newlines are the common bytes, and the byte after the indent is what is sought.
+struct IndentedJson;
+
+impl memchr::arch::all::packedpair::HeuristicFrequencyRank for IndentedJson {
+    fn rank(&self, byte: u8) -> u8 {
+        match byte {
+            b' ' => 255,
+            b'\n' => 250,
+            _ => 100,
+        }
+    }
+}
+
+/// A searcher for a line's start (`\n`, an indent, a byte) in pretty-printed JSON.
+pub fn line_finder(needle: &[u8]) -> memmem::Finder<'static> {
+    memmem::FinderBuilder::new()
+        .build_forward_with_ranker(IndentedJson, needle)
+        .into_owned()
+}
+
 /// How much a cut-out element may grow before the careful scan takes over.
 const FAST_LIMIT: usize = 8 << 20;
 
@@ -461,14 +488,17 @@ thread_local! {
 /// Cuts the rest of a pretty-printed array at its element lines: a line that is exactly
 /// `INDENT{` starts the next element. Such a line cannot occur inside a string (JSON strings
 /// hold no raw newline) nor, in a consistently indented document, deeper inside a value. The
-/// search is `memmem`, far cheaper than looking at every byte; each piece is still parsed as
-/// JSON, so a document that breaks the pattern fails loudly, not silently. What follows the
-/// last such line (the last element and `]`) goes through the careful scan.
+/// search is `memmem`, far cheaper than looking at every byte. A piece that is not one
+/// element ending on its own `INDENT}` line (another indent, an element on one line, a nested
+/// line at the element indent) is put back and read by the careful scan, so that any valid
+/// document is read as a parser reads it: `false` then, and the caller reads on carefully.
+/// What follows the last element line (the last element and `]`) goes through the careful
+/// scan, and `true` says the array is read.
 fn indented_elements<R: BufRead>(
     splitter: &mut Splitter<R>,
     indent: &[u8],
     mut each: impl FnMut(&[u8], Position) -> Result<(), SplitError>,
-) -> Result<(), SplitError> {
+) -> Result<bool, SplitError> {
     let mut separator = b"\n".to_vec();
     separator.extend_from_slice(indent);
     separator.extend_from_slice(b"{\n");
@@ -476,7 +506,11 @@ fn indented_elements<R: BufRead>(
     let mut closing = b"\n".to_vec();
     closing.extend_from_slice(indent);
     closing.push(b'}');
-    let finder = memchr::memmem::Finder::new(&separator);
+    // An element's end followed by a comma inside a piece: two elements in one.
+    let mut two_in_one = closing.clone();
+    two_in_one.push(b',');
+    let two_in_one = line_finder(&two_in_one);
+    let finder = line_finder(&separator);
     // `pending[begin..filled]` starts with a separator; its first byte is at `line` (a
     // newline). The input is read straight into `pending` (a buffered reader would copy it
     // once more). The buffer is kept, initialised, from array to array on this thread, so
@@ -505,14 +539,22 @@ fn indented_elements<R: BufRead>(
                 column: indent.len() + 1,
             };
             let piece = &pending[open..next];
-            match piece.trim_ascii_end().strip_suffix(b",") {
-                Some(element) if element.trim_ascii_end().ends_with(&closing) => {
-                    each(element.trim_ascii_end(), start)?;
-                }
-                // Not the shape this cut relies on (an element on one line, another indent, a
-                // missing comma): scan the piece carefully, which also names any mistake.
-                _ => careful_piece(piece, start, &mut each)?,
-            }
+            let element = piece
+                .trim_ascii_end()
+                .strip_suffix(b",")
+                .map(<[u8]>::trim_ascii_end)
+                .filter(|e| e.ends_with(&closing) && two_in_one.find(e).is_none());
+            let Some(element) = element else {
+                // Not the shape this cut relies on: the careful scan reads on from here, and
+                // names any mistake.
+                let rest = pending[open..filled].to_vec();
+                keep_spare(pending);
+                splitter.bytes_read -= rest.len() as u64;
+                (splitter.line, splitter.column) = (start.line, start.column);
+                splitter.reader.put_back(rest);
+                return Ok(false);
+            };
+            each(element, start)?;
             line += memchr::memchr_iter(b'\n', &pending[begin..next]).count();
             begin = next;
             searched = 1;
@@ -544,9 +586,7 @@ fn indented_elements<R: BufRead>(
         splitter.bytes_read += n as u64;
     }
     let tail = io::Cursor::new(pending[begin..filled].to_vec());
-    if pending.len() <= 4 * READ_AHEAD {
-        SPARE.with(|spare| spare.replace(pending));
-    }
+    keep_spare(pending);
     if let Some(err) = read_error {
         let mut rest = Splitter::at(tail, Position { line, column: 1 });
         let _ = careful_rest(&mut rest, &mut each);
@@ -559,7 +599,15 @@ fn indented_elements<R: BufRead>(
     splitter.line = line;
     splitter.column = 1;
     splitter.reader.put_back(tail);
-    careful_rest(splitter, &mut each)
+    careful_rest(splitter, &mut each)?;
+    Ok(true)
+}
+
+/// Keeps the cut's buffer for the next array on this thread, unless a huge element grew it.
+fn keep_spare(pending: Vec<u8>) {
+    if pending.len() <= 4 * READ_AHEAD {
+        SPARE.with(|spare| spare.replace(pending));
+    }
 }
 
 /// The rest of an array after a comma, scanned byte by byte up to its `]`.
@@ -587,44 +635,6 @@ fn careful_rest<R: BufRead>(
                 )));
             }
             None => return Err(rest.syntax("the array is not closed (truncated?)")),
-        }
-    }
-}
-
-/// A piece between two element lines that is not one element and its comma: its values,
-/// each followed by a comma, scanned byte by byte.
-fn careful_piece(
-    piece: &[u8],
-    start: Position,
-    each: &mut impl FnMut(&[u8], Position) -> Result<(), SplitError>,
-) -> Result<(), SplitError> {
-    let mut scan = Splitter::at(piece, start);
-    let mut element = Vec::new();
-    loop {
-        element.clear();
-        let at = scan.read_value(&mut element)?;
-        each(&element, at)?;
-        match scan.skip_whitespace()? {
-            Some(b',') => {
-                scan.bump()?;
-                if scan.skip_whitespace()?.is_none() {
-                    return Ok(());
-                }
-            }
-            Some(other) => {
-                return Err(scan.syntax(format!(
-                    "expected `,` or `]` after an array element, found `{}`",
-                    printable(other)
-                )));
-            }
-            None => {
-                // The next element line follows: the comma is missing.
-                return Err(SplitError::Syntax {
-                    line: scan.line + 1,
-                    column: start.column,
-                    message: "expected `,` or `]` after an array element, found `{`".to_string(),
-                });
-            }
         }
     }
 }
@@ -784,6 +794,21 @@ mod tests {
             elements(mixed).unwrap()
         );
         assert_eq!(elements(mixed).unwrap().len(), 8);
+    }
+
+    #[test]
+    fn valid_arrays_indented_out_of_step_cut_as_the_careful_scan_cuts_them() {
+        // An element opening at another indent (no element line starts it), and a nested
+        // object whose lines stand at the element indent.
+        let glued = "[\n    {\n        \"a\": 1\n    },\n    {\n        \"b\": 2\n    },\n  {\n        \"c\": 3\n    },\n    {\n        \"d\": 4\n    }\n]\n";
+        let nested = "[\n    {\n        \"a\": 1\n    },\n    {\n        \"b\": [\n    {\n        \"k\": 1\n    }\n        ]\n    },\n    {\n        \"c\": 3\n    }\n]\n";
+        for (text, count) in [(glued, 4), (nested, 3)] {
+            let careful = elements(text).unwrap();
+            assert_eq!(careful.len(), count);
+            for capacity in [1, 7, 4096] {
+                assert_eq!(fast_elements(text, capacity).unwrap(), careful, "{text}");
+            }
+        }
     }
 
     #[test]

@@ -10,6 +10,8 @@
 
 use memchr::memmem;
 
+use crate::jsonsplit::line_finder;
+
 /// What to do with one member, by its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Member {
@@ -50,8 +52,16 @@ pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) 
     let mut separator = vec![b' '; indent + 2];
     separator[0] = b'\n';
     separator[indent + 1] = b'"';
+    // A line of the member indent that closes an object or an array.
+    let closing_line = |close: u8| {
+        let mut line = separator.clone();
+        line[indent + 1] = close;
+        line_finder(&line)
+    };
+    let closings = [closing_line(b'}'), closing_line(b']')];
     // Where each member's line begins (after its newline).
-    let starts = std::iter::once(0).chain(memmem::find_iter(members, &separator).map(|p| p + 1));
+    let members_at = line_finder(&separator);
+    let starts = std::iter::once(0).chain(members_at.find_iter(members).map(|p| p + 1));
     let mut starts = starts.peekable();
     out.push(b'{');
     let mut kept = 0;
@@ -67,7 +77,7 @@ pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) 
         let Some((key, value)) = split_member(text) else {
             return false;
         };
-        if !value_fits(value, indent) {
+        if !value_fits(value, indent, &closings) {
             return false;
         }
         let choice = choose(key);
@@ -107,8 +117,11 @@ fn split_member(text: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// Whether a member's value has the shape the skim relies on: a scalar on the member's line,
-/// or an object or array that is empty or closes on a line of the member's indent.
-fn value_fits(value: &[u8], indent: usize) -> bool {
+/// or an object or array that is empty or closes on a line of the member's indent, with no
+/// other line of that indent closing something inside it (a document whose nested lines come
+/// back to a member's indent by accident; one crafted to mislead with brackets in strings
+/// would need a parser to see through, which is what the skim saves).
+fn value_fits(value: &[u8], indent: usize, closings: &[memmem::Finder; 2]) -> bool {
     let close = match value.first() {
         Some(b'{') => b'}',
         Some(b'[') => b']',
@@ -121,8 +134,11 @@ fn value_fits(value: &[u8], indent: usize) -> bool {
     let Some(last_line) = value.len().checked_sub(indent + 2) else {
         return false;
     };
-    let tail = &value[last_line..];
-    tail[0] == b'\n' && tail[1..=indent].iter().all(|&b| b == b' ') && tail[indent + 1] == close
+    let (inside, tail) = value.split_at(last_line);
+    tail[0] == b'\n'
+        && tail[1..=indent].iter().all(|&b| b == b' ')
+        && tail[indent + 1] == close
+        && closings.iter().all(|c| c.find(inside).is_none())
 }
 
 #[cfg(test)]
@@ -164,6 +180,8 @@ mod tests {
             "{\n        \"i\\u0064\": \"m\"\n    }",
             "{\n        \"id\": \"m\"\n        }",
             "{\n        \"events\": {\n            \"log\": []\n    },\n        \"id\": \"m\"\n    }",
+            // A nested object closing at the member indent makes `id` look like a member.
+            "{\n        \"id\": \"real\",\n        \"hardware\": {\n            \"a\": {\n                \"b\": 1\n        },\n        \"id\": \"evil\",\n        \"x\": {\n            \"y\": 1\n        }\n        }\n    }",
         ] {
             assert_eq!(skimmed(object), None, "{object:?}");
         }

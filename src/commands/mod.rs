@@ -266,8 +266,9 @@ impl Inputs {
             }
         };
         let max_in_flight = 2 * rayon::current_num_threads().max(1);
-        // Files fold into one tally per worker, not a tally each: a directory of small files
-        // would otherwise build and merge one per file.
+        // Files fold into one tally per run of files a worker takes on (rayon's splits), not
+        // a tally each: a directory of small files would otherwise build and merge one per
+        // file.
         let read_one = |mut tally: T, file: &input::InputFile| {
             let decoded: Mutex<Option<T>> = Mutex::new(None);
             let in_flight = AtomicUsize::new(0);

@@ -132,8 +132,8 @@ pub(crate) struct FileContext<'a> {
     /// The machine id for single-machine formats.
     pub machine: String,
     pub options: &'a InputOptions,
-    /// Whether the input may be read ahead of need: a regular file, not a pipe that may
-    /// trickle.
+    /// Whether the input may be read ahead of need: a regular file (or a reader handed in
+    /// by a test), not a pipe or standard input, which may trickle.
     pub read_ahead: bool,
 }
 

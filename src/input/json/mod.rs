@@ -193,7 +193,17 @@ fn read_array<R: BufRead>(
     // An event array, or an empty array (a machine without events): metalctl's `Recent last
     // error` block may follow. An array whose every event was bad is no machine: its errors
     // say why.
-    let last_error = read_trailer(splitter, ctx, sink)?;
+    let last_error = match read_trailer(splitter, ctx, sink) {
+        Ok(last_error) => last_error,
+        Err(err) => {
+            // As above: the events read before the damage are still reported (wherever the
+            // read failed, in the array or after it), then the damage is named.
+            if !log_events.events.is_empty() {
+                sink(Record::Machine(events_log(ctx, log_events.events, None)));
+            }
+            return Err(err);
+        }
+    };
     if log_events.is_a_machine(last_error.is_some()) {
         sink(Record::Machine(events_log(
             ctx,

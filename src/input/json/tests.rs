@@ -169,3 +169,85 @@ fn a_bad_event_among_good_ones_is_named_at_its_line_and_the_rest_is_read() {
     let want: Vec<_> = want.iter().map(|(n, l)| (n.to_string(), *l)).collect();
     assert_eq!(lines(&machines[0]), want);
 }
+
+#[test]
+fn an_event_array_indented_out_of_step_is_read_as_a_parser_reads_it() {
+    // An element that opens at another indent (so that no element line starts it), and a
+    // nested object whose lines stand at the element indent: valid JSON that the cut at
+    // element lines must not split wrongly.
+    let mixed = logs_file(
+        &[
+            event("Waiting", "w", 4),
+            event("Registering", "r", 3),
+            event("Preparing", "p", 2),
+            event("PXE Booting", "x", 1),
+        ],
+        false,
+    )
+    .replacen(
+        "\n    {\n        \"event\": \"Preparing\"",
+        "\n  {\n        \"event\": \"Preparing\"",
+        1,
+    );
+    let nested = logs_file(
+        &[
+            event("Registering", "r", 3),
+            event("Preparing", "p", 2)
+                .replace("\"message\": \"p\",", "\"message\": \"p\",\n        \"extra\": [\n    {\n        \"k\": 1\n    }\n        ],"),
+            event("PXE Booting", "x", 1),
+        ],
+        false,
+    );
+    for (text, names) in [
+        (
+            mixed,
+            vec!["PXE Booting", "Preparing", "Registering", "Waiting"],
+        ),
+        (nested, vec!["PXE Booting", "Preparing", "Registering"]),
+    ] {
+        let (machines, errors) = read(&text);
+        assert!(errors.is_empty(), "{errors:?}\n{text}");
+        let got: Vec<_> = lines(&machines[0]).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(got, names, "{text}");
+    }
+}
+
+#[test]
+fn a_read_error_after_an_event_array_keeps_the_events_before_it() {
+    /// The text, then a failing read.
+    struct ThenFails<'a>(&'a [u8]);
+    impl std::io::Read for ThenFails<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(std::io::Error::other("disk gone"));
+            }
+            let n = self.0.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let three = [
+        event("Waiting", "w", 3),
+        event("Registering", "r", 2),
+        event("PXE Booting", "p", 1),
+    ];
+    for events in [&three[..1], &three[..]] {
+        let text = logs_file(events, false);
+        let (mut machines, mut errors) = (Vec::new(), Vec::new());
+        read_reader(
+            ThenFails(text.as_bytes()),
+            "m.json",
+            &InputOptions::default(),
+            &mut |r| match r {
+                Record::Machine(log) => machines.push(log),
+                Record::Error(err) => errors.push(err),
+                _ => {}
+            },
+        );
+        assert_eq!(machines.len(), 1, "{} events: {errors:?}", events.len());
+        assert_eq!(machines[0].events.len(), events.len());
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].message.contains("disk gone"), "{errors:?}");
+    }
+}
