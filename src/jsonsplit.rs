@@ -382,6 +382,25 @@ fn printable(byte: u8) -> String {
     }
 }
 
+/// The values of a piece of an array that holds more than one (`a, b`), each with where it
+/// starts; `None` unless the piece is two or more whole values and commas.
+pub fn values_in(piece: &[u8], start: Position) -> Option<Vec<(Vec<u8>, Position)>> {
+    let mut scan = Splitter::at(piece, start);
+    let mut values = Vec::new();
+    loop {
+        let mut value = Vec::new();
+        let at = scan.read_value(&mut value).ok()?;
+        values.push((value, at));
+        match scan.skip_whitespace().ok()? {
+            Some(b',') => {
+                scan.bump().ok()?;
+            }
+            None if values.len() > 1 => return Some(values),
+            _ => return None,
+        }
+    }
+}
+
 /// Reads a top-level array element by element, calling `each` with the element and its start.
 pub fn for_each_element<R: BufRead>(
     splitter: &mut Splitter<R>,
@@ -488,10 +507,12 @@ thread_local! {
 /// Cuts the rest of a pretty-printed array at its element lines: a line that is exactly
 /// `INDENT{` starts the next element. Such a line cannot occur inside a string (JSON strings
 /// hold no raw newline) nor, in a consistently indented document, deeper inside a value. The
-/// search is `memmem`, far cheaper than looking at every byte. A piece that is not one
-/// element ending on its own `INDENT}` line (another indent, an element on one line, a nested
-/// line at the element indent) is put back and read by the careful scan, so that any valid
-/// document is read as a parser reads it: `false` then, and the caller reads on carefully.
+/// search is `memmem`, far cheaper than looking at every byte. A piece that does not end on
+/// an `INDENT}` line (an element on one line, a nested line at the element indent) is put
+/// back and read by the careful scan, `false` then, and the caller reads on carefully. A
+/// piece that holds two elements (the second opened at another indent) is handed on as one;
+/// whoever fails to parse it splits it with [`values_in`]. So any valid document is read as
+/// a parser reads it.
 /// What follows the last element line (the last element and `]`) goes through the careful
 /// scan, and `true` says the array is read.
 fn indented_elements<R: BufRead>(
@@ -506,10 +527,6 @@ fn indented_elements<R: BufRead>(
     let mut closing = b"\n".to_vec();
     closing.extend_from_slice(indent);
     closing.push(b'}');
-    // An element's end followed by a comma inside a piece: two elements in one.
-    let mut two_in_one = closing.clone();
-    two_in_one.push(b',');
-    let two_in_one = line_finder(&two_in_one);
     let finder = line_finder(&separator);
     // `pending[begin..filled]` starts with a separator; its first byte is at `line` (a
     // newline). The input is read straight into `pending` (a buffered reader would copy it
@@ -543,7 +560,7 @@ fn indented_elements<R: BufRead>(
                 .trim_ascii_end()
                 .strip_suffix(b",")
                 .map(<[u8]>::trim_ascii_end)
-                .filter(|e| e.ends_with(&closing) && two_in_one.find(e).is_none());
+                .filter(|e| e.ends_with(&closing));
             let Some(element) = element else {
                 // Not the shape this cut relies on: the careful scan reads on from here, and
                 // names any mistake.
@@ -806,9 +823,33 @@ mod tests {
             let careful = elements(text).unwrap();
             assert_eq!(careful.len(), count);
             for capacity in [1, 7, 4096] {
-                assert_eq!(fast_elements(text, capacity).unwrap(), careful, "{text}");
+                // The cut may hand on two elements as one piece; a piece that fails to parse
+                // is split by `values_in`.
+                let fast: Vec<_> = fast_elements(text, capacity)
+                    .unwrap()
+                    .into_iter()
+                    .flat_map(|(piece, line)| {
+                        let at = Position { line, column: 5 };
+                        match values_in(piece.as_bytes(), at) {
+                            Some(values) => values
+                                .into_iter()
+                                .map(|(v, at)| (String::from_utf8(v).unwrap(), at.line))
+                                .collect(),
+                            None => vec![(piece, line)],
+                        }
+                    })
+                    .collect();
+                assert_eq!(fast, careful, "{text}");
             }
         }
+        assert_eq!(
+            values_in(b"{\"a\": 1}", Position { line: 1, column: 1 }),
+            None
+        );
+        assert_eq!(
+            values_in(b"{\"a\": 1}, {", Position { line: 1, column: 1 }),
+            None
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use super::{array_format, machine_from_parts, parse_element};
 use crate::input::raw::RawItem;
 use crate::input::{Format, InputError, Record, simd};
-use crate::jsonsplit::Position;
+use crate::jsonsplit::{Position, values_in};
 use crate::skim::skim;
 
 /// How many bytes of raw elements a batch collects before it is handed on.
@@ -113,47 +113,55 @@ impl ElementBatch {
                 scratch.clear();
                 scratch.extend_from_slice(bytes);
             }
-            let parsed = simd::parse::<RawItem>(&mut scratch);
-            let item = match parsed {
-                Ok(item) => item,
+            if let Ok(item) = simd::parse::<RawItem>(&mut scratch) {
+                self.hand_on(item, bytes, start, sink);
+                continue;
+            }
+            // Two elements the cut at element lines took for one (the second opened at
+            // another indent): each is a machine.
+            let values = values_in(bytes, start).unwrap_or_else(|| vec![(bytes.to_vec(), start)]);
+            for (value, at) in &values {
+                scratch.clear();
+                scratch.extend_from_slice(value);
                 // serde_json says precisely where and why; should it accept what simd-json
                 // did not, its reading stands.
-                Err(_) => match parse_element(bytes, start, &self.path, sink) {
-                    Some(item) => item,
-                    None => continue,
-                },
-            };
-            match (item.into_machine(self.format), self.forced) {
-                (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
-                    sink(Record::Error(InputError::at(
-                        &self.path,
-                        start.line,
-                        format!(
-                            "expected {forced} JSON, but this element is {}",
-                            array_format(parts.format)
-                        ),
-                    )))
+                let item = match simd::parse::<RawItem>(&mut scratch) {
+                    Ok(item) => Some(item),
+                    Err(_) => parse_element(value, *at, &self.path, sink),
+                };
+                if let Some(item) = item {
+                    self.hand_on(item, value, *at, sink);
                 }
-                (Some(mut parts), _) => {
-                    parts.format = array_format(parts.format);
-                    if let Some(machine) = machine_from_parts(
-                        parts,
-                        bytes,
-                        start,
-                        &self.path,
-                        None,
-                        self.ids_only,
-                        sink,
-                    ) {
-                        sink(Record::Machine(machine));
-                    }
-                }
-                (None, _) => sink(Record::Error(InputError::at(
+            }
+        }
+    }
+
+    /// Hands on the machine an element holds, or names what is wrong with it.
+    fn hand_on(&self, item: RawItem, bytes: &[u8], start: Position, sink: &mut dyn FnMut(Record)) {
+        match (item.into_machine(self.format), self.forced) {
+            (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
+                sink(Record::Error(InputError::at(
                     &self.path,
                     start.line,
-                    "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
-                ))),
+                    format!(
+                        "expected {forced} JSON, but this element is {}",
+                        array_format(parts.format)
+                    ),
+                )))
             }
+            (Some(mut parts), _) => {
+                parts.format = array_format(parts.format);
+                if let Some(machine) =
+                    machine_from_parts(parts, bytes, start, &self.path, None, self.ids_only, sink)
+                {
+                    sink(Record::Machine(machine));
+                }
+            }
+            (None, _) => sink(Record::Error(InputError::at(
+                &self.path,
+                start.line,
+                "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
+            ))),
         }
     }
 }

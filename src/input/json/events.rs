@@ -6,7 +6,7 @@ use super::parse_element;
 use crate::input::Record;
 use crate::input::raw::{LogEvents, RawItem};
 use crate::input::simd;
-use crate::jsonsplit::Position;
+use crate::jsonsplit::{Position, values_in};
 
 /// The events of a `machine logs -o json` array after the first, held raw and parsed
 /// together: one simd-json pass over them all costs far less than a serde_json parse of each.
@@ -62,8 +62,17 @@ impl PendingEvents {
             events.bad = bad;
             for &(begin, end, start) in &self.elements {
                 let bytes = &self.bytes[begin..end];
-                if let Some(item) = parse_element(bytes, start, path, sink) {
-                    events.push(item, path, start.line, sink);
+                // Two events the cut at element lines took for one (the second opened at
+                // another indent) are two events.
+                let values = match serde_json::from_slice::<RawItem>(bytes) {
+                    Ok(_) => None,
+                    Err(_) => values_in(bytes, start),
+                };
+                let values = values.unwrap_or_else(|| vec![(bytes.to_vec(), start)]);
+                for (value, at) in &values {
+                    if let Some(item) = parse_element(value, *at, path, sink) {
+                        events.push(item, path, at.line, sink);
+                    }
                 }
             }
         }

@@ -251,3 +251,25 @@ fn a_read_error_after_an_event_array_keeps_the_events_before_it() {
         assert!(errors[0].message.contains("disk gone"), "{errors:?}");
     }
 }
+
+#[test]
+fn a_list_with_a_machine_opening_out_of_step_keeps_every_machine() {
+    let list = serde_json::Value::Array(vec![
+        machine("m-1", true, false),
+        machine("m-2", false, false),
+        machine("m-3", true, false),
+        machine("m-4", false, false),
+    ]);
+    let pretty = serde_json::to_string_pretty(&list).unwrap();
+    let whole = seen(&pretty);
+    // The third machine opens one column left of the others: no element line starts it, so
+    // the cut hands it on with the second.
+    let at = pretty
+        .match_indices("},\n  {\n")
+        .nth(1)
+        .expect("a third machine")
+        .0;
+    let out_of_step = format!("{}}},\n {{\n{}", &pretty[..at], &pretty[at + 7..]);
+    assert_eq!(out_of_step.len(), pretty.len() - 1);
+    assert_eq!(seen(&out_of_step), whole);
+}
