@@ -6,7 +6,11 @@
 //! `json.dumps(indent=…)`): one member per line at one indent, a nested value closing on a
 //! line of that same indent. A line that is exactly that indent and a quote then starts a
 //! member: a string holds no raw newline, and deeper values are indented further. An object
-//! of any other shape is not skimmed, and the caller parses it whole.
+//! of any other shape is not skimmed, and the caller parses it whole; so is one where a value
+//! holds a closing line of its member's indent before its end (nested lines that come back
+//! to the member indent). A document crafted so that such lines balance would take a parser
+//! to see through, which is what the skim saves: there it trusts the printer, as the element
+//! cut of `jsonsplit` trusts it to start elements on lines of their own.
 
 use memchr::memmem;
 
