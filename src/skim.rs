@@ -9,8 +9,7 @@
 //! of any other shape is not skimmed, and the caller parses it whole; so is one where a value
 //! holds a closing line of its member's indent before its end (nested lines that come back
 //! to the member indent). A document crafted so that such lines balance would take a parser
-//! to see through, which is what the skim saves: there it trusts the printer, as the element
-//! cut of `jsonsplit` trusts it to start elements on lines of their own.
+//! to see through, which is what the skim saves: there it trusts the printer.
 
 use memchr::memmem;
 
