@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use super::{Inputs, Outcome, print_problems, stdout};
+use super::{Inputs, Outcome, finish, stdout};
 use crate::aggregate::Summary;
 use crate::cli::ExplainArgs;
 use crate::explain::{ExplainOptions, Explanation};
@@ -41,10 +41,5 @@ pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
     }
     out.flush()?;
     let s = &explanation.summary;
-    print_problems(&s.errors, &s.skipped);
-    Ok(if s.errors.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::InputErrors
-    })
+    Ok(finish(&s.errors, &s.skipped))
 }

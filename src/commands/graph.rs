@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use super::{Inputs, Outcome, print_problems, stdout};
+use super::{Inputs, Outcome, finish, print_problems, stdout};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::{GraphArgs, GraphFormat};
 use crate::graph::Graph;
@@ -44,12 +44,7 @@ pub fn run(args: &GraphArgs) -> Result<Outcome> {
         GraphFormat::Mermaid => mermaid(&report, &mut out)?,
     }
     out.flush()?;
-    print_problems(&summary.errors, &summary.skipped);
-    Ok(if summary.errors.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::InputErrors
-    })
+    Ok(finish(&summary.errors, &summary.skipped))
 }
 
 /// A fleet's graph and the report's summary of the same replay, added up together.

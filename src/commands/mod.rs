@@ -399,6 +399,17 @@ pub(crate) fn nothing_read(machines: u64, allow_empty: bool) -> bool {
     false
 }
 
+/// Tells what could not be read (see [`print_problems`]) and ends a command that gates on
+/// nothing: exit code 2 where some input could not be read, else 0.
+pub(crate) fn finish(errors: &[InputError], skipped: &[(String, String)]) -> Outcome {
+    print_problems(errors, skipped);
+    if errors.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::InputErrors
+    }
+}
+
 /// Tells on stderr what could not be read, so that stdout stays clean for programs.
 pub(crate) fn print_problems(errors: &[InputError], skipped: &[(String, String)]) {
     let stderr = io::stderr();

@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, Write};
 use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::{Inputs, Outcome, print_problems};
+use super::{Inputs, Outcome, finish};
 use crate::cli::ReplayArgs;
 use crate::input::{self, Record};
 use crate::render::trace_renderer;
@@ -51,10 +51,5 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
     out.flush()?;
     errors.sort();
     skipped.sort();
-    print_problems(&errors, &skipped);
-    Ok(if errors.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::InputErrors
-    })
+    Ok(finish(&errors, &skipped))
 }

@@ -5,7 +5,7 @@ use std::io::Write;
 use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::{Inputs, Outcome, print_problems, stdout};
+use super::{Inputs, Outcome, finish, stdout};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::render::{Report, render_report};
@@ -38,12 +38,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     let mut out = stdout();
     render_report(args.output, &report, term, &mut out)?;
     out.flush()?;
-    print_problems(&summary.errors, &summary.skipped);
-    Ok(if summary.errors.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::InputErrors
-    })
+    Ok(finish(&summary.errors, &summary.skipped))
 }
 
 /// What a view counts: the window (with one more pass first where it counts back from the
