@@ -17,9 +17,14 @@ fn logs_file(events: &[String], trailer: bool) -> String {
 }
 
 fn read(text: &str) -> (Vec<MachineLog>, Vec<InputError>) {
+    read_from(text.as_bytes())
+}
+
+/// The machines and problems read from any reader, as the file `m.json`.
+fn read_from(reader: impl std::io::Read) -> (Vec<MachineLog>, Vec<InputError>) {
     let (mut machines, mut errors) = (Vec::new(), Vec::new());
     read_reader(
-        text.as_bytes(),
+        reader,
         "m.json",
         &InputOptions::default(),
         &mut |record| match record {
@@ -234,17 +239,7 @@ fn a_read_error_after_an_event_array_keeps_the_events_before_it() {
     ];
     for events in [&three[..1], &three[..]] {
         let text = logs_file(events, false);
-        let (mut machines, mut errors) = (Vec::new(), Vec::new());
-        read_reader(
-            ThenFails(text.as_bytes()),
-            "m.json",
-            &InputOptions::default(),
-            &mut |r| match r {
-                Record::Machine(log) => machines.push(log),
-                Record::Error(err) => errors.push(err),
-                _ => {}
-            },
-        );
+        let (machines, errors) = read_from(ThenFails(text.as_bytes()));
         assert_eq!(machines.len(), 1, "{} events: {errors:?}", events.len());
         assert_eq!(machines[0].events.len(), events.len());
         assert_eq!(errors.len(), 1, "{errors:?}");
