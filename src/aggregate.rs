@@ -189,6 +189,8 @@ pub struct Summary {
     pub errors: Vec<InputError>,
     /// Files found in directories that hold no machine log, with the reason.
     pub skipped: Vec<(String, String)>,
+    /// What ambiguous inputs were taken for.
+    pub notes: Vec<InputError>,
 }
 
 /// What a view counts and how: the window occurrences must fall in, and the periods of the
@@ -285,6 +287,7 @@ impl Summary {
     pub fn sort(&mut self) {
         self.errors.sort();
         self.skipped.sort();
+        self.notes.sort();
     }
 }
 
@@ -345,6 +348,7 @@ impl AddAssign for Summary {
         }
         self.errors.extend(other.errors);
         self.skipped.extend(other.skipped);
+        self.notes.extend(other.notes);
     }
 }
 

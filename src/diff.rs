@@ -51,6 +51,8 @@ pub struct RuleDiff {
     pub flips: BTreeSet<(Flag, String, bool, bool)>,
     pub errors: Vec<InputError>,
     pub skipped: Vec<(String, String)>,
+    /// What ambiguous inputs were taken for.
+    pub notes: Vec<InputError>,
     /// The newest event read (the data's own clock).
     pub newest_event: Option<chrono::DateTime<chrono::Utc>>,
 }
@@ -137,6 +139,7 @@ impl AddAssign for RuleDiff {
         self.newest_event = self.newest_event.max(other.newest_event);
         self.errors.extend(other.errors);
         self.skipped.extend(other.skipped);
+        self.notes.extend(other.notes);
     }
 }
 

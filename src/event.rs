@@ -367,6 +367,17 @@ pub fn parse_pair(text: &str) -> Result<(State, EventKind), String> {
     Ok((state, event))
 }
 
+/// Whether a machine id has a UUID's shape, `8-4-4-4-12` hex digits: metal-stack names
+/// machines by their UUID.
+pub fn is_uuid(id: &str) -> bool {
+    let groups: Vec<&str> = id.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// Formats a time as RFC 3339 in UTC, with milliseconds only where the time has them.
 pub fn format_time(time: DateTime<Utc>) -> String {
     time.to_rfc3339_opts(SecondsFormat::AutoSi, true)

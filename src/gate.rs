@@ -238,9 +238,38 @@ impl PairCheck {
 pub struct GateResult {
     /// Today's pairs (most frequent first), then the baseline's absent ones.
     pub pairs: Vec<PairCheck>,
-    /// No machine was read at all (and `--allow-empty` was not given): the gate has nothing
+    /// What was not read at all (and `--allow-empty` was not given): the gate has nothing
     /// to pass on.
-    pub nothing_read: bool,
+    pub nothing_read: Option<Nothing>,
+}
+
+/// What a gate read none of, so that it has nothing to pass on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nothing {
+    /// No machine at all: an empty directory, broken links, `[]` lists.
+    Machines,
+    /// Machines, but not one event among them.
+    Events,
+}
+
+impl Nothing {
+    /// What a gate has nothing of, unless `allow_empty`.
+    pub fn of(machines: u64, events: u64, allow_empty: bool) -> Option<Nothing> {
+        match (machines, events) {
+            _ if allow_empty => None,
+            (0, _) => Some(Nothing::Machines),
+            (_, 0) => Some(Nothing::Events),
+            _ => None,
+        }
+    }
+
+    /// `no machine was read` or `no event was read`.
+    pub fn sentence(self) -> &'static str {
+        match self {
+            Nothing::Machines => "no machine was read",
+            Nothing::Events => "no event was read",
+        }
+    }
 }
 
 impl GateResult {
@@ -251,7 +280,7 @@ impl GateResult {
 
     /// Whether the gate passes.
     pub fn passed(&self) -> bool {
-        !self.nothing_read && self.violations().next().is_none()
+        self.nothing_read.is_none() && self.violations().next().is_none()
     }
 }
 
@@ -319,7 +348,7 @@ pub fn check(summary: &Summary, baseline: Option<&Baseline>) -> Result<GateResul
     }
     Ok(GateResult {
         pairs,
-        nothing_read: false,
+        nothing_read: None,
     })
 }
 

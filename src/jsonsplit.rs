@@ -141,6 +141,25 @@ impl<R: BufRead> Splitter<R> {
         Ok(())
     }
 
+    /// Consumes the rest of the current line into `out` when it starts with `prefix`;
+    /// otherwise leaves the input as it was.
+    pub fn line_starting_with(
+        &mut self,
+        prefix: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<bool, SplitError> {
+        let (line, column, bytes_read) = (self.line, self.column, self.bytes_read);
+        let mut text = Vec::new();
+        self.read_line(&mut text)?;
+        if text.starts_with(prefix) {
+            out.extend_from_slice(&text);
+            return Ok(true);
+        }
+        self.reader.put_back(text);
+        (self.line, self.column, self.bytes_read) = (line, column, bytes_read);
+        Ok(false)
+    }
+
     fn syntax(&self, message: impl Into<String>) -> SplitError {
         SplitError::Syntax {
             line: self.line,

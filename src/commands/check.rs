@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use super::report::summarize;
 use super::{Inputs, Outcome, print_problems, stdout, write_file};
 use crate::cli::CheckArgs;
-use crate::gate::{self, Baseline};
+use crate::gate::{self, Baseline, Nothing};
 use crate::render::{CheckReport, github_annotations, render_check};
 use crate::rules::Ruleset;
 
@@ -41,8 +41,8 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
         (None, None) => None,
     };
     let mut result = gate::check(&summary, against).context("cannot check against the baseline")?;
-    let empty = super::nothing_read(summary.machines, args.allow_empty);
-    result.nothing_read = empty;
+    let nothing = Nothing::of(summary.machines, summary.events, args.allow_empty);
+    result.nothing_read = nothing;
     let report = CheckReport {
         rules: &rules.name,
         summary: &summary,
@@ -54,11 +54,12 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
     let mut out = stdout();
     render_check(args.output, &report, term, &mut out)?;
     out.flush()?;
-    print_problems(&summary.errors, &summary.skipped);
+    print_problems(&summary.errors, &summary.skipped, &summary.notes);
+    super::say_nothing_read(nothing);
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
         github_annotations(&report, &mut std::io::stderr().lock())?;
     }
-    Ok(if !summary.errors.is_empty() || empty {
+    Ok(if !summary.errors.is_empty() || nothing.is_some() {
         Outcome::InputErrors
     } else if !result.passed() {
         Outcome::GateFailed

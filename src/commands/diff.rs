@@ -8,6 +8,7 @@ use anyhow::Result;
 use super::{Inputs, Outcome, print_problems, stdout};
 use crate::cli::{DiffArgs, FailOn};
 use crate::diff::RuleDiff;
+use crate::gate::Nothing;
 use crate::render::{DiffReport, render_diff};
 use crate::replay::replay;
 use crate::rules::Ruleset;
@@ -28,6 +29,7 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
     });
     diff.errors.sort();
     diff.skipped.sort();
+    diff.notes.sort();
     let mut out = stdout();
     render_diff(
         args.output,
@@ -41,15 +43,19 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
         &mut out,
     )?;
     out.flush()?;
-    print_problems(&diff.errors, &diff.skipped);
+    print_problems(&diff.errors, &diff.skipped, &diff.notes);
     let failed = match args.fail_on {
         FailOn::NewlyUnexpected => diff.has_regressions(),
         FailOn::Any => !diff.changes.is_empty() || !diff.flips.is_empty(),
         FailOn::Never => false,
     };
-    let empty =
-        args.fail_on != FailOn::Never && super::nothing_read(diff.machines, args.allow_empty);
-    Ok(if !diff.errors.is_empty() || empty {
+    let nothing = Nothing::of(
+        diff.machines,
+        diff.events,
+        args.allow_empty || args.fail_on == FailOn::Never,
+    );
+    super::say_nothing_read(nothing);
+    Ok(if !diff.errors.is_empty() || nothing.is_some() {
         Outcome::InputErrors
     } else if failed {
         Outcome::GateFailed

@@ -41,5 +41,5 @@ pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
     }
     out.flush()?;
     let s = &explanation.summary;
-    Ok(finish(&s.errors, &s.skipped))
+    Ok(finish(&s.errors, &s.skipped, &s.notes))
 }

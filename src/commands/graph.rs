@@ -26,7 +26,7 @@ pub fn run(args: &GraphArgs) -> Result<Outcome> {
     };
     if !args.input.paths.is_empty() && summary.machines == 0 {
         // Not the rule set's picture in place of the fleet's: an artifact would mislead.
-        print_problems(&summary.errors, &summary.skipped);
+        print_problems(&summary.errors, &summary.skipped, &summary.notes);
         eprintln!(
             "fsmlog: no machine was read, so there is no fleet to draw (without PATH, graph draws the rule set)"
         );
@@ -44,7 +44,7 @@ pub fn run(args: &GraphArgs) -> Result<Outcome> {
         GraphFormat::Mermaid => mermaid(&report, &mut out)?,
     }
     out.flush()?;
-    Ok(finish(&summary.errors, &summary.skipped))
+    Ok(finish(&summary.errors, &summary.skipped, &summary.notes))
 }
 
 /// A fleet's graph and the report's summary of the same replay, added up together.

@@ -8,6 +8,7 @@ use chrono::Utc;
 use super::{Inputs, Outcome, print_problems, stdout};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::IssuesArgs;
+use crate::gate::Nothing;
 use crate::issues::{Filter, MachineFacts, Policy, audit};
 use crate::render::terminal::Terminal;
 use crate::render::{IssuesReport, render_doc, view};
@@ -96,12 +97,17 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
     }
     out.flush()?;
     let s = &gathered.summary;
-    print_problems(&s.errors, &s.skipped);
-    let empty = args.fail_on.is_some() && super::nothing_read(s.machines, args.allow_empty);
+    print_problems(&s.errors, &s.skipped, &s.notes);
+    let nothing = Nothing::of(
+        s.machines,
+        s.events,
+        args.allow_empty || args.fail_on.is_none(),
+    );
+    super::say_nothing_read(nothing);
     let failed = args
         .fail_on
         .is_some_and(|at| judged.iter().any(|j| j.worst().is_some_and(|w| w >= at)));
-    Ok(if !s.errors.is_empty() || empty {
+    Ok(if !s.errors.is_empty() || nothing.is_some() {
         Outcome::InputErrors
     } else if failed {
         Outcome::GateFailed

@@ -28,6 +28,7 @@ use crate::aggregate::Summary;
 use crate::cli::{Cli, Command, InputArgs};
 use crate::diff::RuleDiff;
 use crate::explain::Explanation;
+use crate::gate::Nothing;
 use crate::input::merge::{Census, Merged, Merger};
 use crate::input::{self, Format, InputError, InputOptions, Record};
 use crate::render::escape;
@@ -68,6 +69,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 pub(crate) trait Tally: Default + AddAssign + Send {
     /// A problem met while reading.
     fn input_error(&mut self, error: InputError);
+    /// What an ambiguous input was taken for.
+    fn note(&mut self, note: InputError);
     /// A file found in a directory that holds no machine log.
     fn skipped(&mut self, path: String, reason: String);
     /// A file that was read; the format name of its first machine, if it had one.
@@ -77,6 +80,10 @@ pub(crate) trait Tally: Default + AddAssign + Send {
 impl Tally for Summary {
     fn input_error(&mut self, error: InputError) {
         self.errors.push(error);
+    }
+
+    fn note(&mut self, note: InputError) {
+        self.notes.push(note);
     }
 
     fn skipped(&mut self, path: String, reason: String) {
@@ -100,6 +107,10 @@ macro_rules! tally_by_summary {
                 self.summary.input_error(error);
             }
 
+            fn note(&mut self, note: $crate::input::InputError) {
+                self.summary.note(note);
+            }
+
             fn skipped(&mut self, path: String, reason: String) {
                 self.summary.skipped(path, reason);
             }
@@ -117,6 +128,10 @@ tally_by_summary!(Explanation);
 impl Tally for RuleDiff {
     fn input_error(&mut self, error: InputError) {
         self.errors.push(error);
+    }
+
+    fn note(&mut self, note: InputError) {
+        self.notes.push(note);
     }
 
     fn skipped(&mut self, path: String, reason: String) {
@@ -257,6 +272,7 @@ impl Inputs {
                 }
             }
             Record::Error(err) => tally.input_error(err),
+            Record::Note(note) => tally.note(note),
             Record::Skipped { path, reason } => tally.skipped(path, reason),
             Record::Batch(_) => unreachable!("batches are decoded before they are handled"),
         };
@@ -351,6 +367,7 @@ impl AddAssign for Clock {
 
 impl Tally for Clock {
     fn input_error(&mut self, _error: InputError) {}
+    fn note(&mut self, _note: InputError) {}
     fn skipped(&mut self, _path: String, _reason: String) {}
     fn file_read(&mut self, _format: Option<&'static str>) {}
 }
@@ -387,22 +404,25 @@ impl Inputs {
     }
 }
 
-/// Whether a gate may judge what was read: a gate that read no machine at all has nothing
-/// to pass on, and fails with exit code 2 unless `--allow-empty`.
-pub(crate) fn nothing_read(machines: u64, allow_empty: bool) -> bool {
-    if machines == 0 && !allow_empty {
+/// Tells on stderr why a gate has nothing to judge (see [`Nothing`]), after the input's
+/// problems.
+pub(crate) fn say_nothing_read(nothing: Option<Nothing>) {
+    if let Some(nothing) = nothing {
         eprintln!(
-            "fsmlog: no machine was read, so there is nothing to gate on; check the paths, or pass --allow-empty to accept an empty input"
+            "fsmlog: {}, so there is nothing to gate on; check the paths, or pass --allow-empty to accept an empty input",
+            nothing.sentence()
         );
-        return true;
     }
-    false
 }
 
 /// Tells what could not be read (see [`print_problems`]) and ends a command that gates on
 /// nothing: exit code 2 where some input could not be read, else 0.
-pub(crate) fn finish(errors: &[InputError], skipped: &[(String, String)]) -> Outcome {
-    print_problems(errors, skipped);
+pub(crate) fn finish(
+    errors: &[InputError],
+    skipped: &[(String, String)],
+    notes: &[InputError],
+) -> Outcome {
+    print_problems(errors, skipped, notes);
     if errors.is_empty() {
         Outcome::Ok
     } else {
@@ -410,10 +430,18 @@ pub(crate) fn finish(errors: &[InputError], skipped: &[(String, String)]) -> Out
     }
 }
 
-/// Tells on stderr what could not be read, so that stdout stays clean for programs.
-pub(crate) fn print_problems(errors: &[InputError], skipped: &[(String, String)]) {
+/// Tells on stderr what could not be read and how ambiguous inputs were taken, so that
+/// stdout stays clean for programs.
+pub(crate) fn print_problems(
+    errors: &[InputError],
+    skipped: &[(String, String)],
+    notes: &[InputError],
+) {
     let stderr = io::stderr();
     let mut err = stderr.lock();
+    for note in notes {
+        let _ = writeln!(err, "fsmlog: note: {}", escape::text(&note.to_string()));
+    }
     for (path, reason) in skipped {
         let line = format!("skipped {path}: {reason}");
         let _ = writeln!(err, "fsmlog: {}", escape::text(&line));

@@ -81,7 +81,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
             out.flush()?;
         }
     }
-    print_problems(&summary.errors, &summary.skipped);
+    print_problems(&summary.errors, &summary.skipped, &summary.notes);
     Ok(outcome)
 }
 

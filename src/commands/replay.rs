@@ -22,6 +22,7 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
     renderer.begin(&rules.name, &mut out)?;
     let mut errors = inputs.errors.clone();
     let mut skipped = inputs.skipped.clone();
+    let mut notes = Vec::new();
     let mut write_error: Option<io::Error> = None;
     let merger = inputs.merger();
     for file in &inputs.files {
@@ -37,6 +38,7 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
                 }
             }
             Record::Error(err) => errors.push(err),
+            Record::Note(note) => notes.push(note),
             Record::Skipped { path, reason } => skipped.push((path, reason)),
             Record::Batch(_) => unreachable!("read_file_decoded decodes batches"),
         });
@@ -51,5 +53,6 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
     out.flush()?;
     errors.sort();
     skipped.sort();
-    Ok(finish(&errors, &skipped))
+    notes.sort();
+    Ok(finish(&errors, &skipped, &notes))
 }

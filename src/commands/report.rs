@@ -38,7 +38,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     let mut out = stdout();
     render_report(args.output, &report, term, &mut out)?;
     out.flush()?;
-    Ok(finish(&summary.errors, &summary.skipped))
+    Ok(finish(&summary.errors, &summary.skipped, &summary.notes))
 }
 
 /// What a view counts: the window (with one more pass first where it counts back from the

@@ -6,6 +6,7 @@ mod head;
 mod json;
 pub mod merge;
 mod ndjson;
+mod order;
 mod raw;
 pub mod record;
 mod row;
@@ -23,6 +24,8 @@ pub use record::{
 pub use source::{Discovered, InputFile, SourceKind, discover};
 pub use table::TableBatch;
 
+pub(crate) use order::into_time_order;
+
 use std::io::{self, BufRead, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -30,7 +33,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use flate2::read::MultiGzDecoder;
 
-use crate::event::Event;
 use head::{BOM, Failing, Head, read_head};
 
 /// A reader that adds what passes through it to a shared counter.
@@ -313,7 +315,10 @@ fn read_detected(
 /// when it was found in a directory.
 fn report_not_a_log(ctx: &FileContext, named: bool, reason: String, sink: &mut dyn FnMut(Record)) {
     {
-        let hint = "; use --format to read it as a given format";
+        let hint = match ctx.options.format {
+            None => "; use --format to read it as a given format",
+            Some(_) => "",
+        };
         if named {
             sink(Record::Error(InputError::at(
                 &ctx.path,
@@ -382,6 +387,10 @@ fn detect(head: &[u8]) -> Result<Family, Damage> {
     };
     let text = &text[start..];
     let after = |i: usize| text[i..].iter().copied().find(|b| !b.is_ascii_whitespace());
+    let first_line = text.split(|&b| b == b'\n').next().unwrap_or_default();
+    if std::str::from_utf8(first_line).is_ok_and(yaml::is_flow_yaml) {
+        return Ok(Family::Yaml);
+    }
     Ok(match text[0] {
         b'{' if ndjson::looks_like_stream(text) => Family::Stream,
         // JSON only if what follows the bracket can start a member or a value: `[package]` or
@@ -447,19 +456,6 @@ pub fn machine_from_path(path: &Path) -> String {
         }
         _ => name.to_string(),
     }
-}
-
-/// Puts a log's events into time order; exports are newest first, so a log whose first event
-/// is newer than its last is reversed before the stable sort keeps equal times in stored order.
-pub(crate) fn into_time_order(events: &mut [Event], newest_first_by_default: bool) {
-    let newest_first = match (events.first(), events.last()) {
-        (Some(first), Some(last)) if first.time != last.time => first.time > last.time,
-        _ => newest_first_by_default,
-    };
-    if newest_first {
-        events.reverse();
-    }
-    events.sort_by_key(|e| e.time);
 }
 
 #[cfg(test)]

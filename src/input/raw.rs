@@ -589,11 +589,31 @@ impl MachineParts<'_> {
 pub(crate) struct LogEvents {
     pub events: Vec<Event>,
     pub bad: usize,
+    /// Whether the array was read from YAML, for the format names in errors.
+    pub yaml: bool,
 }
 
 impl LogEvents {
-    /// Takes an element as the next event, or names what is wrong with it.
+    /// Takes an element as the next event, or names what is wrong with it (a machine where
+    /// an event should be, when `--format logs-json` was given a list).
     pub fn push(&mut self, item: RawItem, path: &str, line: usize, sink: &mut dyn FnMut(Record)) {
+        if let Some(machine) = item.element_kind().filter(|k| *k != Format::LogsJson) {
+            self.bad += 1;
+            let machine = match machine {
+                Format::DescribeJson => Format::ListJson,
+                other => other,
+            };
+            sink(Record::Error(InputError::at(
+                path,
+                line,
+                format!(
+                    "expected {} (an event array), but this element is a machine ({})",
+                    Format::LogsJson.name_in(self.yaml),
+                    machine.name_in(self.yaml)
+                ),
+            )));
+            return;
+        }
         match convert_event(item.into_event()) {
             Ok(event) => self.events.push(event.at_line(line)),
             Err(message) => {

@@ -244,6 +244,9 @@ pub enum Record {
     /// Raw machines of a large file, to be decoded (on any thread) with [`Batch::decode`].
     Batch(Batch),
     Error(InputError),
+    /// What an ambiguous input was taken for (an empty array): no problem, but said on
+    /// stderr and in `inputs.notes`, so that nothing is read without a word.
+    Note(InputError),
     /// A file (or directory entry) that is not read, with the reason.
     Skipped {
         path: String,

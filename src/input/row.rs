@@ -67,6 +67,15 @@ pub(crate) fn classify<'a>(text: &'a str, zones: &[ExtraZone]) -> Line<'a> {
         };
     }
     let Some(end) = time_prefix_len(body) else {
+        if let Some(at) = buried_row(body) {
+            return Line::Row {
+                event: Err(format!(
+                    "a row after other text ({:?}): a row starts with its time (after any `- `, `1. ` or `> ` marker); the row is skipped",
+                    shorten(body[..at].trim_end())
+                )),
+                pasted: true,
+            };
+        }
         return Line::Other(trimmed);
     };
     let time = match parse_time(&body[..end], zones) {
@@ -108,13 +117,14 @@ pub(crate) fn has_row_shape(text: &str) -> bool {
     time_prefix_len(body.trim_start_matches(['|', ' '])).is_some()
 }
 
-/// Takes off leading list and quote markers (nested ones too).
+/// Takes off leading list and quote markers (nested ones too), numbered ones among them.
 fn strip_markers(mut line: &str) -> (&str, bool) {
     let mut marked = false;
     loop {
         let rest = ["• ", "- ", "* ", "> ", "•", ">"]
             .iter()
-            .find_map(|m| line.strip_prefix(m));
+            .find_map(|m| line.strip_prefix(m))
+            .or_else(|| strip_number(line));
         match rest {
             // A bare `>` ends a quoted blank line; `-` or `*` alone would be prose.
             Some(rest) => {
@@ -124,6 +134,45 @@ fn strip_markers(mut line: &str) -> (&str, bool) {
             None => return (line, marked),
         }
     }
+}
+
+/// Where a line that does not start with a row's time holds one further on, followed by one
+/// of metal-api's event names: a row with something before it, which must not pass for prose.
+fn buried_row(line: &str) -> Option<usize> {
+    line.char_indices()
+        .filter(|&(i, _)| i > 0 && !line.as_bytes()[i - 1].is_ascii_alphanumeric())
+        .find(|&(i, _)| {
+            let at = &line[i..];
+            time_prefix_len(at).is_some_and(|end| {
+                let rest = at[end..].trim_start_matches([' ', '\t', '|']);
+                EventKind::ALL.iter().any(|k| {
+                    rest.get(..k.name().len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(k.name()))
+                })
+            })
+        })
+        .map(|(i, _)| i)
+}
+
+/// Takes off a numbered list marker: `1. `, `1) ` or `(1) ` (at most four digits, so that
+/// no time or year is taken for one).
+fn strip_number(line: &str) -> Option<&str> {
+    let (open, body) = match line.strip_prefix('(') {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=4).contains(&digits) {
+        return None;
+    }
+    let rest = &body[digits..];
+    let rest = if open {
+        rest.strip_prefix(") ")?
+    } else {
+        rest.strip_prefix(". ")
+            .or_else(|| rest.strip_prefix(") "))?
+    };
+    Some(rest)
 }
 
 /// A row whose gaps were collapsed: after the time, metal-api's event name (the longest that

@@ -4,11 +4,12 @@
 use std::io::BufRead;
 use std::path::Path;
 
+use super::order;
 use super::row::{Line, classify, has_row_shape, section_header};
 use super::time::ExtraZone;
 use super::{
-    Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, into_time_order,
-    machine_from_path, read_line_capped,
+    Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, machine_from_path,
+    read_line_capped,
 };
 use crate::event::Event;
 
@@ -16,8 +17,13 @@ use crate::event::Event;
 struct Section {
     machine: String,
     line: usize,
+    /// The rows in the order they were read.
     events: Vec<Event>,
-    last_error: Option<Event>,
+    /// Rows (by index) that follow a repeated `TIME  EVENT  MESSAGE` header: each begins
+    /// another record of the machine.
+    breaks: Vec<usize>,
+    /// Each `Recent last error` block's event, with how many rows were read before it.
+    last_errors: Vec<(usize, Event)>,
     /// Set after `Recent last error`: the next row is the last error event, not a log row.
     in_last_error: bool,
     /// Rows that could not be read.
@@ -34,7 +40,8 @@ impl Section {
             machine,
             line,
             events: Vec::new(),
-            last_error: None,
+            breaks: Vec::new(),
+            last_errors: Vec::new(),
             in_last_error: false,
             bad_rows: 0,
             skipped_lines: 0,
@@ -42,20 +49,38 @@ impl Section {
         }
     }
 
-    /// The machine read, unless every row of it was bad (its errors say why).
-    fn finish(mut self, path: &str) -> Option<MachineLog> {
+    /// The machine's records (one, unless its order restarts: see [`order::records`]), each
+    /// with the last error block that follows it; none when every row was bad (its errors say
+    /// why). Without `events`, the records' rows are left out.
+    fn finish(self, path: &str, events: bool) -> Vec<MachineLog> {
         if self.events.is_empty()
-            && self.last_error.is_none()
+            && self.last_errors.is_empty()
             && (self.bad_rows > 0 || !self.has_table)
         {
-            return None;
+            return Vec::new();
         }
-        into_time_order(&mut self.events, true);
-        let mut log = MachineLog::new(self.machine, path, self.line, Format::Table);
-        log.events = self.events;
-        log.last_error_event = self.last_error;
-        log.skipped_lines = self.skipped_lines;
-        Some(log)
+        let cuts = order::cut(self.events, &self.breaks, self.line);
+        let count = cuts.len();
+        let mut last_errors = self.last_errors;
+        let mut logs = Vec::with_capacity(count);
+        for (i, cut) in cuts.into_iter().enumerate() {
+            // A block follows the rows read before it; one before any row is the first
+            // record's.
+            let (mine, rest): (Vec<_>, Vec<_>) = last_errors
+                .into_iter()
+                .partition(|(after, _)| i + 1 == count || *after <= cut.end);
+            last_errors = rest;
+            let mut log = MachineLog::new(self.machine.clone(), path, cut.line, Format::Table);
+            if events {
+                log.events = cut.events;
+            }
+            log.last_error_event = mine.into_iter().map(|(_, e)| e).max_by_key(|e| e.time);
+            if i == 0 {
+                log.skipped_lines = self.skipped_lines;
+            }
+            logs.push(log);
+        }
+        logs
     }
 }
 
@@ -172,7 +197,13 @@ impl TableBatch {
                     current.skipped_lines += u64::from(pasted);
                     continue;
                 }
-                Some(Line::Header | Line::Rule | Line::Section(_)) => continue,
+                Some(Line::Header) => {
+                    if current.breaks.last() != Some(&current.events.len()) {
+                        current.breaks.push(current.events.len());
+                    }
+                    continue;
+                }
+                Some(Line::Rule | Line::Section(_)) => continue,
                 Some(Line::LastError) => {
                     current.in_last_error = true;
                     continue;
@@ -189,13 +220,12 @@ impl TableBatch {
                     "expected a row starting with a time like `Mon, 22 Aug 2022 06:36:15 UTC`, found {:?}",
                     shorten(text)
                 ),
-                Some(Line::Row { .. }) if self.ids_only => continue,
                 Some(Line::Row {
                     event: Ok(event), ..
                 }) => {
                     let event = event.at_line(at);
                     if current.in_last_error {
-                        current.last_error = Some(event);
+                        current.last_errors.push((current.events.len(), event));
                         current.in_last_error = false;
                     } else {
                         current.events.push(event);
@@ -210,7 +240,7 @@ impl TableBatch {
             current.bad_rows += 1;
             sink(Record::Error(InputError::at(&self.path, at, message)));
         }
-        if let Some(done) = section.and_then(|s| s.finish(&self.path)) {
+        for done in section.map_or_else(Vec::new, |s| s.finish(&self.path, !self.ids_only)) {
             sink(Record::Machine(done));
         }
     }

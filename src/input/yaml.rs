@@ -20,7 +20,8 @@ use super::{FileContext, Format, InputError, MachineLog, NotALog, Record, into_t
 use crate::event::Event;
 
 /// Whether a text file's first meaningful line opens YAML: `---`, a `%YAML` directive, a
-/// `key:` mapping line or a `- key:` sequence item.
+/// `key:` mapping line, a `- key:` sequence item at any indent (`-   key:` as PyYAML's
+/// `indent=4` and `yq -I4` write it), or a flow collection (`[{key: …`, `{key: …`).
 pub(crate) fn looks_like_yaml(head: &[u8]) -> bool {
     let Some(first) = head
         .split(|&b| b == b'\n')
@@ -30,10 +31,13 @@ pub(crate) fn looks_like_yaml(head: &[u8]) -> bool {
     else {
         return false;
     };
-    if first.starts_with("---") || first.starts_with("%YAML") {
+    if first.starts_with("---") || first.starts_with("%YAML") || is_flow_yaml(first) {
         return true;
     }
-    let item = first.strip_prefix("- ").unwrap_or(first);
+    let item = match first.strip_prefix('-') {
+        Some(rest) if rest.starts_with([' ', '\t']) => rest.trim_start_matches([' ', '\t']),
+        _ => first,
+    };
     let key_len = item
         .bytes()
         .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
@@ -42,6 +46,28 @@ pub(crate) fn looks_like_yaml(head: &[u8]) -> bool {
         && item.as_bytes()[0].is_ascii_alphabetic()
         && item[key_len..].starts_with(':')
         && matches!(item.as_bytes().get(key_len + 1), None | Some(b' '))
+}
+
+/// Whether a line opens a flow collection of mappings with plain keys, `[{id: m, …` or
+/// `{id: m, …`, which JSON (whose keys are quoted) never is.
+pub(crate) fn is_flow_yaml(line: &str) -> bool {
+    let rest = line.trim_start();
+    let rest = rest
+        .strip_prefix('[')
+        .or_else(|| rest.strip_prefix("- "))
+        .unwrap_or(rest)
+        .trim_start();
+    let Some(inner) = rest.strip_prefix('{') else {
+        return false;
+    };
+    let inner = inner.trim_start();
+    let key_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    key_len > 0
+        && inner.as_bytes()[0].is_ascii_alphabetic()
+        && inner[key_len..].trim_start().starts_with(':')
 }
 
 /// What went wrong while reading the characters: lines that were not UTF-8 (read with the
@@ -350,7 +376,10 @@ pub(crate) fn read(
     let mut chars = Chars::new(reader);
     let problems = Rc::clone(&chars.problems);
     let mut events_array: Option<bool> = forced.map(|f| f == Format::LogsJson);
-    let mut log_events = LogEvents::default();
+    let mut log_events = LogEvents {
+        yaml: true,
+        ..LogEvents::default()
+    };
     let mut machines = 0;
     let mut elements = 0;
     let mut list_format: Option<Format> = None;

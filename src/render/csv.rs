@@ -11,6 +11,7 @@ fn field(piece: &Piece) -> String {
     match &piece.value {
         Value::Label(text) => escape::csv(text).into_owned(),
         Value::Input(text) | Value::Machine(text) => escape::csv(text).into_owned(),
+        Value::Argument(word) => escape::csv(&escape::shell_word(word)).into_owned(),
         Value::Machines { ids, .. } => ids
             .iter()
             .map(|id| escape::csv(id).into_owned())
@@ -26,6 +27,7 @@ fn field(piece: &Piece) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         Value::Empty => String::new(),
+        Value::Separator => " · ".to_string(),
     }
 }
 

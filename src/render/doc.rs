@@ -18,6 +18,9 @@ pub enum Value {
     Input(String),
     /// A machine id: shortened to its shortest unique prefix on a terminal.
     Machine(String),
+    /// A word from input in a command fsmlog suggests (a machine id, a path): quoted as a
+    /// POSIX shell needs it, so that pasting the command runs nothing the word says.
+    Argument(String),
     /// Some machines of many: `a, b, +4` on a terminal.
     Machines {
         ids: Vec<String>,
@@ -33,6 +36,9 @@ pub enum Value {
     Spark(Vec<u64>),
     /// Nothing to show (a dash in tables).
     Empty,
+    /// ` · ` between the items of a line: the only place a terminal breaks a line that has
+    /// them.
+    Separator,
 }
 
 /// How a piece stands out where colour is on.
@@ -83,9 +89,19 @@ pub fn input(text: impl Into<String>) -> Piece {
     Value::Input(text.into()).into()
 }
 
+/// A word from input in a suggested command.
+pub fn argument(word: impl Into<String>) -> Piece {
+    Value::Argument(word.into()).into()
+}
+
 /// A machine id.
 pub fn machine(id: impl Into<String>) -> Piece {
     Value::Machine(id.into()).into()
+}
+
+/// ` · ` between a line's items (see [`Value::Separator`]).
+pub fn sep() -> Piece {
+    Value::Separator.into()
 }
 
 /// A count.
@@ -105,15 +121,13 @@ pub enum Align {
     Right,
 }
 
-/// What a column may give up when a table does not fit the terminal.
+/// How a column's values take a line when a table does not fit the terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fit {
     /// Never split across lines.
     Whole,
-    /// May wrap: long messages.
+    /// May wrap between words: long messages.
     Wrap,
-    /// Left out when nothing else helps, lowest rank first (said below the table).
-    Optional(u8),
 }
 
 /// A table column.
@@ -122,6 +136,9 @@ pub struct Column {
     pub header: Cow<'static, str>,
     pub align: Align,
     pub fit: Fit,
+    /// Left out when nothing else helps, lowest rank first (said below the table); `None`
+    /// for a column that always shows.
+    pub optional: Option<u8>,
 }
 
 impl Column {
@@ -131,6 +148,7 @@ impl Column {
             header: header.into(),
             align: Align::Left,
             fit: Fit::Whole,
+            optional: None,
         }
     }
 
@@ -153,8 +171,16 @@ impl Column {
     /// A column that may be left out on a narrow terminal, the lowest rank first.
     pub fn optional(header: impl Into<Cow<'static, str>>, rank: u8) -> Column {
         Column {
-            fit: Fit::Optional(rank),
+            optional: Some(rank),
             ..Column::new(header)
+        }
+    }
+
+    /// The same column, left out on a narrow terminal before those of a higher rank.
+    pub fn or_left_out(self, rank: u8) -> Column {
+        Column {
+            optional: Some(rank),
+            ..self
         }
     }
 }
@@ -290,7 +316,7 @@ impl Shortener {
     /// The id as shown: its unique prefix (the whole id where that is not shorter, or where
     /// it is no UUID).
     pub fn show<'a>(&self, id: &'a str) -> &'a str {
-        if !is_uuid(id) {
+        if !crate::event::is_uuid(id) {
             return id;
         }
         let length = match self
@@ -305,16 +331,6 @@ impl Shortener {
             None => id,
         }
     }
-}
-
-/// Whether an id has a UUID's shape: `8-4-4-4-12` hex digits.
-fn is_uuid(id: &str) -> bool {
-    let groups: Vec<&str> = id.split('-').collect();
-    groups.len() == 5
-        && groups
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// A duration for people: `45s`, `3m20s`, `1h40m`, `2d3h`; the two largest units.

@@ -4,19 +4,42 @@
 //! markup reaches Markdown, CSV or HTML unescaped.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
-/// Whether a character must not reach a terminal raw: C0 and C1 controls, DEL, and the
-/// invisible characters that reorder or hide text (bidirectional overrides and isolates,
-/// line and paragraph separators).
-fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+use regex::Regex;
+
+/// The characters that hide or reorder text: Unicode's format characters (category Cf: the
+/// bidirectional controls, zero-width spaces and joiners, the soft hyphen, the byte-order
+/// mark, the tag characters), the invisible letters and marks outside it (the combining
+/// grapheme joiner, the Hangul fillers), the line and paragraph separators, the whole tag
+/// block, and C0, C1 and DEL.
+static HIDDEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[\p{Cf}\p{Cc}\u{034F}\u{115F}\u{1160}\u{3164}\u{FFA0}\u{2028}\u{2029}\u{E0000}-\u{E007F}]")
+        .expect("a valid character class")
+});
+
+/// Whether a character must not reach a terminal raw (see [`HIDDEN`]).
+pub fn is_unsafe(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    let mut buf = [0u8; 4];
+    HIDDEN.is_match(c.encode_utf8(&mut buf))
+}
+
+/// Whether a text holds a character that must be escaped: printable ASCII, the common case,
+/// is told without the character class.
+fn has_unsafe(s: &str) -> bool {
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return false;
+    }
+    HIDDEN.is_match(s)
 }
 
 /// The text with every control character shown as `\u{1b}`: tabs and newlines too, so that a
 /// row stays one row. Borrowed when there is nothing to escape (the common case).
 pub fn text(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    if !has_unsafe(s) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -28,6 +51,17 @@ pub fn text(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// A word as a POSIX shell reads it back: as it is when it holds only `A-Za-z0-9._:/-`,
+/// else in single quotes (a `'` inside written `'\''`). Controls in it are then escaped
+/// by the renderer like any text.
+pub fn shell_word(s: &str) -> Cow<'_, str> {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'/' | b'-');
+    if !s.is_empty() && s.bytes().all(plain) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(format!("'{}'", s.replace('\'', "'\\''")))
 }
 
 /// A Markdown table cell: controls escaped as for the terminal, and every character Markdown

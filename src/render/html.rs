@@ -41,6 +41,7 @@ fn text(piece: &Piece) -> String {
     let inner = match &piece.value {
         Value::Label(t) => escape::html(t),
         Value::Input(t) => escape::html(t),
+        Value::Argument(word) => escape::html(&escape::shell_word(word)),
         Value::Machine(id) => format!("<code>{}</code>", escape::html(id)),
         Value::Machines { ids, total } => {
             let mut shown: Vec<String> = ids
@@ -65,6 +66,7 @@ fn text(piece: &Piece) -> String {
         Value::Seconds(s) => duration(*s),
         Value::Spark(counts) => spark(counts),
         Value::Empty => "—".to_string(),
+        Value::Separator => " · ".to_string(),
     };
     match piece.tone {
         Tone::Plain => inner,

@@ -29,7 +29,8 @@ fn xml(text: &str) -> String {
 /// Writes the JUnit report.
 pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
     let pairs = &report.result.pairs;
-    let empty = report.result.nothing_read;
+    let nothing = report.result.nothing_read;
+    let empty = nothing.is_some();
     let failures = pairs.iter().filter(|p| p.violation.is_some()).count() + usize::from(empty);
     let tests = pairs.len() + usize::from(empty);
     let suite = format!("fsmlog check ({})", report.rules);
@@ -43,10 +44,11 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         r#"  <testsuite name="{}" tests="{tests}" failures="{failures}" errors="0" skipped="0">"#,
         xml(&suite)
     )?;
-    if empty {
+    if let Some(nothing) = nothing {
         writeln!(
             out,
-            r#"    <testcase classname="fsmlog.input" name="machines read"><failure type="nothing-read" message="no machine was read, so there is nothing to pass on">check the paths, or pass --allow-empty</failure></testcase>"#
+            r#"    <testcase classname="fsmlog.input" name="machines read"><failure type="nothing-read" message="{}, so there is nothing to pass on">check the paths, or pass --allow-empty</failure></testcase>"#,
+            nothing.sentence()
         )?;
     }
     for pair in pairs {

@@ -11,6 +11,7 @@ fn text(piece: &Piece) -> String {
         // Our own words carry no markup; only a table cell's `|` would split the cell.
         Value::Label(text) => escape::text(text).replace('|', "\\|"),
         Value::Input(text) | Value::Machine(text) => escape::markdown(text),
+        Value::Argument(word) => escape::markdown(&escape::shell_word(word)),
         Value::Machines { ids, .. } => ids
             .iter()
             .map(|id| escape::markdown(id))
@@ -22,6 +23,7 @@ fn text(piece: &Piece) -> String {
         Value::Seconds(s) => duration(*s),
         Value::Spark(counts) => sparkline(counts),
         Value::Empty => "—".to_string(),
+        Value::Separator => " · ".to_string(),
     }
 }
 

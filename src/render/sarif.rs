@@ -100,12 +100,12 @@ const HELP_URI: &str = "https://github.com/metal-stack/metal-api/issues/324";
 
 /// Whether the run could judge the fleet: not when it read no machine at all.
 fn invocation(report: &CheckReport) -> Value {
-    if report.result.nothing_read {
+    if let Some(nothing) = report.result.nothing_read {
         json!({
             "executionSuccessful": false,
             "toolExecutionNotifications": [{
                 "level": "error",
-                "message": {"text": "no machine was read, so there is nothing to pass on; check the paths, or pass --allow-empty"},
+                "message": {"text": format!("{}, so there is nothing to pass on; check the paths, or pass --allow-empty", nothing.sentence())},
             }],
         })
     } else {

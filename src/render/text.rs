@@ -42,6 +42,7 @@ impl Show<'_> {
         match value {
             Value::Label(text) => escape::text(text).into_owned(),
             Value::Input(text) => escape::text(text).into_owned(),
+            Value::Argument(word) => escape::text(&escape::shell_word(word)).into_owned(),
             Value::Machine(m) => id(m),
             Value::Machines { ids, total } => {
                 let shown = if self.term.shorten { 2 } else { ids.len() };
@@ -59,6 +60,7 @@ impl Show<'_> {
             Value::Seconds(s) => duration(*s),
             Value::Spark(counts) => sparkline(counts),
             Value::Empty => "—".to_string(),
+            Value::Separator => " · ".to_string(),
         }
     }
 
@@ -85,10 +87,54 @@ impl Show<'_> {
         }
     }
 
-    /// A line of pieces, broken between pieces (never inside one) where it is wider than
-    /// the terminal; continuation lines are indented.
+    /// A piece in the line's tone: a heading's plain pieces are strong.
+    fn toned(piece: &Piece, strong: bool) -> Piece {
+        if strong && piece.tone == Tone::Plain {
+            piece.clone().tone(Tone::Strong)
+        } else {
+            piece.clone()
+        }
+    }
+
+    /// A line of pieces, fitted to the terminal; continuation lines are indented. A line
+    /// of items (pieces between [`Value::Separator`]s) breaks only between its items, after
+    /// the ` ·`; an item wider than a line of its own, and a line without items, break
+    /// between pieces.
     fn line(&self, pieces: &[Piece], strong: bool) -> String {
         let width = self.term.width.unwrap_or(usize::MAX);
+        let mut flow = Flow::default();
+        if !pieces.iter().any(|p| p.value == Value::Separator) {
+            self.flow(pieces, strong, width, &mut flow);
+            return flow.out;
+        }
+        for (i, item) in pieces.split(|p| p.value == Value::Separator).enumerate() {
+            let wide: usize = item.iter().map(|p| self.text(&p.value).width()).sum();
+            if i > 0 {
+                let separator = Show::toned(&Value::Separator.into(), strong);
+                if flow.used + 3 + wide > width && flow.used > 2 {
+                    flow.out.push_str(self.styled(&separator).trim_end());
+                    flow.out.push_str("\n  ");
+                    flow.used = 2;
+                } else {
+                    flow.out.push_str(&self.styled(&separator));
+                    flow.used += 3;
+                }
+            }
+            if flow.used + wide <= width {
+                for piece in item {
+                    flow.out.push_str(&self.styled(&Show::toned(piece, strong)));
+                }
+                flow.used += wide;
+            } else {
+                self.flow(item, strong, width, &mut flow);
+            }
+        }
+        flow.out
+    }
+
+    /// Lays pieces out from where `flow` stands, broken between pieces (never inside one)
+    /// where they are wider than the terminal.
+    fn flow(&self, pieces: &[Piece], strong: bool, width: usize, flow: &mut Flow) {
         // Words are pieces too where a piece of text would not fit on a line of its own.
         let mut words = Vec::new();
         for piece in pieces {
@@ -118,41 +164,42 @@ impl Show<'_> {
                 });
             }
         }
-        let mut out = String::new();
-        let mut used = 0;
+        let Flow { out, used } = flow;
         let mut full = false;
         for piece in &words {
-            let piece = if strong && piece.tone == Tone::Plain {
-                piece.clone().tone(Tone::Strong)
-            } else {
-                piece.clone()
-            };
+            let piece = Show::toned(piece, strong);
             let plain = self.text(&piece.value);
             let w = plain.width();
             let blank = plain.trim().is_empty();
-            if used > 0 && used + w > width && blank {
+            if *used > 0 && *used + w > width && blank {
                 // A space that does not fit is where the line breaks, not a trailing blank.
                 full = true;
                 continue;
             }
-            if used > 0 && (full || used + w > width) && !blank {
+            if *used > 0 && (full || *used + w > width) && !blank {
                 let kept = out.trim_end_matches(' ').len();
                 out.truncate(kept);
                 out.push_str("\n  ");
-                used = 2;
+                *used = 2;
                 full = false;
             }
             let shown = self.styled(&piece);
-            if used == 2 && out.ends_with("\n  ") {
+            if *used == 2 && out.ends_with("\n  ") {
                 out.push_str(shown.trim_start());
-                used += plain.trim_start().width();
+                *used += plain.trim_start().width();
             } else {
                 out.push_str(&shown);
-                used += w;
+                *used += w;
             }
         }
-        out
     }
+}
+
+/// A line being laid out: what is written, and how wide its last line is.
+#[derive(Default)]
+struct Flow {
+    out: String,
+    used: usize,
 }
 
 /// Prints a document.
@@ -200,11 +247,40 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
                 .unwrap_or(0)
         })
         .collect();
+    // No word is split: a column is never narrower than its longest word.
+    let longest: Vec<usize> = grid
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, column)| {
+            texts
+                .iter()
+                .map(|row| row[c].as_str())
+                .chain([column.header.as_ref()])
+                .flat_map(|text| text.split_whitespace())
+                .map(UnicodeWidthStr::width)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let sizes = Sizes {
+        natural: &natural,
+        longest: &longest,
+    };
     let all: Vec<usize> = (0..grid.columns.len()).collect();
     let Some(limit) = show.term.width else {
-        return draw(grid, &texts, show, &all, &natural, Fitting::Natural, out);
+        return draw(
+            grid,
+            &texts,
+            show,
+            &all,
+            &sizes,
+            &natural,
+            Fitting::Natural,
+            out,
+        );
     };
-    let (shown, left_out, widths) = fit(grid, &natural, all, limit);
+    let (shown, left_out, widths) = fit(grid, &sizes, all, limit);
     let needed = table_width(&shown.iter().map(|&c| widths[c]).collect::<Vec<_>>());
     if needed <= limit {
         let fitting = if shown.iter().any(|&c| widths[c] < natural[c]) {
@@ -212,7 +288,7 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
         } else {
             Fitting::Natural
         };
-        draw(grid, &texts, show, &shown, &widths, fitting, out)?;
+        draw(grid, &texts, show, &shown, &sizes, &widths, fitting, out)?;
     } else if grid.repeat_first && shown.len() > 2 {
         // Several tables, each with the first column and as many others as fit.
         let mut chunk = vec![shown[0]];
@@ -220,12 +296,30 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
             let mut wider: Vec<usize> = chunk.iter().map(|&c| natural[c]).collect();
             wider.push(natural[c]);
             if chunk.len() > 1 && table_width(&wider) > limit {
-                draw(grid, &texts, show, &chunk, &natural, Fitting::Natural, out)?;
+                draw(
+                    grid,
+                    &texts,
+                    show,
+                    &chunk,
+                    &sizes,
+                    &natural,
+                    Fitting::Natural,
+                    out,
+                )?;
                 chunk.truncate(1);
             }
             chunk.push(c);
         }
-        draw(grid, &texts, show, &chunk, &natural, Fitting::Natural, out)?;
+        draw(
+            grid,
+            &texts,
+            show,
+            &chunk,
+            &sizes,
+            &natural,
+            Fitting::Natural,
+            out,
+        )?;
     } else {
         // Nothing left to leave out: only now may whole values wrap (a terminal this narrow
         // gets a table of its width rather than lines it cannot show).
@@ -234,6 +328,7 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
             &texts,
             show,
             &shown,
+            &sizes,
             &widths,
             Fitting::Squeezed(limit),
             out,
@@ -254,6 +349,12 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// How wide each column's values are: whole, and their longest word.
+struct Sizes<'a> {
+    natural: &'a [usize],
+    longest: &'a [usize],
+}
+
 /// The width a table takes with these column widths (borders and padding included).
 fn table_width(widths: &[usize]) -> usize {
     widths.iter().sum::<usize>() + 3 * widths.len() + 1
@@ -271,14 +372,15 @@ enum Fitting {
 }
 
 /// Which columns to show and how wide: whole columns keep their width; wrapping columns get
-/// what is left, no less than MIN_WRAP each while optional columns (lowest rank first) can
-/// still be left out.
+/// what is left, no less than MIN_WRAP each (and never less than their longest word) while
+/// optional columns (lowest rank first) can still be left out.
 fn fit(
     grid: &Grid,
-    natural: &[usize],
+    sizes: &Sizes,
     mut shown: Vec<usize>,
     limit: usize,
 ) -> (Vec<usize>, Vec<String>, Vec<usize>) {
+    let (natural, longest) = (sizes.natural, sizes.longest);
     let mut left_out = Vec::new();
     let mut widths = natural.to_vec();
     loop {
@@ -298,13 +400,14 @@ fn fit(
         let optional = shown
             .iter()
             .enumerate()
-            .filter_map(|(i, &c)| match grid.columns[c].fit {
-                Fit::Optional(rank) => Some((rank, i)),
-                _ => None,
-            })
+            .filter_map(|(i, &c)| Some((grid.columns[c].optional?, i)))
             .min();
-        let cramped = room < wanted.min(MIN_WRAP * wrapping.len())
-            || fixed + borders + MIN_COLUMN * wrapping.len() > limit;
+        let narrowest: usize = wrapping
+            .iter()
+            .map(|&c| longest[c].max(MIN_COLUMN).min(natural[c]))
+            .sum();
+        let cramped =
+            room < wanted.min(MIN_WRAP * wrapping.len()) || fixed + borders + narrowest > limit;
         if cramped && let Some((_, i)) = optional {
             left_out.push(grid.columns[shown.remove(i)].header.to_string());
             continue;
@@ -315,7 +418,7 @@ fn fit(
         rest.sort_by_key(|&c| natural[c]);
         let mut left = rest.len();
         for c in rest {
-            let share = (room / left.max(1)).max(MIN_COLUMN);
+            let share = (room / left.max(1)).max(MIN_COLUMN).max(longest[c]);
             widths[c] = natural[c].min(share);
             room = room.saturating_sub(widths[c]);
             left -= 1;
@@ -330,6 +433,7 @@ fn draw(
     texts: &[Vec<String>],
     show: &Show,
     shown: &[usize],
+    sizes: &Sizes,
     widths: &[usize],
     fitting: Fitting,
     out: &mut dyn Write,
@@ -378,13 +482,17 @@ fn draw(
             if grid.columns[c].align == Align::Right {
                 column.set_cell_alignment(CellAlignment::Right);
             }
-            if let Fitting::Fitted(_) = fitting {
-                let w = (widths[c] + 2).min(u16::MAX as usize) as u16;
-                column.set_constraint(match grid.columns[c].fit {
-                    Fit::Wrap => ColumnConstraint::UpperBoundary(Width::Fixed(w)),
-                    _ => ColumnConstraint::Absolute(Width::Fixed(w)),
-                });
-            }
+            let cells = |w: usize| Width::Fixed((w + 2).min(u16::MAX as usize) as u16);
+            match fitting {
+                Fitting::Fitted(_) => column.set_constraint(match grid.columns[c].fit {
+                    Fit::Wrap => ColumnConstraint::UpperBoundary(cells(widths[c])),
+                    Fit::Whole => ColumnConstraint::Absolute(cells(widths[c])),
+                }),
+                Fitting::Squeezed(_) => {
+                    column.set_constraint(ColumnConstraint::LowerBoundary(cells(sizes.longest[c])))
+                }
+                Fitting::Natural => column,
+            };
         }
     }
     writeln!(out, "{t}")

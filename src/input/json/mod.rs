@@ -14,14 +14,16 @@ use std::io::BufRead;
 pub use batch::ElementBatch;
 use events::PendingEvents;
 
+use super::order;
 use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
 use super::simd;
 use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record};
-use crate::event::Event;
-use crate::input::into_time_order;
+use crate::event::{Event, is_uuid};
 use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_each_element_fast};
 
-/// Reads one JSON file; `forced` is the format the user named, if any.
+/// Reads one JSON file, one document after another (metalctl's concatenated outputs, `jq -c`
+/// lines, a log appended to its own file), each taken as a file's content would be; `forced`
+/// is the format the user named, if any.
 pub(crate) fn read(
     reader: impl BufRead,
     ctx: &FileContext,
@@ -29,30 +31,64 @@ pub(crate) fn read(
     sink: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
     let mut splitter = Splitter::new(reader);
-    let result = match splitter.skip_whitespace() {
-        Ok(Some(b'[')) => read_array(&mut splitter, ctx, forced, sink),
-        Ok(Some(b'{')) => read_object(&mut splitter, ctx, forced, sink),
-        Ok(Some(_)) => {
-            return Err(NotALog(format!(
-                "expected {} JSON, found something else",
-                forced.map_or("metalctl", |f| f.name())
-            )));
-        }
-        Ok(None) => {
-            sink(Record::Error(InputError::at(
-                &ctx.path,
-                0,
-                "the file is empty",
-            )));
-            return Ok(());
-        }
-        Err(err) => Err(err),
-    };
-    match result {
-        Ok(outcome) => outcome,
-        Err(err) => {
-            sink(Record::Error(split_error(&ctx.path, err)));
-            Ok(())
+    let mut documents = 0;
+    loop {
+        let next = match splitter.skip_whitespace() {
+            Ok(next) => next,
+            Err(err) => {
+                sink(Record::Error(split_error(&ctx.path, err)));
+                return Ok(());
+            }
+        };
+        let result = match next {
+            Some(b'[') => read_array(&mut splitter, ctx, forced, sink),
+            Some(b'{') => read_object(&mut splitter, ctx, forced, sink),
+            Some(_) if documents == 0 => {
+                return Err(NotALog(match forced {
+                    Some(f) => format!(
+                        "expected {} JSON (or the same as YAML, {}), found something else",
+                        f.name(),
+                        f.name_in(true)
+                    ),
+                    None => "expected metalctl JSON, found something else".to_string(),
+                }));
+            }
+            Some(_) => {
+                let position = splitter.position();
+                sink(Record::Error(InputError {
+                    path: ctx.path.clone(),
+                    line: position.line,
+                    column: position.column,
+                    message: "unexpected content after the JSON document (another document, or metalctl's `Recent last error (… ago):` block after a log, may follow one)".to_string(),
+                }));
+                return Ok(());
+            }
+            None if documents == 0 => {
+                sink(Record::Error(InputError::at(
+                    &ctx.path,
+                    0,
+                    "the file is empty",
+                )));
+                return Ok(());
+            }
+            None => return Ok(()),
+        };
+        documents += 1;
+        match result {
+            Ok(Ok(())) => {}
+            Ok(Err(not_a_log)) if documents == 1 => return Err(not_a_log),
+            Ok(Err(NotALog(reason))) => {
+                let line = splitter.position().line;
+                sink(Record::Error(InputError::at(
+                    &ctx.path,
+                    line,
+                    format!("the document before this line is no machine log: {reason}"),
+                )));
+            }
+            Err(err) => {
+                sink(Record::Error(split_error(&ctx.path, err)));
+                return Ok(());
+            }
         }
     }
 }
@@ -107,6 +143,8 @@ fn read_array<R: BufRead>(
     // machines, unless the user forced the format. Machines are handed on in batches of raw
     // elements, so that parsing them can run on every core while this thread reads on.
     let mut events_array = forced.map(|f| f == Format::LogsJson);
+    let line = splitter.position().line;
+    let mut elements = 0;
     let mut log_events = LogEvents::default();
     let mut pending = PendingEvents::default();
     // simd-json writes into what it parses: the element that decides the array's kind is
@@ -119,6 +157,7 @@ fn read_array<R: BufRead>(
     // element lines (see `jsonsplit::indented_elements`).
     let fast = Cell::new(forced.is_some());
     let split = for_each_element_fast(splitter, &fast, |bytes, start| {
+        elements += 1;
         if not_a_log {
             return Ok(());
         }
@@ -171,7 +210,7 @@ fn read_array<R: BufRead>(
         // What was read before the damage is still reported, then the damage is named.
         match events_array {
             Some(true) if !log_events.events.is_empty() => {
-                sink(Record::Machine(events_log(ctx, log_events.events, None)))
+                events_log(ctx, line, log_events.events, None, sink)
             }
             Some(false) if !batch.is_empty() => sink(Record::Batch(Batch::Json(batch))),
             _ => {}
@@ -187,7 +226,13 @@ fn read_array<R: BufRead>(
         if !batch.is_empty() {
             sink(Record::Batch(Batch::Json(batch)));
         }
-        expect_end(splitter, ctx, sink)?;
+        if elements == 0 {
+            let message = format!(
+                "an empty {} array `[]`: no machine",
+                forced.unwrap_or(Format::ListJson)
+            );
+            sink(Record::Note(InputError::at(&ctx.path, line, message)));
+        }
         return Ok(Ok(()));
     }
     // An event array, or an empty array (a machine without events): metalctl's `Recent last
@@ -199,28 +244,65 @@ fn read_array<R: BufRead>(
             // As above: the events read before the damage are still reported (wherever the
             // read failed, in the array or after it), then the damage is named.
             if !log_events.events.is_empty() {
-                sink(Record::Machine(events_log(ctx, log_events.events, None)));
+                events_log(ctx, line, log_events.events, None, sink);
             }
             return Err(err);
         }
     };
-    if log_events.is_a_machine(last_error.is_some()) {
-        sink(Record::Machine(events_log(
-            ctx,
-            log_events.events,
-            last_error,
-        )));
+    if elements == 0 && last_error.is_none() {
+        if let Some(log) = empty_array(ctx, line, Format::LogsJson, sink) {
+            sink(Record::Machine(log));
+        }
+    } else if log_events.is_a_machine(last_error.is_some()) {
+        events_log(ctx, line, log_events.events, last_error, sink);
     }
     Ok(Ok(()))
 }
 
-/// The machine of a `machine logs -o json` file.
-fn events_log(ctx: &FileContext, mut events: Vec<Event>, last_error: Option<Event>) -> MachineLog {
-    into_time_order(&mut events, true);
-    let mut log = MachineLog::new(ctx.machine.clone(), &ctx.path, 1, Format::LogsJson);
-    log.events = events;
-    log.last_error_event = last_error;
-    log
+/// The machine of a `machine logs -o json` array that starts at `line`: one record, or
+/// several where the array's order restarts (see [`order::records`]), the last error with
+/// the last of them.
+fn events_log(
+    ctx: &FileContext,
+    line: usize,
+    events: Vec<Event>,
+    last_error: Option<Event>,
+    sink: &mut dyn FnMut(Record),
+) {
+    let cuts = order::cut(events, &[], line);
+    let count = cuts.len();
+    let mut last_error = last_error;
+    for (i, cut) in cuts.into_iter().enumerate() {
+        let mut log = MachineLog::new(ctx.machine.clone(), &ctx.path, cut.line, Format::LogsJson);
+        log.events = cut.events;
+        if i + 1 == count {
+            log.last_error_event = last_error.take();
+        }
+        sink(Record::Machine(log));
+    }
+}
+
+/// What an empty array `[]` is taken for, said in a note: the log of a machine without
+/// events when the machine is named (`--machine-id`, or a file named by a UUID, as
+/// `metalctl machine logs ID -o json > ID.json` names it); otherwise a `machine list` that
+/// matched nothing, no machine at all.
+pub(crate) fn empty_array(
+    ctx: &FileContext,
+    line: usize,
+    format: Format,
+    sink: &mut dyn FnMut(Record),
+) -> Option<MachineLog> {
+    let named = ctx.options.machine_id.is_some() || is_uuid(&ctx.machine);
+    let message = if named {
+        format!(
+            "an empty array `[]`, read as the log of machine {} without events",
+            ctx.machine
+        )
+    } else {
+        "an empty array `[]`, read as a machine list that matched nothing: no machine (name the file by the machine's id, or pass --machine-id, to read it as a machine's empty log)".to_string()
+    };
+    sink(Record::Note(InputError::at(&ctx.path, line, message)));
+    named.then(|| MachineLog::new(ctx.machine.clone(), &ctx.path, line, format))
 }
 
 /// A machine object in an array is a `list-json` element, whatever its own shape says.
@@ -304,7 +386,6 @@ fn read_object<R: BufRead>(
     ) {
         sink(Record::Machine(machine));
     }
-    expect_end(splitter, ctx, sink)?;
     Ok(Ok(()))
 }
 
@@ -335,24 +416,18 @@ fn machine_from_parts(
     parts.build(path, start.line, file_machine, ids_only, &mut line_of, sink)
 }
 
-/// After a `machine logs -o json` array: metalctl's `Recent last error (… ago):` block.
+/// After a `machine logs -o json` array: metalctl's `Recent last error (… ago):` block, if
+/// it follows; anything else is left for the next document.
 fn read_trailer<R: BufRead>(
     splitter: &mut Splitter<R>,
     ctx: &FileContext,
     sink: &mut dyn FnMut(Record),
 ) -> Result<Option<Event>, SplitError> {
-    if splitter.skip_whitespace()?.is_none() {
+    if matches!(splitter.skip_whitespace()?, None | Some(b'[' | b'{')) {
         return Ok(None);
     }
-    let line = splitter.position().line;
     let mut text = Vec::new();
-    splitter.read_line(&mut text)?;
-    if !text.starts_with(b"Recent last error") {
-        sink(Record::Error(InputError::at(
-            &ctx.path,
-            line,
-            "unexpected text after the JSON array (expected `Recent last error (… ago):`)",
-        )));
+    if !splitter.line_starting_with(b"Recent last error", &mut text)? {
         return Ok(None);
     }
     let mut bytes = Vec::new();
@@ -377,23 +452,5 @@ fn read_trailer<R: BufRead>(
             None
         }
     };
-    expect_end(splitter, ctx, sink)?;
     Ok(event)
-}
-
-fn expect_end<R: BufRead>(
-    splitter: &mut Splitter<R>,
-    ctx: &FileContext,
-    sink: &mut dyn FnMut(Record),
-) -> Result<(), SplitError> {
-    if splitter.skip_whitespace()?.is_some() {
-        let position = splitter.position();
-        sink(Record::Error(InputError {
-            path: ctx.path.clone(),
-            line: position.line,
-            column: position.column,
-            message: "unexpected content after the JSON document".to_string(),
-        }));
-    }
-    Ok(())
 }

@@ -43,6 +43,7 @@ struct InputsJson<'a> {
     unknown_events: Vec<UnknownJson<'a>>,
     errors: Vec<ErrorJson<'a>>,
     skipped: Vec<SkippedJson<'a>>,
+    notes: Vec<ErrorJson<'a>>,
 }
 
 impl<'a> InputsJson<'a> {
@@ -73,6 +74,7 @@ impl<'a> InputsJson<'a> {
                 .iter()
                 .map(|(path, reason)| SkippedJson { path, reason })
                 .collect(),
+            notes: errors(&s.notes),
         }
     }
 }
@@ -234,6 +236,7 @@ struct DiffInputsJson<'a> {
     machines: u64,
     events: u64,
     errors: Vec<ErrorJson<'a>>,
+    notes: Vec<ErrorJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -272,6 +275,7 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
             machines: d.machines,
             events: d.events,
             errors: errors(&d.errors),
+            notes: errors(&d.notes),
         },
         window: WindowJson::of(&report.window),
         newly_expected: pairs(Change::NewlyExpected),

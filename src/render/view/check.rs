@@ -2,7 +2,7 @@
 
 use crate::gate::BaselineState;
 use crate::render::CheckReport;
-use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, count, input, label};
+use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, count, input, label, sep};
 
 use super::counted;
 
@@ -12,14 +12,18 @@ pub fn doc(report: &CheckReport) -> Doc {
     let failed = result.violations().count();
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog check".to_string()));
-    doc.line(vec![if result.nothing_read {
-        label("FAILED: no machine was read, so there is nothing to pass on").tone(Tone::Bad)
+    doc.line(vec![if let Some(nothing) = result.nothing_read {
+        label(format!(
+            "FAILED: {}, so there is nothing to pass on",
+            nothing.sentence()
+        ))
+        .tone(Tone::Bad)
     } else if failed == 0 {
         label("passed").tone(Tone::Strong)
     } else {
         label(format!("FAILED: {failed} pairs beyond the baseline")).tone(Tone::Bad)
     }]);
-    let mut line = vec![label("rules "), input(report.rules), label(" · ")];
+    let mut line = vec![label("rules "), input(report.rules), sep()];
     match report.baseline {
         Some(path) => {
             line.push(label("baseline "));
@@ -27,11 +31,11 @@ pub fn doc(report: &CheckReport) -> Doc {
         }
         None => line.push(label("no baseline")),
     }
-    line.push(label(" · "));
+    line.push(sep());
     line.extend(counted(report.summary.machines, "machine"));
-    line.push(label(" · "));
+    line.push(sep());
     line.extend(counted(report.summary.events, "event"));
-    line.push(label(" · "));
+    line.push(sep());
     line.extend(counted(report.summary.errors.len() as u64, "input error"));
     doc.line(line);
     if let Some(line) = super::report::window_line(&report.window) {

@@ -2,7 +2,7 @@
 
 use crate::diff::Change;
 use crate::render::DiffReport;
-use crate::render::doc::{Block, Column, Doc, Grid, Tone, count, input, label, machine, time};
+use crate::render::doc::{Block, Column, Doc, Grid, Tone, count, input, label, machine, sep, time};
 
 use super::{counted, examples};
 
@@ -11,18 +11,13 @@ pub fn doc(report: &DiffReport) -> Doc {
     let d = report.diff;
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog diff".to_string()));
-    let mut line = vec![
-        input(report.old),
-        label(" → "),
-        input(report.new),
-        label(" · "),
-    ];
+    let mut line = vec![input(report.old), label(" → "), input(report.new), sep()];
     line.extend(counted(d.files, "file"));
-    line.push(label(" · "));
+    line.push(sep());
     line.extend(counted(d.machines, "machine"));
-    line.push(label(" · "));
+    line.push(sep());
     line.extend(counted(d.events, "event"));
-    line.push(label(" · "));
+    line.push(sep());
     line.extend(counted(d.errors.len() as u64, "input error"));
     doc.line(line);
     if let Some(line) = super::report::window_line(&report.window) {

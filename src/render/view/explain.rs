@@ -8,7 +8,7 @@ use super::counted;
 use crate::event::{EventKind, State};
 use crate::explain::{Explanation, PairContext, top_sequences};
 use crate::render::doc::{
-    Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, time,
+    Block, Column, Doc, Grid, Piece, Tone, Value, argument, bars, count, label, time,
 };
 
 /// What an empty sequence before or after an occurrence means.
@@ -72,9 +72,10 @@ pub fn doc(rules: &str, e: &Explanation, context: usize) -> Doc {
         Column::number("Machines"),
         Column::number("Gap median"),
         Column::number("Gap p90"),
-        Column::wrapping("Commonly before"),
-        Column::wrapping("Commonly after"),
-        Column::optional("Days", 0),
+        // The notes below say all of these again: on a narrow terminal they go first.
+        Column::wrapping("Commonly before").or_left_out(1),
+        Column::wrapping("Commonly after").or_left_out(0),
+        Column::optional("Days", 2),
     ]);
     for ((state, event), c) in &pairs {
         let Some(t) = &c.tally else { continue };
@@ -166,7 +167,7 @@ fn note(doc: &mut Doc, state: State, event: EventKind, c: &PairContext, context:
     for (machine, first) in &c.examples {
         doc.line(vec![
             label("  metalctl machine logs "),
-            input(machine.clone()),
+            argument(machine.clone()),
             label("   # first at "),
             time(*first),
         ]);

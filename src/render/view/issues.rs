@@ -3,7 +3,7 @@
 
 use crate::issues::{IssueType, Severity, counts};
 use crate::render::IssuesReport;
-use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, input, label, machine, time};
+use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, input, label, machine, sep, time};
 
 use super::counted;
 
@@ -34,7 +34,7 @@ pub fn doc(report: &IssuesReport) -> Doc {
     for kind in IssueType::ALL {
         let Some(n) = counts.get(&kind) else { continue };
         if !line.is_empty() {
-            line.push(label(" · "));
+            line.push(sep());
         }
         // One piece each, so that a long line breaks between types, never inside one.
         line.push(label(format!("{} {n}", kind.id())).tone(tone(kind.severity())));

@@ -7,7 +7,8 @@ use crate::aggregate::{PairTally, Summary};
 use crate::event::State;
 use crate::render::Report;
 use crate::render::doc::{
-    Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, periods_per_bar, time,
+    Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, periods_per_bar, sep,
+    time,
 };
 use crate::window::{Period, Shown};
 
@@ -16,17 +17,17 @@ use super::{counted, examples, machine_list};
 /// The totals line every reading command starts with.
 pub fn totals(rules: &str, s: &Summary) -> Vec<Piece> {
     let unknown: u64 = s.unknown_events.values().map(|t| t.count).sum();
-    let mut line = vec![label("rules "), input(rules), label(" · ")];
+    let mut line = vec![label("rules "), input(rules), sep()];
     line.extend(counted(s.files, "file"));
-    line.push(label(" · "));
+    line.push(sep());
     line.extend(counted(s.machines, "machine"));
-    line.push(label(" · "));
+    line.push(sep());
     line.extend(counted(s.events, "event"));
     line.push(label(format!(
         " ({} replayed, {} rejected, {unknown} unknown, {} duplicates)",
         s.replayed, s.rejected, s.duplicates
     )));
-    line.push(label(" · "));
+    line.push(sep());
     let errors = s.errors.len() as u64;
     let mut error_pieces = counted(errors, "input error");
     if errors > 0 {
@@ -37,7 +38,7 @@ pub fn totals(rules: &str, s: &Summary) -> Vec<Piece> {
     }
     line.extend(error_pieces);
     if s.skipped_lines > 0 {
-        line.push(label(" · "));
+        line.push(sep());
         line.extend(counted(s.skipped_lines, "pasted line"));
         line.push(label(" skipped"));
     }
@@ -51,8 +52,8 @@ pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> G
         Column::new("Event"),
         Column::number("Count"),
         Column::number("Machines"),
-        Column::new("First seen"),
-        Column::new("Last seen"),
+        Column::new("First seen").or_left_out(2),
+        Column::new("Last seen").or_left_out(1),
         Column::optional("Examples", 0),
     ];
     // Every pair's sparkline spans the same periods, so their bars line up.
@@ -74,8 +75,8 @@ pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> G
         } else {
             format!("Per {per_bar} {unit}s")
         };
-        // The trend was asked for: left out only after the examples.
-        columns.push(Column::optional(header, 1));
+        // The trend was asked for: it stays.
+        columns.push(Column::new(header));
     }
     if with_message {
         columns.push(Column::wrapping("First message"));
