@@ -80,6 +80,7 @@ pub enum Command {
         shell: clap_complete::Shell,
     },
     /// Print the manual page (roff) of fsmlog and every command: `fsmlog man | man -l -`.
+    #[command(after_help = MAN_EXAMPLES)]
     Man,
 }
 
@@ -127,6 +128,30 @@ const RULES_EXAMPLES: &str = "Examples:
   fsmlog rules show metal-api-v0.19.3                  the matrix of a built-in
   fsmlog rules export metal-api > mine.json && fsmlog rules lint mine.json
   fsmlog rules import-go events.go --out proposed.json";
+
+const MAN_EXAMPLES: &str = "Examples:
+  fsmlog man | man -l -                                read the manual
+  fsmlog man > /usr/local/share/man/man1/fsmlog.1      install it for `man fsmlog`";
+
+const LIST_EXAMPLES: &str = "Examples:
+  fsmlog rules list                                    every built-in, oldest first";
+
+const SHOW_EXAMPLES: &str = "Examples:
+  fsmlog rules show                                    the default rule set as a matrix
+  fsmlog rules show metal-api-v0.19.0                  the first FSM
+  fsmlog rules show proposed.json                      a rule file";
+
+const EXPORT_EXAMPLES: &str = "Examples:
+  fsmlog rules export metal-api > mine.json            a built-in as a file to edit
+  fsmlog rules export metal-api-v0.19.3 | jq '.transitions | length'";
+
+const LINT_EXAMPLES: &str = "Examples:
+  fsmlog rules lint mine.json                          exit 1 and each mistake with its line
+  fsmlog rules import-go events.go --out new.json && fsmlog rules lint new.json";
+
+const IMPORT_GO_EXAMPLES: &str = "Examples:
+  fsmlog rules import-go cmd/metal-api/internal/fsm/events.go --out proposed.json
+  git show main:cmd/metal-api/internal/fsm/events.go > base.go && fsmlog rules import-go base.go --name base";
 
 const COMPLETIONS_EXAMPLES: &str = "Examples:
   source <(fsmlog completions bash)                    in ~/.bashrc
@@ -497,20 +522,24 @@ pub enum ReplayFormat {
 #[derive(Debug, Subcommand)]
 pub enum RulesCommand {
     /// The built-in rule sets with a line each.
+    #[command(after_help = LIST_EXAMPLES)]
     List,
     /// A rule set as a state × event matrix: target state, `self`, or `—` (unexpected).
+    #[command(after_help = SHOW_EXAMPLES)]
     Show {
         /// A built-in name or a rule file.
         #[arg(default_value = DEFAULT_RULES)]
         rules: String,
     },
     /// Write a rule set as a rule file (JSON) to standard output.
+    #[command(after_help = EXPORT_EXAMPLES)]
     Export {
         /// A built-in name or a rule file.
         #[arg(default_value = DEFAULT_RULES)]
         rules: String,
     },
     /// Check a rule file; each mistake is named with its line. Exit 1 when there is one.
+    #[command(after_help = LINT_EXAMPLES)]
     Lint {
         /// The rule file.
         path: PathBuf,
@@ -521,6 +550,7 @@ pub enum RulesCommand {
     #[command(after_help = PROPOSE_EXAMPLES)]
     Propose(ProposeArgs),
     /// Read metal-api's `cmd/metal-api/internal/fsm/events.go` and write the rule file.
+    #[command(after_help = IMPORT_GO_EXAMPLES)]
     ImportGo {
         /// The Go file.
         events_go: PathBuf,

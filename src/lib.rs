@@ -16,6 +16,7 @@ pub mod explain;
 pub mod export;
 pub mod gate;
 pub mod graph;
+pub mod hidden;
 pub mod input;
 pub mod issues;
 pub mod jsonsplit;

@@ -204,7 +204,9 @@ fn pasted_row(time: DateTime<Utc>, rest: &str) -> Result<Event, String> {
 
 /// The time a row starts with, as metalctl prints it: RFC 1123, or RFC 3339 before 2022.
 fn parse_time(text: &str, zones: &[ExtraZone]) -> Result<DateTime<Utc>, String> {
-    if text.as_bytes().first().is_some_and(u8::is_ascii_digit) && text.contains('T') {
+    // RFC 3339 has its `T` after the date; an RFC 1123 time without its weekday may end in a
+    // zone that holds one (`22 Aug 2022 06:36:15 UTC`).
+    if rfc3339_prefix_len(text).is_some() {
         parse_rfc3339(text)
     } else {
         parse_rfc1123(text, zones)
@@ -538,6 +540,31 @@ mod tests {
         assert_eq!(pasted.name, EventName::Known(EventKind::Registering));
         assert_eq!(rfc3339_prefix_len("2020-09-16T07:29:34Z x"), Some(20));
         assert_eq!(rfc3339_prefix_len("2020-09-16 07:29:34Z"), None);
+    }
+
+    #[test]
+    fn numbered_markers_are_markers_and_buried_rows_are_named() {
+        for line in [
+            "1. Mon, 22 Aug 2022 06:36:15 UTC Waiting w",
+            "12) Mon, 22 Aug 2022 06:36:15 UTC Waiting w",
+            "(3) Mon, 22 Aug 2022 06:36:15 UTC Waiting w",
+            "> 4. Mon, 22 Aug 2022 06:36:15 UTC Waiting w",
+        ] {
+            let e = parse_row(line, &[]).unwrap_or_else(|err| panic!("{line}: {err}"));
+            assert_eq!(e.name, EventName::Known(EventKind::Waiting), "{line}");
+        }
+        // A date is no number marker.
+        let e = parse_row("22 Aug 2022 06:36:15 UTC  Waiting  w", &[]).unwrap();
+        assert_eq!(e.time.to_rfc3339(), "2022-08-22T06:36:15+00:00");
+        assert!(
+            parse_row("Step 6: Mon, 22 Aug 2022 06:36:15 UTC Waiting w", &[])
+                .unwrap_err()
+                .contains("a row after other text (\"Step 6:\")")
+        );
+        assert!(matches!(
+            classify("We saw it on Mon, 22 Aug 2022 06:36:15 UTC, twice.", &[]),
+            Line::Other(_)
+        ));
     }
 
     #[test]

@@ -566,6 +566,16 @@ mod tests {
     }
 
     #[test]
+    fn yaml_of_other_printers_is_told_too() {
+        assert!(looks_like_yaml(b"-   id: m\n    events:\n"));
+        assert!(looks_like_yaml(b"[{id: m, events: {log: []}}]\n"));
+        assert!(looks_like_yaml(b"{id: m}\n"));
+        assert!(!is_flow_yaml("[{\"id\": \"m\"}]"));
+        assert!(!is_flow_yaml("{\"id\": 1}"));
+        assert!(!looks_like_yaml(b"-Mon, 22 Aug 2022\n"));
+    }
+
+    #[test]
     fn plain_scalars_take_their_type() {
         assert_eq!(scalar("null", ScalarStyle::Plain, None), Value::Null);
         assert_eq!(scalar("true", ScalarStyle::Plain, None), Value::Bool(true));

@@ -12,11 +12,8 @@ fn field(piece: &Piece) -> String {
         Value::Label(text) => escape::csv(text).into_owned(),
         Value::Input(text) | Value::Machine(text) => escape::csv(text).into_owned(),
         Value::Argument(word) => escape::csv(&escape::shell_word(word)).into_owned(),
-        Value::Machines { ids, .. } => ids
-            .iter()
-            .map(|id| escape::csv(id).into_owned())
-            .collect::<Vec<_>>()
-            .join(" "),
+        // One field: only its start could be read as a formula, so only it is guarded.
+        Value::Machines { ids, .. } => escape::csv(&ids.join(" ")).into_owned(),
         Value::Count(n) => n.to_string(),
         Value::Time(t) => super::time(*t),
         Value::Share(share) => share.to_string(),

@@ -4,47 +4,18 @@
 //! markup reaches Markdown, CSV or HTML unescaped.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
-use regex::Regex;
-
-/// The characters that hide or reorder text: Unicode's format characters (category Cf: the
-/// bidirectional controls, zero-width spaces and joiners, the soft hyphen, the byte-order
-/// mark, the tag characters), the invisible letters and marks outside it (the combining
-/// grapheme joiner, the Hangul fillers), the line and paragraph separators, the whole tag
-/// block, and C0, C1 and DEL.
-static HIDDEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[\p{Cf}\p{Cc}\u{034F}\u{115F}\u{1160}\u{3164}\u{FFA0}\u{2028}\u{2029}\u{E0000}-\u{E007F}]")
-        .expect("a valid character class")
-});
-
-/// Whether a character must not reach a terminal raw (see [`HIDDEN`]).
-pub fn is_unsafe(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_control();
-    }
-    let mut buf = [0u8; 4];
-    HIDDEN.is_match(c.encode_utf8(&mut buf))
-}
-
-/// Whether a text holds a character that must be escaped: printable ASCII, the common case,
-/// is told without the character class.
-fn has_unsafe(s: &str) -> bool {
-    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
-        return false;
-    }
-    HIDDEN.is_match(s)
-}
+use crate::hidden::{has_hidden, is_hidden};
 
 /// The text with every control character shown as `\u{1b}`: tabs and newlines too, so that a
 /// row stays one row. Borrowed when there is nothing to escape (the common case).
 pub fn text(s: &str) -> Cow<'_, str> {
-    if !has_unsafe(s) {
+    if !has_hidden(s) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if is_unsafe(c) {
+        if is_hidden(c) {
             out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {
             out.push(c);
@@ -124,7 +95,7 @@ mod tests {
     #[test]
     fn no_control_character_survives() {
         let shown = text(HOSTILE);
-        assert!(!shown.chars().any(is_unsafe), "{shown:?}");
+        assert!(!shown.chars().any(is_hidden), "{shown:?}");
         assert_eq!(
             shown,
             "a\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{9b}1m\\u{d}\\u{a}\\u{9}z\\u{7f}\\u{202e}"
@@ -136,6 +107,15 @@ mod tests {
     fn markdown_cells_hold_their_text() {
         assert_eq!(markdown("a|b <script> *x*"), "a\\|b &lt;script&gt; \\*x\\*");
         assert!(!markdown(HOSTILE).contains('\u{1b}'));
+    }
+
+    #[test]
+    fn shell_words_are_quoted_where_a_shell_would_read_them() {
+        assert_eq!(shell_word("043afe87-2ce5:a/b.c_d"), "043afe87-2ce5:a/b.c_d");
+        assert_eq!(shell_word("$(touch PWNED)"), "'$(touch PWNED)'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a b"), "'a b'");
     }
 
     #[test]

@@ -40,8 +40,13 @@ fn spark(counts: &[u64]) -> String {
 fn text(piece: &Piece) -> String {
     let inner = match &piece.value {
         Value::Label(t) => escape::html(t),
-        Value::Input(t) => escape::html(t),
-        Value::Argument(word) => escape::html(&escape::shell_word(word)),
+        // Text from input may be one long word: it breaks anywhere rather than push the
+        // table past the page; our own words never do.
+        Value::Input(t) => format!(r#"<span class="input">{}</span>"#, escape::html(t)),
+        Value::Argument(word) => format!(
+            r#"<span class="input">{}</span>"#,
+            escape::html(&escape::shell_word(word))
+        ),
         Value::Machine(id) => format!("<code>{}</code>", escape::html(id)),
         Value::Machines { ids, total } => {
             let mut shown: Vec<String> = ids
@@ -151,9 +156,10 @@ h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #d5dde6; pad
 p, li { overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; margin: 0.5rem 0 1rem; font-size: 0.88rem; }
 th, td { border: 1px solid #d5dde6; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; }
+.input { overflow-wrap: anywhere; }
 th { background: #f3f6fb; cursor: pointer; user-select: none; }
 td.num, th.num { text-align: right; }
-code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.85rem; white-space: nowrap; }
+code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.85rem; overflow-wrap: anywhere; }
 time { white-space: nowrap; }
 .bad { color: #c62828; font-weight: bold; }
 .warn { color: #a66a00; }

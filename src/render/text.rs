@@ -267,18 +267,14 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
         natural: &natural,
         longest: &longest,
     };
+    let laid = Laid {
+        grid,
+        texts: &texts,
+        sizes: &sizes,
+    };
     let all: Vec<usize> = (0..grid.columns.len()).collect();
     let Some(limit) = show.term.width else {
-        return draw(
-            grid,
-            &texts,
-            show,
-            &all,
-            &sizes,
-            &natural,
-            Fitting::Natural,
-            out,
-        );
+        return draw(&laid, show, &all, &natural, Fitting::Natural, out);
     };
     let (shown, left_out, widths) = fit(grid, &sizes, all, limit);
     let needed = table_width(&shown.iter().map(|&c| widths[c]).collect::<Vec<_>>());
@@ -288,7 +284,7 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
         } else {
             Fitting::Natural
         };
-        draw(grid, &texts, show, &shown, &sizes, &widths, fitting, out)?;
+        draw(&laid, show, &shown, &widths, fitting, out)?;
     } else if grid.repeat_first && shown.len() > 2 {
         // Several tables, each with the first column and as many others as fit.
         let mut chunk = vec![shown[0]];
@@ -296,43 +292,16 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
             let mut wider: Vec<usize> = chunk.iter().map(|&c| natural[c]).collect();
             wider.push(natural[c]);
             if chunk.len() > 1 && table_width(&wider) > limit {
-                draw(
-                    grid,
-                    &texts,
-                    show,
-                    &chunk,
-                    &sizes,
-                    &natural,
-                    Fitting::Natural,
-                    out,
-                )?;
+                draw(&laid, show, &chunk, &natural, Fitting::Natural, out)?;
                 chunk.truncate(1);
             }
             chunk.push(c);
         }
-        draw(
-            grid,
-            &texts,
-            show,
-            &chunk,
-            &sizes,
-            &natural,
-            Fitting::Natural,
-            out,
-        )?;
+        draw(&laid, show, &chunk, &natural, Fitting::Natural, out)?;
     } else {
         // Nothing left to leave out: only now may whole values wrap (a terminal this narrow
         // gets a table of its width rather than lines it cannot show).
-        draw(
-            grid,
-            &texts,
-            show,
-            &shown,
-            &sizes,
-            &widths,
-            Fitting::Squeezed(limit),
-            out,
-        )?;
+        draw(&laid, show, &shown, &widths, Fitting::Squeezed(limit), out)?;
     }
     if !left_out.is_empty() {
         let note = format!(
@@ -347,6 +316,13 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// A table's cells as they will be shown, and how wide they are.
+struct Laid<'a> {
+    grid: &'a Grid,
+    texts: &'a [Vec<String>],
+    sizes: &'a Sizes<'a>,
 }
 
 /// How wide each column's values are: whole, and their longest word.
@@ -429,15 +405,14 @@ fn fit(
 
 /// Draws the table with comfy-table.
 fn draw(
-    grid: &Grid,
-    texts: &[Vec<String>],
+    laid: &Laid,
     show: &Show,
     shown: &[usize],
-    sizes: &Sizes,
     widths: &[usize],
     fitting: Fitting,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let Laid { grid, texts, sizes } = laid;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     if show.term.color {

@@ -178,6 +178,17 @@ impl Ruleset {
         key_line: &dyn Fn(&str) -> Option<usize>,
     ) -> Result<Ruleset> {
         let mut problems = Vec::new();
+        // A rule set's name heads every output (a DOT label, a SARIF driver, a table's first
+        // line): it must show as the text it is.
+        let name_at = key_line("name").map_or_else(String::new, |line| format!("line {line}: "));
+        if let Some(c) = crate::hidden::first_hidden(&file.name) {
+            problems.push(format!(
+                "{name_at}the name holds U+{:04X}, a character that hides or reorders text; name the rule set with visible characters",
+                c as u32
+            ));
+        } else if file.name.trim().is_empty() {
+            problems.push(format!("{name_at}the name is empty"));
+        }
         let mut explicit = [[None::<usize>; EventKind::ALL.len()]; State::ALL.len()];
         let mut wildcard = [None::<usize>; EventKind::ALL.len()];
         let mut table = [[None; EventKind::ALL.len()]; State::ALL.len()];

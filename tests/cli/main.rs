@@ -14,6 +14,7 @@ mod report;
 mod terminal;
 mod triage;
 mod trust;
+mod trust_ii;
 
 use std::path::{Path, PathBuf};
 

@@ -15,12 +15,12 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-fn tools() -> PathBuf {
+pub fn tools() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools")
 }
 
 /// Whether a checker is there; in CI (`FSMLOG_REQUIRE_TOOLS`) it must be.
-fn have(what: &str, present: bool) -> bool {
+pub fn have(what: &str, present: bool) -> bool {
     if !present {
         assert!(
             std::env::var_os("FSMLOG_REQUIRE_TOOLS").is_none(),
@@ -31,7 +31,7 @@ fn have(what: &str, present: bool) -> bool {
     present
 }
 
-fn on_path(program: &str) -> bool {
+pub fn on_path(program: &str) -> bool {
     Process::new("sh")
         .args(["-c", &format!("command -v {program}")])
         .output()
@@ -523,7 +523,7 @@ fn every_windowed_view_says_its_window() {
 
 // The HTML page in a browser.
 
-fn chromium() -> Option<&'static str> {
+pub fn chromium() -> Option<&'static str> {
     ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|c| on_path(c))

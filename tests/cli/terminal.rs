@@ -15,7 +15,7 @@ fn path(p: &Path) -> &str {
 
 /// Runs a command line in a pseudo-terminal (util-linux `script`), so that fsmlog sees a
 /// terminal on stdout; returns what the terminal shows, lines without their `\r`.
-fn on_terminal(columns: usize, args: &[&str], env: &[(&str, &str)]) -> String {
+pub fn on_terminal(columns: usize, args: &[&str], env: &[(&str, &str)]) -> String {
     let bin = assert_cmd::cargo::cargo_bin("fsmlog");
     let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
     let command = format!("'{}' {}", bin.display(), quoted.join(" "));

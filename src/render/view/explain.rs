@@ -117,6 +117,42 @@ fn note(doc: &mut Doc, state: State, event: EventKind, c: &PairContext, context:
     heading.push(label(" … "));
     heading.push(time(t.last_seen));
     doc.heading(heading);
+    let of = c.with_context();
+    if of == 0 {
+        // Nothing to lay out: no occurrence is a row of a log.
+        doc.line(vec![label(format!(
+            "every occurrence is an exported last error event, not a row of the log: no time in {state} before it and no events around it to show; the log itself (`metalctl machine logs`) may hold more"
+        ))]);
+    } else {
+        context_lines(doc, state, c, context);
+    }
+    let days = daily_counts(&c.by_day);
+    doc.line(vec![
+        label("by day: "),
+        Value::Spark(days).into(),
+        label(format!(
+            " ({} with occurrences)",
+            if c.by_day.len() == 1 {
+                "1 day".to_string()
+            } else {
+                format!("{} days", c.by_day.len())
+            }
+        )),
+    ]);
+    doc.line(vec![label("look at:")]);
+    for (machine, first) in &c.examples {
+        doc.line(vec![
+            label("  metalctl machine logs "),
+            argument(machine.clone()),
+            label("   # first at "),
+            time(*first),
+        ]);
+    }
+}
+
+/// The note's lines on what surrounds the occurrences that are rows of a log: the time in the
+/// state before them, the stored events before and after.
+fn context_lines(doc: &mut Doc, state: State, c: &PairContext, context: usize) {
     match c.gap_stats() {
         Some(g) => doc.line(vec![
             label(format!("time in {state} before it (since the previous stored event, {} occurrences): median ", g.n)),
@@ -149,27 +185,5 @@ fn note(doc: &mut Doc, state: State, event: EventKind, c: &PairContext, context:
             "{} as the exported last error event only (not a row of the log: no gap, no context)",
             c.without_context
         ))]);
-    }
-    let days = daily_counts(&c.by_day);
-    doc.line(vec![
-        label("by day: "),
-        Value::Spark(days).into(),
-        label(format!(
-            " ({} with occurrences)",
-            if c.by_day.len() == 1 {
-                "1 day".to_string()
-            } else {
-                format!("{} days", c.by_day.len())
-            }
-        )),
-    ]);
-    doc.line(vec![label("look at:")]);
-    for (machine, first) in &c.examples {
-        doc.line(vec![
-            label("  metalctl machine logs "),
-            argument(machine.clone()),
-            label("   # first at "),
-            time(*first),
-        ]);
     }
 }

@@ -168,10 +168,12 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
         doc.line(line);
     }
     if s.merged_machines > 0 {
-        doc.line(vec![label(format!(
-            "{} machines had records in several inputs and were merged; {} duplicate events counted once",
-            s.merged_machines, s.duplicates
-        ))]);
+        let mut line = counted(s.merged_machines, "machine");
+        line.push(label(format!(
+            " read from several records (inputs, or exports appended to one file) and merged; {} duplicate events counted once",
+            s.duplicates
+        )));
+        doc.line(line);
     }
     let pairs = s.pairs.len() as u64;
     let mut heading = vec![label("Unexpected transitions: ")];
