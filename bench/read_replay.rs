@@ -2,11 +2,6 @@
 //! `cargo bench --bench read_replay`; the end-to-end comparison with grep and jq on a 1 GB
 //! file is `bench/compare.sh`.
 
-// The generator reads the raw events too; the bench uses only the containers.
-#[allow(dead_code)]
-#[path = "support/fleet.rs"]
-mod fleet;
-
 use std::io::Cursor;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -15,6 +10,7 @@ use fsmlog::export::{Exporter, Layout};
 use fsmlog::input::{InputOptions, Record, read_reader};
 use fsmlog::replay::replay;
 use fsmlog::rules::Ruleset;
+use fsmlog::sim::fleet;
 
 const MACHINES: u64 = 200;
 

@@ -9,11 +9,7 @@
 //! per-machine formats (logs-json, describe-json, event-api, table, markdown) write a directory.
 //! The exports hold what metal-api v0.42.2 stored; the raw stream (ndjson) what the machines sent.
 
-#[path = "../benches/support/details.rs"]
-mod details;
-#[path = "../benches/support/fleet.rs"]
-mod fleet;
-
+use fsmlog::sim::{details, fleet};
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;

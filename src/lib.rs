@@ -24,5 +24,7 @@ pub mod propose;
 pub mod render;
 pub mod replay;
 pub mod rules;
+#[cfg(feature = "sim")]
+pub mod sim;
 pub mod skim;
 pub mod window;

@@ -17,8 +17,6 @@ use syn::visit::Visit;
 struct Module {
     names: Vec<String>,
     file: PathBuf,
-    /// Inline modules inside this file (`mod x { … }`), by name.
-    inline: BTreeSet<String>,
 }
 
 struct Crate {
@@ -51,7 +49,6 @@ fn read_crate() -> Crate {
         } else {
             file.with_extension("")
         };
-        let mut inline = BTreeSet::new();
         for item in &ast.items {
             let syn::Item::Mod(m) = item else { continue };
             if is_test(&m.attrs) {
@@ -59,7 +56,6 @@ fn read_crate() -> Crate {
             }
             let name = m.ident.to_string();
             if m.content.is_some() {
-                inline.insert(name);
                 continue;
             }
             let child = [dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")]
@@ -72,11 +68,7 @@ fn read_crate() -> Crate {
         }
         modules.insert(
             names.clone(),
-            Module {
-                names,
-                file,
-                inline,
-            },
+            Module { names, file },
         );
     }
     Crate { modules }

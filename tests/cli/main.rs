@@ -3,9 +3,6 @@
 //! metal-api's behaviour; they are the oracle here.
 
 mod audit;
-#[path = "../../benches/support/fleet.rs"]
-#[allow(dead_code)]
-mod fleet;
 mod gate;
 mod input;
 mod pictures;
@@ -19,6 +16,7 @@ mod trust_ii;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use fsmlog::sim::fleet;
 use serde_json::Value;
 
 pub const RULE_SETS: [&str; 3] = [

@@ -3,9 +3,9 @@
 //! replayed through metal-api's rules so every export shows what metal-api would have stored.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use fsmlog::event::EventKind::{self, *};
-use fsmlog::replay::{Container, Replayer};
-use fsmlog::rules::Ruleset;
+use crate::event::EventKind::{self, *};
+use crate::replay::{Container, Replayer};
+use crate::rules::Ruleset;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
