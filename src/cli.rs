@@ -4,6 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::render::format::{
+    CheckFormat, DiffFormat, GraphFormat, ProposeFormat, ReplayFormat, ReportFormat, TableFormat,
+};
+
 use crate::event::{EventKind, State, parse_pair};
 use crate::input::Format;
 use crate::input::time::{ExtraZone, parse_zone_arg};
@@ -248,18 +252,6 @@ pub struct ReplayArgs {
     pub output: ReplayFormat,
 }
 
-/// Output formats of `report`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    Table,
-    Json,
-    Markdown,
-    /// The unexpected pairs, one per row.
-    Csv,
-    /// One self-contained page: totals, the graph, the pairs with sparklines, machines.
-    Html,
-}
-
 /// `fsmlog diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -295,14 +287,6 @@ pub enum FailOn {
     Never,
 }
 
-/// Output formats of `diff`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
-    Table,
-    Json,
-    Markdown,
-}
-
 /// `fsmlog check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -327,19 +311,6 @@ pub struct CheckArgs {
     pub output: CheckFormat,
 }
 
-/// Output formats of `check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
-    Table,
-    Json,
-    /// SARIF 2.1.0, for code-scanning UIs.
-    Sarif,
-    /// JUnit XML, for Jenkins and GitLab.
-    Junit,
-    /// A summary for a pull-request comment.
-    Markdown,
-}
-
 /// `fsmlog graph`.
 #[derive(Debug, Args)]
 pub struct GraphArgs {
@@ -352,17 +323,6 @@ pub struct GraphArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = GraphFormat::Svg)]
     pub output: GraphFormat,
-}
-
-/// Output formats of `graph`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GraphFormat {
-    /// SVG, drawn by fsmlog on a fixed layout of metal-api's states.
-    Svg,
-    /// Graphviz DOT (`| dot -Tsvg`).
-    Dot,
-    /// A Mermaid flowchart (GitHub and GitLab render it).
-    Mermaid,
 }
 
 /// `fsmlog issues`.
@@ -465,16 +425,6 @@ pub struct ProposeArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Output formats of `rules propose`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProposeFormat {
-    Table,
-    /// The proposal as a rule file.
-    Json,
-    /// A unified diff against metal-api's events.go.
-    Go,
-}
-
 fn parse_share(text: &str) -> Result<f64, String> {
     let share: f64 = text
         .parse()
@@ -484,38 +434,6 @@ fn parse_share(text: &str) -> Result<f64, String> {
     } else {
         Err(format!("a share is between 0 and 1, found {share}"))
     }
-}
-
-/// Output formats of the table views (`explain`, `issues`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TableFormat {
-    Table,
-    Json,
-    Markdown,
-    Csv,
-}
-
-impl TableFormat {
-    /// The text format a [`crate::render::doc::Doc`] prints in; `None` for JSON.
-    pub fn text(self) -> Option<crate::render::TextFormat> {
-        use crate::render::TextFormat;
-        match self {
-            TableFormat::Table => Some(TextFormat::Table),
-            TableFormat::Json => None,
-            TableFormat::Markdown => Some(TextFormat::Markdown),
-            TableFormat::Csv => Some(TextFormat::Csv),
-        }
-    }
-}
-
-/// Output formats of `replay`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReplayFormat {
-    Table,
-    Json,
-    Ndjson,
-    /// Every step, the machine in the first column.
-    Csv,
 }
 
 /// `fsmlog rules …`.

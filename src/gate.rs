@@ -204,35 +204,6 @@ pub struct PairCheck {
     pub baseline_line: Option<usize>,
 }
 
-impl PairCheck {
-    /// A sentence for people: what the pair is and why it fails, if it does.
-    pub fn message(&self) -> String {
-        let what = format!(
-            "unexpected {} in state {}",
-            self.event.name(),
-            self.state.name()
-        );
-        let seen = match &self.tally {
-            Some(t) => format!(
-                "{} times on {} machines ({:.1}% of the fleet)",
-                t.count,
-                t.machines,
-                self.share * 100.0
-            ),
-            None => "not seen".to_string(),
-        };
-        match &self.violation {
-            Some(Violation::NewPair) => format!("{what}: {seen}; not in the baseline"),
-            Some(Violation::CeilingExceeded { share, ceiling }) => format!(
-                "{what}: {seen}; the baseline allows {:.1}% of machines, {:.1}% show it",
-                ceiling * 100.0,
-                share * 100.0
-            ),
-            None => format!("{what}: {seen}; accepted by the baseline"),
-        }
-    }
-}
-
 /// The gate's verdict on a fleet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateResult {
@@ -260,14 +231,6 @@ impl Nothing {
             (0, _) => Some(Nothing::Machines),
             (_, 0) => Some(Nothing::Events),
             _ => None,
-        }
-    }
-
-    /// `no machine was read` or `no event was read`.
-    pub fn sentence(self) -> &'static str {
-        match self {
-            Nothing::Machines => "no machine was read",
-            Nothing::Events => "no event was read",
         }
     }
 }

@@ -11,7 +11,6 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{EventKind, State};
 use crate::input::MachineLog;
-use crate::render::doc::duration;
 use crate::replay::{Trace, Verdict};
 
 /// How bad an issue is (metal-api's severities).
@@ -224,7 +223,36 @@ impl MachineFacts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Issue {
     pub kind: IssueType,
-    pub details: String,
+    /// What it was judged on.
+    pub evidence: Evidence,
+}
+
+/// What an issue was judged on: the facts output says with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evidence {
+    /// The export holds the machine but no event of it.
+    NoEvents,
+    /// The liveliness as the export said it, and when the machine last sent an event.
+    ExportedLiveliness { last_event: Option<DateTime<Utc>> },
+    /// No liveliness exported, and no event time to judge one by.
+    NoEventTime,
+    /// Computed as metal-api's liveliness job would: silent since `last_event`.
+    Silent {
+        last_event: DateTime<Utc>,
+        allocated: Option<bool>,
+    },
+    /// The exported failed-reclaim flag.
+    ReclaimFlag,
+    /// Not allocated, and its newest stored event is Phoned Home.
+    PhonedHomeUnallocated,
+    /// The crash-loop flag, and the newest stored event.
+    CrashLoop { newest: Option<EventKind> },
+    /// The last error event's time.
+    LastError { at: DateTime<Utc> },
+    /// In a state it should pass through, since its last event.
+    Stuck { state: State, since: DateTime<Utc> },
+    /// The unexpected pairs with their counts, most frequent first.
+    Unexpected(Vec<((State, EventKind), u64)>),
 }
 
 /// How the audit judges.
@@ -256,21 +284,14 @@ fn transient(state: State) -> bool {
     )
 }
 
-fn ago(now: DateTime<Utc>, then: DateTime<Utc>) -> String {
-    duration((now - then).num_milliseconds().max(0) as f64 / 1000.0)
-}
-
 /// Every issue of one machine at `policy.now`, in output order.
 pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
     let now = policy.now;
     let mut issues = Vec::new();
-    let mut add = |kind: IssueType, details: String| issues.push(Issue { kind, details });
+    let mut add = |kind: IssueType, evidence: Evidence| issues.push(Issue { kind, evidence });
     if m.no_event_container {
         // As in metal-api: a machine without an event container has no other issue.
-        add(
-            IssueType::NoEventContainer,
-            "the export holds the machine but no event of it".to_string(),
-        );
+        add(IssueType::NoEventContainer, Evidence::NoEvents);
         return issues;
     }
     // Liveliness: as exported, else as metal-api's liveliness job would set it now. An
@@ -283,35 +304,30 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
         .as_ref()
         .filter(|l| !(silent && l.as_str() == "Alive"));
     let (liveliness, how) = match exported {
-        Some(exported) => {
-            let how = match m.last_event_time {
-                Some(last) => format!("as exported; last event {} ago", ago(now, last)),
-                None => "as exported".to_string(),
-            };
-            (exported.clone(), how)
-        }
+        Some(exported) => (
+            exported.as_str(),
+            Evidence::ExportedLiveliness {
+                last_event: m.last_event_time,
+            },
+        ),
         None => match m.last_event_time {
-            None => (String::new(), "no event time to judge by".to_string()),
+            None => ("", Evidence::NoEventTime),
             Some(last) if now - last > DEAD_AFTER => {
                 let computed = if m.allocated == Some(false) {
                     "Dead"
                 } else {
                     "Unknown"
                 };
-                let why = match m.allocated {
-                    Some(true) => "allocated",
-                    Some(false) => "not allocated",
-                    None => "allocation not known",
+                let silent = Evidence::Silent {
+                    last_event: last,
+                    allocated: m.allocated,
                 };
-                (
-                    computed.to_string(),
-                    format!("last event {} ago, {why}", ago(now, last)),
-                )
+                (computed, silent)
             }
-            Some(_) => ("Alive".to_string(), String::new()),
+            Some(_) => ("Alive", Evidence::NoEventTime),
         },
     };
-    match liveliness.as_str() {
+    match liveliness {
         "Alive" => {}
         "Dead" => add(IssueType::LivelinessDead, how),
         "Unknown" => add(IssueType::LivelinessUnknown, how),
@@ -320,31 +336,26 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
     let not_allocated_phoned_home =
         m.allocated == Some(false) && m.newest_stored == Some(EventKind::PhonedHome);
     if m.failed_machine_reclaim {
-        add(
-            IssueType::FailedMachineReclaim,
-            "phoned home more than 5 minutes after a machine reclaim".to_string(),
-        );
+        add(IssueType::FailedMachineReclaim, Evidence::ReclaimFlag);
     } else if not_allocated_phoned_home {
         add(
             IssueType::FailedMachineReclaim,
-            "not allocated, and its newest event is Phoned Home".to_string(),
+            Evidence::PhonedHomeUnallocated,
         );
     }
     if m.crash_loop && m.newest_stored != Some(EventKind::Waiting) {
-        let newest = m.newest_stored.map_or("none", EventKind::name);
         add(
             IssueType::Crashloop,
-            format!("crash loop flag set; newest stored event {newest}"),
+            Evidence::CrashLoop {
+                newest: m.newest_stored,
+            },
         );
     }
     if policy.last_error_threshold > TimeDelta::zero()
         && let Some(at) = m.last_error_time
         && now - at < policy.last_error_threshold
     {
-        add(
-            IssueType::LastEventError,
-            format!("occurred {} ago", ago(now, at)),
-        );
+        add(IssueType::LastEventError, Evidence::LastError { at });
     }
     if transient(m.state)
         && let Some(last) = m.last_event_time
@@ -352,15 +363,17 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
     {
         add(
             IssueType::Stuck,
-            format!("in {} for {} without an event", m.state, ago(now, last)),
+            Evidence::Stuck {
+                state: m.state,
+                since: last,
+            },
         );
     }
     if !m.unexpected.is_empty() {
-        let listed: Vec<String> = unexpected_pairs(m)
-            .iter()
-            .map(|((state, event), n)| format!("{event} in {state} ×{n}"))
-            .collect();
-        add(IssueType::UnexpectedTransitions, listed.join(", "));
+        add(
+            IssueType::UnexpectedTransitions,
+            Evidence::Unexpected(unexpected_pairs(m)),
+        );
     }
     issues
 }

@@ -174,9 +174,45 @@ impl Period {
     }
 }
 
+/// A duration for people: `45s`, `3m20s`, `1h40m`, `2d3h`; the two largest units.
+pub fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "—".to_string();
+    }
+    let negative = seconds < 0.0;
+    let total = seconds.abs();
+    let sign = if negative { "-" } else { "" };
+    if total < 10.0 && total.fract() != 0.0 {
+        return format!("{sign}{total:.1}s");
+    }
+    let s = total.round() as u64;
+    let (d, h, m, sec) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
+    let text = match (d, h, m) {
+        (0, 0, 0) => format!("{sec}s"),
+        (0, 0, _) if sec == 0 => format!("{m}m"),
+        (0, 0, _) => format!("{m}m{sec}s"),
+        (0, _, 0) => format!("{h}h"),
+        (0, _, _) => format!("{h}h{m}m"),
+        (_, 0, _) => format!("{d}d"),
+        _ => format!("{d}d{h}h"),
+    };
+    format!("{sign}{text}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_like_people_say_them() {
+        assert_eq!(duration(42.0), "42s");
+        assert_eq!(duration(2.5), "2.5s");
+        assert_eq!(duration(200.0), "3m20s");
+        assert_eq!(duration(6000.0), "1h40m");
+        assert_eq!(duration(3600.0), "1h");
+        assert_eq!(duration(183_600.0), "2d3h");
+        assert_eq!(duration(-60.0), "-1m");
+    }
 
     fn t(text: &str) -> DateTime<Utc> {
         parse_rfc3339(text).unwrap()

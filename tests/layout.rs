@@ -58,18 +58,18 @@ fn read_crate() -> Crate {
             if m.content.is_some() {
                 continue;
             }
-            let child = [dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")]
-                .into_iter()
-                .find(|p| p.exists())
-                .unwrap_or_else(|| panic!("no file for mod {name} in {}", file.display()));
+            let child = [
+                dir.join(format!("{name}.rs")),
+                dir.join(&name).join("mod.rs"),
+            ]
+            .into_iter()
+            .find(|p| p.exists())
+            .unwrap_or_else(|| panic!("no file for mod {name} in {}", file.display()));
             let mut child_names = names.clone();
             child_names.push(name);
             todo.push((child_names, child));
         }
-        modules.insert(
-            names.clone(),
-            Module { names, file },
-        );
+        modules.insert(names.clone(), Module { names, file });
     }
     Crate { modules }
 }
@@ -265,8 +265,13 @@ fn data_flows_one_way() {
                 name(b)
             ));
         }
-        if a.len() == 2 && b.len() >= 2 && a[0] == "commands" && b[0] == "commands" && a[1] != b[1] {
-            problems.push(format!("{} imports {}: no command imports another", name(a), name(b)));
+        if a.len() == 2 && b.len() >= 2 && a[0] == "commands" && b[0] == "commands" && a[1] != b[1]
+        {
+            problems.push(format!(
+                "{} imports {}: no command imports another",
+                name(a),
+                name(b)
+            ));
         }
     }
     for circle in circles(&arrows) {
@@ -289,7 +294,16 @@ fn the_checker_sees_a_circle_and_an_arrow_up() {
     assert_eq!(circles(&arrows), vec![vec!["a", "b", "c"]]);
     let krate = read_crate();
     let from = v("input::table");
-    assert_eq!(krate.resolve(&from, &v("super::record::MachineLog")), Some(v("input::record")));
-    assert_eq!(krate.resolve(&from, &v("super::FileContext")), Some(v("input")));
-    assert_eq!(krate.resolve(&from, &v("crate::event::Event")), Some(v("event")));
+    assert_eq!(
+        krate.resolve(&from, &v("super::record::MachineLog")),
+        Some(v("input::record"))
+    );
+    assert_eq!(
+        krate.resolve(&from, &v("super::FileContext")),
+        Some(v("input"))
+    );
+    assert_eq!(
+        krate.resolve(&from, &v("crate::event::Event")),
+        Some(v("event"))
+    );
 }

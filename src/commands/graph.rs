@@ -6,8 +6,9 @@ use anyhow::Result;
 
 use super::{Inputs, Outcome, finish, print_problems, stdout};
 use crate::aggregate::{Counting, Summary};
-use crate::cli::{GraphArgs, GraphFormat};
+use crate::cli::GraphArgs;
 use crate::graph::Graph;
+use crate::render::format::GraphFormat;
 use crate::render::graph::{GraphReport, dot, mermaid, svg};
 use crate::replay::replay;
 use crate::rules::Ruleset;

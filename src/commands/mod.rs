@@ -410,7 +410,7 @@ pub(crate) fn say_nothing_read(nothing: Option<Nothing>) {
     if let Some(nothing) = nothing {
         eprintln!(
             "fsmlog: {}, so there is nothing to gate on; check the paths, or pass --allow-empty to accept an empty input",
-            nothing.sentence()
+            crate::render::sentence::nothing(nothing)
         );
     }
 }

@@ -7,11 +7,12 @@ use anyhow::{Context, Result, bail};
 
 use super::report::summarize;
 use super::{Inputs, Outcome, print_problems, stdout, write_file};
-use crate::cli::{ProposeArgs, ProposeFormat};
+use crate::cli::ProposeArgs;
 use crate::diff::RuleDiff;
 use crate::propose::{Thresholds, propose};
+use crate::render::format::{ProposeFormat, TextFormat};
 use crate::render::terminal::Terminal;
-use crate::render::{DiffReport, TextFormat, render_doc, view};
+use crate::render::{DiffReport, render_doc, view};
 use crate::replay::replay;
 use crate::rules::{Ruleset, go_patch};
 

@@ -7,7 +7,8 @@ use anyhow::Result;
 
 use super::{Inputs, Outcome, finish, stdout};
 use crate::aggregate::{Counting, Summary};
-use crate::cli::{ReportArgs, ReportFormat};
+use crate::cli::ReportArgs;
+use crate::render::format::ReportFormat;
 use crate::render::{Report, render_report};
 use crate::replay::replay;
 use crate::rules::Ruleset;

@@ -7,8 +7,9 @@ use anyhow::{Context, Result};
 
 use super::{Outcome, stdout, write_file};
 use crate::cli::RulesCommand;
+use crate::render::format::TextFormat;
 use crate::render::terminal::Terminal;
-use crate::render::{TextFormat, escape, render_doc, view};
+use crate::render::{escape, render_doc, view};
 use crate::rules::{Ruleset, builtins, go};
 
 /// Runs one `rules` subcommand.

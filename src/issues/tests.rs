@@ -10,6 +10,11 @@ fn t(text: &str) -> DateTime<Utc> {
 
 const NOW: &str = "2025-09-22T12:00:00Z";
 
+/// What output says of an issue, at the tests' `NOW`.
+fn details(issue: &Issue) -> String {
+    crate::render::sentence::details(issue, t(NOW))
+}
+
 fn policy() -> Policy {
     Policy {
         now: t(NOW),
@@ -85,7 +90,7 @@ fn last_event_error_within_the_threshold_only() {
     let issues = evaluate(&m, &policy());
     assert_eq!(issues.len(), 1);
     assert_eq!(issues[0].kind, IssueType::LastEventError);
-    assert_eq!(issues[0].details, "occurred 6d23h ago");
+    assert_eq!(details(&issues[0]), "occurred 6d23h ago");
     m.last_error_time = Some(t(NOW) - TimeDelta::days(7));
     assert_eq!(
         kinds(&m),
@@ -99,7 +104,7 @@ fn last_event_error_within_the_threshold_only() {
         evaluate(&m, &off).is_empty(),
         "a zero threshold turns the check off"
     );
-    assert_eq!(evaluate(&m, &policy())[0].details, "occurred 2d3h ago");
+    assert_eq!(details(&evaluate(&m, &policy())[0]), "occurred 2d3h ago");
 }
 
 #[test]
@@ -188,7 +193,7 @@ fn stuck_in_a_transient_state_beyond_the_limit() {
     m.last_event_time = Some(t(NOW) - TimeDelta::hours(1) - TimeDelta::seconds(1));
     let issues = stuck(&m);
     assert_eq!(issues.len(), 1);
-    assert_eq!(issues[0].details, "in Installing for 1h without an event");
+    assert_eq!(details(&issues[0]), "in Installing for 1h without an event");
     m.state = State::Waiting;
     assert_eq!(stuck(&m), vec![], "Waiting is where a machine may stay");
     m.state = State::PhonedHome;
@@ -205,7 +210,7 @@ fn unexpected_transitions_most_frequent_first() {
     let issues = evaluate(&m, &policy());
     assert_eq!(issues[0].kind, IssueType::UnexpectedTransitions);
     assert_eq!(
-        issues[0].details,
+        details(&issues[0]),
         "PXE Booting in Waiting ×3, Preparing in Preparing ×1"
     );
 }

@@ -1,6 +1,7 @@
 //! Tables as CSV (RFC 4180, a header row): full values for programs and spreadsheets, every
 //! piece from input with its control characters escaped and no leading formula character.
 
+use crate::event::format_time;
 use std::io::{self, Write};
 
 use super::doc::{Block, Column, Doc, Piece, Value};
@@ -15,7 +16,7 @@ fn field(piece: &Piece) -> String {
         // One field: only its start could be read as a formula, so only it is guarded.
         Value::Machines { ids, .. } => escape::csv(&ids.join(" ")).into_owned(),
         Value::Count(n) => n.to_string(),
-        Value::Time(t) => super::time(*t),
+        Value::Time(t) => format_time(*t),
         Value::Share(share) => share.to_string(),
         Value::Seconds(s) => format!("{s:.3}"),
         Value::Spark(counts) => counts

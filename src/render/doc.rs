@@ -333,31 +333,6 @@ impl Shortener {
     }
 }
 
-/// A duration for people: `45s`, `3m20s`, `1h40m`, `2d3h`; the two largest units.
-pub fn duration(seconds: f64) -> String {
-    if !seconds.is_finite() {
-        return "—".to_string();
-    }
-    let negative = seconds < 0.0;
-    let total = seconds.abs();
-    let sign = if negative { "-" } else { "" };
-    if total < 10.0 && total.fract() != 0.0 {
-        return format!("{sign}{total:.1}s");
-    }
-    let s = total.round() as u64;
-    let (d, h, m, sec) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
-    let text = match (d, h, m) {
-        (0, 0, 0) => format!("{sec}s"),
-        (0, 0, _) if sec == 0 => format!("{m}m"),
-        (0, 0, _) => format!("{m}m{sec}s"),
-        (0, _, 0) => format!("{h}h"),
-        (0, _, _) => format!("{h}h{m}m"),
-        (_, 0, _) => format!("{d}d"),
-        _ => format!("{d}d{h}h"),
-    };
-    format!("{sign}{text}")
-}
-
 /// How many periods each bar sums when `periods` are drawn in at most `max` bars.
 pub fn periods_per_bar(periods: usize, max: usize) -> usize {
     periods.div_ceil(max.max(1)).max(1)
@@ -403,17 +378,6 @@ mod tests {
         assert_eq!(s.show(ids[2]), "2513f57b");
         assert_eq!(s.show(ids[3]), "seed-machine");
         assert_eq!(s.show(ids[4]), "fra-equ01-rack07-machine-0042");
-    }
-
-    #[test]
-    fn durations_read_like_people_say_them() {
-        assert_eq!(duration(42.0), "42s");
-        assert_eq!(duration(2.5), "2.5s");
-        assert_eq!(duration(200.0), "3m20s");
-        assert_eq!(duration(6000.0), "1h40m");
-        assert_eq!(duration(3600.0), "1h");
-        assert_eq!(duration(183_600.0), "2d3h");
-        assert_eq!(duration(-60.0), "-1m");
     }
 
     #[test]

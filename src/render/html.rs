@@ -4,11 +4,13 @@
 //! JavaScript (a few lines of inline script only sort tables), printable. Every string from
 //! input is HTML-escaped.
 
+use crate::event::format_time;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::doc::{Align, Block, Doc, Piece, Tone, Value, duration};
+use super::doc::{Align, Block, Doc, Piece, Tone, Value};
 use super::escape;
+use crate::window::duration;
 
 /// A sparkline as an inline SVG bar chart, one bar per period.
 fn spark(counts: &[u64]) -> String {
@@ -61,7 +63,7 @@ fn text(piece: &Piece) -> String {
         }
         Value::Count(n) => n.to_string(),
         Value::Time(t) => {
-            let full = super::time(*t);
+            let full = format_time(*t);
             format!(
                 r#"<time datetime="{full}">{}</time>"#,
                 t.format("%Y-%m-%d %H:%M:%S")

@@ -3,7 +3,8 @@
 
 use std::io::{self, Write};
 
-use super::CheckReport;
+use super::report::CheckReport;
+use super::sentence;
 use crate::gate::BaselineState;
 
 /// Escapes text for XML attributes and content; control characters as every text output
@@ -48,7 +49,7 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             r#"    <testcase classname="fsmlog.input" name="machines read"><failure type="nothing-read" message="{}, so there is nothing to pass on">check the paths, or pass --allow-empty</failure></testcase>"#,
-            nothing.sentence()
+            sentence::nothing(nothing)
         )?;
     }
     for pair in pairs {
@@ -63,7 +64,7 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
                 out,
                 r#"    <testcase classname="{class}" name="{}"><system-out>{}</system-out></testcase>"#,
                 xml(&name),
-                xml(&pair.message())
+                xml(&sentence::pair(pair))
             )?,
             Some(violation) => {
                 let examples = pair
@@ -80,7 +81,7 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
                     out,
                     r#"      <failure type="{}" message="{}">example machines: {}</failure>"#,
                     violation.id(),
-                    xml(&pair.message()),
+                    xml(&sentence::pair(pair)),
                     xml(&examples)
                 )?;
                 writeln!(out, "    </testcase>")?;

@@ -1,10 +1,12 @@
 //! A [`Doc`] as GitHub-flavoured Markdown, for pull-request comments and tickets: full values
 //! (no shortening), every piece from input escaped so that it shows as the text it is.
 
+use crate::event::format_time;
 use std::io::{self, Write};
 
-use super::doc::{Align, Block, Doc, Piece, Value, duration, sparkline};
+use super::doc::{Align, Block, Doc, Piece, Value, sparkline};
 use super::escape;
+use crate::window::duration;
 
 fn text(piece: &Piece) -> String {
     match &piece.value {
@@ -18,7 +20,7 @@ fn text(piece: &Piece) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         Value::Count(n) => n.to_string(),
-        Value::Time(t) => super::time(*t),
+        Value::Time(t) => format_time(*t),
         Value::Share(share) => format!("{:.1}%", share * 100.0),
         Value::Seconds(s) => duration(*s),
         Value::Spark(counts) => sparkline(counts),

@@ -1,10 +1,12 @@
 //! `check -o sarif`: SARIF 2.1.0, one result per unexpected pair, for code-scanning UIs.
 
+use crate::event::format_time;
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use super::CheckReport;
+use super::report::CheckReport;
+use super::sentence;
 use crate::gate::{BaselineState, PairCheck, Violation, fingerprint};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -105,7 +107,7 @@ fn invocation(report: &CheckReport) -> Value {
             "executionSuccessful": false,
             "toolExecutionNotifications": [{
                 "level": "error",
-                "message": {"text": format!("{}, so there is nothing to pass on; check the paths, or pass --allow-empty", nothing.sentence())},
+                "message": {"text": format!("{}, so there is nothing to pass on; check the paths, or pass --allow-empty", sentence::nothing(nothing))},
             }],
         })
     } else {
@@ -129,8 +131,8 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
                 properties["count"] = json!(t.count);
                 properties["machines"] = json!(t.machines);
                 properties["examples"] = json!(t.examples);
-                properties["firstSeen"] = json!(super::time(t.first_seen));
-                properties["lastSeen"] = json!(super::time(t.last_seen));
+                properties["firstSeen"] = json!(format_time(t.first_seen));
+                properties["lastSeen"] = json!(format_time(t.last_seen));
             }
             if let Some(ceiling) = pair.ceiling {
                 properties["maxMachineShare"] = json!(ceiling);
@@ -140,7 +142,7 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
                 "ruleId": rule_id(pair),
                 "level": level(pair),
                 "kind": if pair.baseline == BaselineState::Absent { "pass" } else { "fail" },
-                "message": {"text": pair.message()},
+                "message": {"text": sentence::pair(pair)},
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": {"uri": uri},

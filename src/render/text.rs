@@ -3,6 +3,7 @@
 //! then leaving out optional columns (said below the table); colour only where it is on.
 //! Piped output is never wrapped or shortened, so that `grep` and `cut` work.
 
+use crate::event::format_time;
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
@@ -12,11 +13,10 @@ use comfy_table::{
 };
 use unicode_width::UnicodeWidthStr;
 
-use super::doc::{
-    Align, Block, Doc, Fit, Grid, Piece, Shortener, Tone, Value, duration, sparkline,
-};
+use super::doc::{Align, Block, Doc, Fit, Grid, Piece, Shortener, Tone, Value, sparkline};
 use super::escape;
 use super::terminal::Terminal;
+use crate::window::duration;
 
 /// The narrowest a wrapping column gets before optional columns are left out.
 const MIN_WRAP: usize = 24;
@@ -55,7 +55,7 @@ impl Show<'_> {
             }
             Value::Count(n) => n.to_string(),
             Value::Time(t) if self.term.shorten => t.format("%Y-%m-%d %H:%M:%S").to_string(),
-            Value::Time(t) => super::time(*t),
+            Value::Time(t) => format_time(*t),
             Value::Share(share) => format!("{:.1}%", share * 100.0),
             Value::Seconds(s) => duration(*s),
             Value::Spark(counts) => sparkline(counts),

@@ -2,10 +2,10 @@
 //! benches: machines that provision, reboot, get reclaimed and misbehave as real fleets do,
 //! replayed through metal-api's rules so every export shows what metal-api would have stored.
 
-use chrono::{DateTime, TimeDelta, Utc};
 use crate::event::EventKind::{self, *};
 use crate::replay::{Container, Replayer};
 use crate::rules::Ruleset;
+use chrono::{DateTime, TimeDelta, Utc};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

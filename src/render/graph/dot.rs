@@ -2,8 +2,9 @@
 
 use std::io::{self, Write};
 
-use super::{GraphReport, drawn_states, edge_lines, leads_down, node_name, node_note};
+use super::shape::{drawn_states, edge_lines, leads_down, node_name, node_note};
 use crate::graph::{From, Kind};
+use crate::render::report::GraphReport;
 
 /// A DOT string literal; each line escaped, the lines joined by DOT's own `\n`.
 fn quoted(text: &str) -> String {

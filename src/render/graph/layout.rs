@@ -10,9 +10,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use super::{GraphReport, drawn_states, node_name};
+use super::shape::{drawn_states, node_name};
 use crate::event::{EventKind, State};
 use crate::graph::{EdgeKey, From, Kind};
+use crate::render::report::GraphReport;
 
 pub(super) const WIDTH: f64 = 1000.0;
 const NODE_W: f64 = 170.0;
@@ -639,7 +640,7 @@ pub(super) fn lay_out(report: &GraphReport) -> Layout {
                 "{} → {}: {}",
                 node_name(key.from),
                 key.to.name(),
-                super::edge_lines(key, events).join(", ")
+                super::shape::edge_lines(key, events).join(", ")
             )
         })
         .collect();

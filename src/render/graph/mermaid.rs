@@ -2,9 +2,10 @@
 
 use std::io::{self, Write};
 
-use super::{GraphReport, drawn_states, edge_lines, leads_down, node_name, node_note};
+use super::shape::{drawn_states, edge_lines, leads_down, node_name, node_note};
 use crate::event::State;
 use crate::graph::{From, Kind};
+use crate::render::report::GraphReport;
 
 fn id(from: From) -> String {
     match from {

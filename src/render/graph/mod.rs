@@ -5,90 +5,11 @@
 mod dot;
 mod layout;
 mod mermaid;
+mod shape;
 mod svg;
 
 pub use dot::dot;
 pub use mermaid::mermaid;
 pub use svg::svg;
 
-use crate::event::{EventKind, State};
-use crate::graph::{EdgeKey, From, Graph, Kind};
-
-/// What a picture of a graph says besides the graph.
-pub struct GraphReport<'a> {
-    pub rules: &'a str,
-    pub graph: &'a Graph,
-    /// Machines read (a fleet's graph).
-    pub machines: u64,
-}
-
-/// A node's name.
-fn node_name(from: From) -> &'static str {
-    match from {
-        From::State(state) => state.name(),
-        From::Any => "any state",
-    }
-}
-
-/// The lines of an edge's label: each event, with its count where observed.
-fn edge_lines(key: &EdgeKey, events: &std::collections::BTreeMap<EventKind, u64>) -> Vec<String> {
-    events
-        .iter()
-        .map(|(event, n)| match key.kind {
-            Kind::Rule => event.name().to_string(),
-            _ => format!("{} ×{n}", event.name()),
-        })
-        .collect()
-}
-
-/// The second line of a node: machines in it now, logs that begin in it.
-fn node_note(graph: &Graph, state: State) -> Option<String> {
-    if !graph.observed {
-        return (state == State::Initial).then(|| "any first event".to_string());
-    }
-    let now = graph.now_in.get(&state).copied().unwrap_or(0);
-    let starts = graph.starts.get(&state).copied().unwrap_or(0);
-    let mut parts = Vec::new();
-    if state != State::Initial {
-        parts.push(format!("{now} now"));
-    }
-    if starts > 0 {
-        parts.push(format!("{starts} logs begin"));
-    }
-    (!parts.is_empty()).then(|| parts.join(" · "))
-}
-
-/// The states a graph draws, in lifecycle order: the provisioning path, then the states around
-/// it; Alive is never a state a machine is in.
-const LIFECYCLE: [State; 11] = [
-    State::Initial,
-    State::PxeBooting,
-    State::Preparing,
-    State::Registering,
-    State::Waiting,
-    State::Installing,
-    State::BootingNewKernel,
-    State::PhonedHome,
-    State::PlannedReboot,
-    State::MachineReclaim,
-    State::Crashing,
-];
-
-fn drawn_states() -> impl Iterator<Item = State> {
-    LIFECYCLE.into_iter()
-}
-
-/// Whether an edge leads down the lifecycle (or is a loop): the edges that Graphviz and
-/// Mermaid should rank by, so that the picture reads top to bottom; the others lead back.
-fn leads_down(key: &EdgeKey) -> bool {
-    let rank = |s: State| {
-        LIFECYCLE
-            .iter()
-            .position(|l| *l == s)
-            .unwrap_or(LIFECYCLE.len())
-    };
-    match key.from {
-        From::Any => false,
-        From::State(from) => rank(from) <= rank(key.to),
-    }
-}
+pub use crate::render::report::GraphReport;

@@ -4,9 +4,10 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::layout::{CHAR_W, LINE_H, Layout, Placed, WIDTH, center, lay_out, node_box};
-use super::{GraphReport, drawn_states, node_name, node_note};
+use super::shape::{drawn_states, node_name, node_note};
 use crate::graph::{From, Kind};
 use crate::render::escape;
+use crate::render::report::GraphReport;
 
 /// (stroke, dash, marker, width) of an edge.
 fn style(kind: Kind, observed: bool) -> (&'static str, &'static str, &'static str, f64) {

@@ -4,9 +4,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{InputsJson, WindowJson};
+use super::common::{InputsJson, WindowJson};
+use crate::event::format_time as time;
 use crate::explain::{Explanation, PairContext, top_sequences};
-use crate::render::time;
 use crate::window::Shown;
 
 #[derive(Serialize)]

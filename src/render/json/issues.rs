@@ -5,9 +5,11 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::InputsJson;
+use super::common::InputsJson;
+use crate::event::format_time as time;
 use crate::issues::{IssueType, counts, unexpected_pairs};
-use crate::render::{IssuesReport, time};
+use crate::render::report::IssuesReport;
+use crate::render::sentence;
 
 #[derive(Serialize)]
 struct IssuesJson<'a> {
@@ -24,16 +26,16 @@ struct MachineJson<'a> {
     state: &'static str,
     last_event_time: Option<String>,
     allocated: Option<bool>,
-    issues: Vec<IssueJson<'a>>,
+    issues: Vec<IssueJson>,
 }
 
 #[derive(Serialize)]
-struct IssueJson<'a> {
+struct IssueJson {
     #[serde(rename = "type")]
     kind: &'static str,
     severity: &'static str,
     description: &'static str,
-    details: &'a str,
+    details: String,
     /// The unexpected pairs behind an `unexpected-transitions` issue, most frequent first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pairs: Option<Vec<PairJson>>,
@@ -71,7 +73,7 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
                         kind: i.kind.id(),
                         severity: i.kind.severity().name(),
                         description: i.kind.description(),
-                        details: &i.details,
+                        details: sentence::details(i, report.now),
                         pairs: (i.kind == IssueType::UnexpectedTransitions).then(|| {
                             unexpected_pairs(&j.facts)
                                 .into_iter()

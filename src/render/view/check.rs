@@ -1,10 +1,11 @@
 //! `check`'s text view: the gate's verdict and each pair against the baseline.
 
 use crate::gate::BaselineState;
-use crate::render::CheckReport;
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, count, input, label, sep};
+use crate::render::report::CheckReport;
+use crate::render::sentence;
 
-use super::counted;
+use super::phrases::counted;
 
 /// The gate's verdict.
 pub fn doc(report: &CheckReport) -> Doc {
@@ -15,7 +16,7 @@ pub fn doc(report: &CheckReport) -> Doc {
     doc.line(vec![if let Some(nothing) = result.nothing_read {
         label(format!(
             "FAILED: {}, so there is nothing to pass on",
-            nothing.sentence()
+            sentence::nothing(nothing)
         ))
         .tone(Tone::Bad)
     } else if failed == 0 {

@@ -1,10 +1,10 @@
 //! `diff`'s text view: what becomes newly unexpected or newly expected, and flags that flip.
 
 use crate::diff::Change;
-use crate::render::DiffReport;
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, count, input, label, machine, sep, time};
+use crate::render::report::DiffReport;
 
-use super::{counted, examples};
+use super::phrases::{counted, examples};
 
 /// The verdict changes and flag flips between two rule sets.
 pub fn doc(report: &DiffReport) -> Doc {

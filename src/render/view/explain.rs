@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
 
-use super::counted;
+use super::phrases::counted;
 use crate::event::{EventKind, State};
 use crate::explain::{Explanation, PairContext, top_sequences};
 use crate::render::doc::{

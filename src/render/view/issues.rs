@@ -2,10 +2,11 @@
 //! first.
 
 use crate::issues::{IssueType, Severity, counts};
-use crate::render::IssuesReport;
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, input, label, machine, sep, time};
+use crate::render::report::IssuesReport;
+use crate::render::sentence;
 
-use super::counted;
+use super::phrases::counted;
 
 fn tone(severity: Severity) -> Tone {
     match severity {
@@ -72,7 +73,7 @@ pub fn doc(report: &IssuesReport) -> Doc {
                 last.clone().into(),
                 label(severity.name()).tone(tone(severity)),
                 label(issue.kind.id()),
-                input(issue.details.clone()),
+                input(sentence::details(issue, report.now)),
             ]);
         }
     }

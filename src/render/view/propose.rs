@@ -1,12 +1,12 @@
 //! `rules propose`'s text view: the pairs it accepts and where they lead, those it leaves
 //! out and why, then its effect exactly as `diff` prints it.
 
-use super::counted;
+use super::phrases::counted;
 use crate::aggregate::Summary;
 use crate::diff::Change;
 use crate::propose::Proposal;
-use crate::render::DiffReport;
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, count, input, label};
+use crate::render::report::DiffReport;
 
 /// The proposal and its effect.
 pub fn doc(proposal: &Proposal, summary: &Summary, effect: &DiffReport) -> Doc {

@@ -5,14 +5,14 @@ use chrono::NaiveDate;
 
 use crate::aggregate::{PairTally, Summary};
 use crate::event::State;
-use crate::render::Report;
 use crate::render::doc::{
     Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, periods_per_bar, sep,
     time,
 };
+use crate::render::report::Report;
 use crate::window::{Period, Shown};
 
-use super::{counted, examples, machine_list};
+use super::phrases::{counted, examples, machine_list};
 
 /// The totals line every reading command starts with.
 pub fn totals(rules: &str, s: &Summary) -> Vec<Piece> {

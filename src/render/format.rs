@@ -1,0 +1,97 @@
+//! The output formats each command's `-o` takes, and the text formats a view prints in: what
+//! the command line offers and the renderers dispatch on.
+
+use clap::ValueEnum;
+
+/// The formats a [`Doc`](super::doc::Doc) prints in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    Table,
+    Markdown,
+    Csv,
+}
+
+/// Output formats of `report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Table,
+    Json,
+    Markdown,
+    /// The unexpected pairs, one per row.
+    Csv,
+    /// One self-contained page: totals, the graph, the pairs with sparklines, machines.
+    Html,
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Table,
+    Json,
+    Markdown,
+}
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Table,
+    Json,
+    /// SARIF 2.1.0, for code-scanning UIs.
+    Sarif,
+    /// JUnit XML, for Jenkins and GitLab.
+    Junit,
+    /// A summary for a pull-request comment.
+    Markdown,
+}
+
+/// Output formats of `graph`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    /// SVG, drawn by fsmlog on a fixed layout of metal-api's states.
+    Svg,
+    /// Graphviz DOT (`| dot -Tsvg`).
+    Dot,
+    /// A Mermaid flowchart (GitHub and GitLab render it).
+    Mermaid,
+}
+
+/// Output formats of the table views (`explain`, `issues`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    Table,
+    Json,
+    Markdown,
+    Csv,
+}
+
+/// Output formats of `replay`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReplayFormat {
+    Table,
+    Json,
+    Ndjson,
+    /// Every step, the machine in the first column.
+    Csv,
+}
+
+/// Output formats of `rules propose`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProposeFormat {
+    Table,
+    /// The proposal as a rule file.
+    Json,
+    /// A unified diff against metal-api's events.go.
+    Go,
+}
+
+impl TableFormat {
+    /// The text format a [`crate::render::doc::Doc`] prints in; `None` for JSON.
+    pub fn text(self) -> Option<TextFormat> {
+        match self {
+            TableFormat::Table => Some(TextFormat::Table),
+            TableFormat::Json => None,
+            TableFormat::Markdown => Some(TextFormat::Markdown),
+            TableFormat::Csv => Some(TextFormat::Csv),
+        }
+    }
+}

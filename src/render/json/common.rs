@@ -1,0 +1,160 @@
+//! What several JSON outputs share: the `inputs` object, a pair's tally, the window.
+
+use serde::Serialize;
+
+use crate::aggregate::{PairTally, Summary};
+use crate::event::{EventKind, State, format_time as time};
+use crate::input::InputError;
+use crate::window::{Period, Shown};
+
+#[derive(Serialize)]
+pub(super) struct InputsJson<'a> {
+    files: u64,
+    formats: std::collections::BTreeMap<&'static str, u64>,
+    machines: u64,
+    merged_machines: u64,
+    events: u64,
+    skipped_lines: u64,
+    duplicates: u64,
+    replayed: u64,
+    rejected: u64,
+    unknown_events: Vec<UnknownJson<'a>>,
+    errors: Vec<ErrorJson<'a>>,
+    skipped: Vec<SkippedJson<'a>>,
+    notes: Vec<ErrorJson<'a>>,
+}
+
+impl<'a> InputsJson<'a> {
+    /// The `inputs` object of a summary.
+    pub(super) fn of(s: &'a Summary) -> InputsJson<'a> {
+        InputsJson {
+            files: s.files,
+            formats: s.formats.clone(),
+            machines: s.machines,
+            merged_machines: s.merged_machines,
+            events: s.events,
+            skipped_lines: s.skipped_lines,
+            duplicates: s.duplicates,
+            replayed: s.replayed,
+            rejected: s.rejected,
+            unknown_events: s
+                .unknown_events
+                .iter()
+                .map(|(name, t)| UnknownJson {
+                    event: name,
+                    count: t.count,
+                    machines: t.machines,
+                })
+                .collect(),
+            errors: errors(&s.errors),
+            skipped: s
+                .skipped
+                .iter()
+                .map(|(path, reason)| SkippedJson { path, reason })
+                .collect(),
+            notes: errors(&s.notes),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub(super) struct UnknownJson<'a> {
+    event: &'a str,
+    count: u64,
+    machines: u64,
+}
+
+#[derive(Serialize)]
+pub(super) struct ErrorJson<'a> {
+    path: &'a str,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+pub(super) struct SkippedJson<'a> {
+    path: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+pub(super) struct PairJson {
+    state: &'static str,
+    event: &'static str,
+    count: u64,
+    machines: u64,
+    first_seen: String,
+    last_seen: String,
+    examples: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    series: Option<Vec<PeriodJson>>,
+}
+
+#[derive(Serialize)]
+pub(super) struct PeriodJson {
+    period: String,
+    count: u64,
+}
+
+/// The window a view counted in (`since ≤ time < until`), and the `--now` it counted back
+/// from.
+#[derive(Serialize)]
+pub(super) struct WindowJson {
+    since: Option<String>,
+    until: Option<String>,
+    now: Option<String>,
+}
+
+impl WindowJson {
+    pub(super) fn of(shown: &Shown) -> WindowJson {
+        WindowJson {
+            since: shown.window.since.map(time),
+            until: shown.window.until.map(time),
+            now: shown.now.map(time),
+        }
+    }
+}
+
+pub(super) fn errors(list: &[InputError]) -> Vec<ErrorJson<'_>> {
+    list.iter()
+        .map(|e| ErrorJson {
+            path: &e.path,
+            line: (e.line > 0).then_some(e.line),
+            column: (e.column > 0).then_some(e.column),
+            message: &e.message,
+        })
+        .collect()
+}
+
+/// Writes `diff -o json`.
+
+impl PairJson {
+    pub(super) fn new(state: State, event: EventKind, t: &PairTally) -> PairJson {
+        PairJson {
+            state: state.name(),
+            event: event.name(),
+            count: t.count,
+            machines: t.machines,
+            first_seen: time(t.first_seen),
+            last_seen: time(t.last_seen),
+            examples: t.examples.iter().cloned().collect(),
+            series: None,
+        }
+    }
+
+    pub(super) fn with_series(mut self, t: &PairTally, period: Option<Period>) -> PairJson {
+        if let Some(period) = period {
+            self.series = Some(
+                t.series
+                    .iter()
+                    .map(|(start, count)| PeriodJson {
+                        period: period.label(*start),
+                        count: *count,
+                    })
+                    .collect(),
+            );
+        }
+        self
+    }
+}

@@ -1,0 +1,75 @@
+//! What a renderer is handed: the results each command computed, with what output says about
+//! them besides (the rule set's name, the window). Renderers only print these.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use crate::aggregate::Summary;
+use crate::diff::RuleDiff;
+use crate::gate::GateResult;
+use crate::graph::Graph;
+use crate::issues::Judged;
+use crate::replay::Trace;
+use crate::window::{Period, Shown};
+
+/// What `report` prints: the fleet summary and the rule set it was judged by.
+pub struct Report<'a> {
+    pub rules: &'a str,
+    pub summary: &'a Summary,
+    /// The window occurrences were counted in.
+    pub window: Shown,
+    /// The trend periods, where asked for.
+    pub period: Option<Period>,
+    /// The transition graph of the same replay (for the HTML page).
+    pub graph: Option<&'a Graph>,
+}
+
+/// What `diff` prints: the changes between two rule sets.
+pub struct DiffReport<'a> {
+    pub old: &'a str,
+    pub new: &'a str,
+    pub diff: &'a RuleDiff,
+    /// The window verdict changes were counted in.
+    pub window: Shown,
+}
+
+/// What `check` prints: the gate's verdict on the fleet.
+pub struct CheckReport<'a> {
+    pub rules: &'a str,
+    pub summary: &'a Summary,
+    pub result: &'a GateResult,
+    pub baseline: Option<&'a Path>,
+    /// The command line's paths (SARIF names the first as the results' location).
+    pub inputs: &'a [PathBuf],
+    /// The window occurrences were counted in.
+    pub window: Shown,
+}
+
+/// What `issues` prints: every judged machine, worst first.
+pub struct IssuesReport<'a> {
+    pub rules: &'a str,
+    /// The time the machines were judged at.
+    pub now: DateTime<Utc>,
+    pub summary: &'a Summary,
+    pub machines: &'a [Judged],
+}
+
+/// What a picture of a graph says besides the graph.
+pub struct GraphReport<'a> {
+    pub rules: &'a str,
+    pub graph: &'a Graph,
+    /// Machines read (a fleet's graph).
+    pub machines: u64,
+}
+
+/// Prints traces as they come: `begin` once, `machine` per trace, `end` once.
+pub trait TraceRenderer {
+    /// Before the first machine.
+    fn begin(&mut self, rules: &str, out: &mut dyn Write) -> io::Result<()>;
+    /// One machine's trace.
+    fn machine(&mut self, trace: &Trace, out: &mut dyn Write) -> io::Result<()>;
+    /// After the last machine.
+    fn end(&mut self, out: &mut dyn Write) -> io::Result<()>;
+}
