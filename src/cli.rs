@@ -9,8 +9,9 @@ use crate::render::format::{
 };
 
 use crate::event::{EventKind, State, parse_pair};
-use crate::input::Format;
+use crate::fleet::Sources;
 use crate::input::time::{ExtraZone, parse_zone_arg};
+use crate::input::{Format, InputOptions};
 use crate::issues::{IssueType, Severity};
 use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
@@ -184,6 +185,23 @@ pub struct InputArgs {
     /// No progress bar (it shows only on a terminal, outside CI, for runs over a second).
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+impl InputArgs {
+    /// What the pipeline is to read, as these options say.
+    pub fn sources(&self) -> Sources {
+        Sources {
+            paths: self.paths.clone(),
+            options: InputOptions {
+                format: self.format,
+                machine_id: self.machine_id.clone(),
+                zones: self.tz.clone(),
+                ..InputOptions::default()
+            },
+            threads: self.threads,
+            progress: !self.quiet,
+        }
+    }
 }
 
 /// `--since`, `--until` and `--now`: which occurrences a view counts. Every machine is still

@@ -14,6 +14,7 @@ pub mod diff;
 pub mod event;
 pub mod explain;
 pub mod export;
+pub mod fleet;
 pub mod gate;
 pub mod graph;
 pub mod hidden;

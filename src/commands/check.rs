@@ -5,9 +5,9 @@ use std::io::Write;
 use crate::render::terminal::Terminal;
 use anyhow::{Context, Result};
 
-use super::report::summarize;
-use super::{Inputs, Outcome, print_problems, stdout, write_file};
+use super::shared::{Outcome, print_problems, stdout, write_file};
 use crate::cli::CheckArgs;
+use crate::fleet::{Inputs, summarize};
 use crate::gate::{self, Baseline, Nothing};
 use crate::render::{CheckReport, github_annotations, render_check};
 use crate::rules::Ruleset;
@@ -16,8 +16,8 @@ use crate::rules::Ruleset;
 pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    let inputs = Inputs::resolve(&args.input)?;
-    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None)?;
+    let inputs = Inputs::resolve(&args.input.sources())?;
+    let (counting, shown) = crate::fleet::counted(&inputs, &args.window.spec(), None)?;
     let summary = summarize(&inputs, &rules, &counting);
     let shown = shown.seen(&summary);
     if let Some(path) = &args.write_baseline {
@@ -55,7 +55,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
     render_check(args.output, &report, term, &mut out)?;
     out.flush()?;
     print_problems(&summary.errors, &summary.skipped, &summary.notes);
-    super::say_nothing_read(nothing);
+    super::shared::say_nothing_read(nothing);
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
         github_annotations(&report, &mut std::io::stderr().lock())?;
     }

@@ -5,9 +5,10 @@ use std::io::Write;
 use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::{Inputs, Outcome, print_problems, stdout};
+use super::shared::{Outcome, print_problems, stdout};
 use crate::cli::{DiffArgs, FailOn};
 use crate::diff::RuleDiff;
+use crate::fleet::Inputs;
 use crate::gate::Nothing;
 use crate::render::{DiffReport, render_diff};
 use crate::replay::replay;
@@ -17,8 +18,8 @@ use crate::rules::Ruleset;
 pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
     let old = Ruleset::resolve(&args.old)?;
     let new = Ruleset::resolve(&args.new)?;
-    let inputs = Inputs::resolve(&args.input)?;
-    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None)?;
+    let inputs = Inputs::resolve(&args.input.sources())?;
+    let (counting, shown) = crate::fleet::counted(&inputs, &args.window.spec(), None)?;
     let mut diff: RuleDiff = inputs.fold(|diff: &mut RuleDiff, merged| {
         diff.add(
             &replay(&merged.log, &old),
@@ -54,7 +55,7 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
         diff.events,
         args.allow_empty || args.fail_on == FailOn::Never,
     );
-    super::say_nothing_read(nothing);
+    super::shared::say_nothing_read(nothing);
     Ok(if !diff.errors.is_empty() || nothing.is_some() {
         Outcome::InputErrors
     } else if failed {

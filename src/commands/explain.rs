@@ -4,10 +4,11 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use super::{Inputs, Outcome, finish, stdout};
+use super::shared::{Outcome, finish, stdout};
 use crate::aggregate::Summary;
 use crate::cli::ExplainArgs;
 use crate::explain::{ExplainOptions, Explanation};
+use crate::fleet::Inputs;
 use crate::render::terminal::Terminal;
 use crate::render::{render_doc, view};
 use crate::replay::replay;
@@ -16,8 +17,8 @@ use crate::rules::Ruleset;
 /// Reads everything, replays it, gathers each occurrence's context, renders.
 pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
-    let inputs = Inputs::resolve(&args.input)?;
-    let (counting, shown) = super::report::counted(&inputs, &args.window.spec(), None)?;
+    let inputs = Inputs::resolve(&args.input.sources())?;
+    let (counting, shown) = crate::fleet::counted(&inputs, &args.window.spec(), None)?;
     let options = ExplainOptions {
         only: args.pairs.clone(),
         context: args.context,

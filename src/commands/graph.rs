@@ -4,13 +4,13 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use super::{Inputs, Outcome, finish, print_problems, stdout};
-use crate::aggregate::{Counting, Summary};
+use super::shared::{Outcome, finish, print_problems, stdout};
+use crate::aggregate::Summary;
 use crate::cli::GraphArgs;
+use crate::fleet::Inputs;
 use crate::graph::Graph;
 use crate::render::format::GraphFormat;
 use crate::render::graph::{GraphReport, dot, mermaid, svg};
-use crate::replay::replay;
 use crate::rules::Ruleset;
 
 /// Replays the fleet (if any) into a graph and draws it.
@@ -19,9 +19,9 @@ pub fn run(args: &GraphArgs) -> Result<Outcome> {
     let (graph, summary) = if args.input.paths.is_empty() {
         (Graph::of_rules(&rules), Summary::default())
     } else {
-        let inputs = Inputs::resolve(&args.input)?;
-        let (counting, _) = super::report::counted(&inputs, &args.window.spec(), None)?;
-        let (mut graph, summary) = fleet_graph(&inputs, &rules, &counting);
+        let inputs = Inputs::resolve(&args.input.sources())?;
+        let (counting, _) = crate::fleet::counted(&inputs, &args.window.spec(), None)?;
+        let (mut graph, summary) = crate::fleet::fleet_graph(&inputs, &rules, &counting);
         graph.add_untaken_rules(&rules);
         (graph, summary)
     };
@@ -46,35 +46,4 @@ pub fn run(args: &GraphArgs) -> Result<Outcome> {
     }
     out.flush()?;
     Ok(finish(&summary.errors, &summary.skipped, &summary.notes))
-}
-
-/// A fleet's graph and the report's summary of the same replay, added up together.
-#[derive(Default)]
-pub(crate) struct GraphTally {
-    graph: Graph,
-    summary: Summary,
-}
-
-impl std::ops::AddAssign for GraphTally {
-    fn add_assign(&mut self, other: GraphTally) {
-        self.graph += other.graph;
-        self.summary += other.summary;
-    }
-}
-
-super::tally_by_summary!(GraphTally);
-
-/// The fleet's graph and the report's summary of the same replay.
-pub(crate) fn fleet_graph(
-    inputs: &Inputs,
-    rules: &Ruleset,
-    counting: &Counting,
-) -> (Graph, Summary) {
-    let mut tally: GraphTally = inputs.fold(|tally: &mut GraphTally, merged| {
-        let trace = replay(&merged.log, rules);
-        tally.graph.add_trace(&trace, &counting.window);
-        tally.summary.add_machine(&trace, &merged, counting);
-    });
-    tally.summary.sort();
-    (tally.graph, tally.summary)
 }

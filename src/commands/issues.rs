@@ -5,9 +5,10 @@ use std::io::Write;
 use anyhow::Result;
 use chrono::Utc;
 
-use super::{Inputs, Outcome, print_problems, stdout};
+use super::shared::{Outcome, print_problems, stdout};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::IssuesArgs;
+use crate::fleet::Inputs;
 use crate::gate::Nothing;
 use crate::issues::{Filter, MachineFacts, Policy, audit};
 use crate::render::terminal::Terminal;
@@ -30,12 +31,12 @@ impl std::ops::AddAssign for Gathered {
     }
 }
 
-super::tally_by_summary!(Gathered);
+crate::fleet::tally_by_summary!(Gathered);
 
 /// Reads and replays everything, then judges every machine at `--now`.
 pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
-    let inputs = Inputs::resolve(&args.input)?;
+    let inputs = Inputs::resolve(&args.input.sources())?;
     // A `--now` before some of the input judges the machines as they were then (a machine not
     // heard of yet is not judged at all); the input is still counted whole, as `report`
     // counts it.
@@ -103,7 +104,7 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
         s.events,
         args.allow_empty || args.fail_on.is_none(),
     );
-    super::say_nothing_read(nothing);
+    super::shared::say_nothing_read(nothing);
     let failed = args
         .fail_on
         .is_some_and(|at| judged.iter().any(|j| j.worst().is_some_and(|w| w >= at)));

@@ -5,10 +5,10 @@ use std::io::Write;
 
 use anyhow::{Context, Result, bail};
 
-use super::report::summarize;
-use super::{Inputs, Outcome, print_problems, stdout, write_file};
+use super::shared::{Outcome, print_problems, stdout, write_file};
 use crate::cli::ProposeArgs;
 use crate::diff::RuleDiff;
+use crate::fleet::{Inputs, summarize};
 use crate::propose::{Thresholds, propose};
 use crate::render::format::{ProposeFormat, TextFormat};
 use crate::render::terminal::Terminal;
@@ -22,7 +22,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
     if args.output == ProposeFormat::Go && args.go_file.is_none() {
         bail!("-o go writes a patch against metal-api's events.go: name it with --go-file");
     }
-    let inputs = Inputs::resolve(&args.input)?;
+    let inputs = Inputs::resolve(&args.input.sources())?;
     let summary = summarize(&inputs, &base, &Default::default());
     let name = args
         .name

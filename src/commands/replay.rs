@@ -5,8 +5,9 @@ use std::io::{self, BufWriter, Write};
 use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::{Inputs, Outcome, finish};
+use super::shared::{Outcome, finish};
 use crate::cli::ReplayArgs;
+use crate::fleet::Inputs;
 use crate::input::{self, Record};
 use crate::render::trace_renderer;
 use crate::replay::replay;
@@ -15,7 +16,7 @@ use crate::rules::Ruleset;
 /// Streams the traces in input order.
 pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
     let rules = Ruleset::resolve(&args.rules.rules)?;
-    let inputs = Inputs::resolve(&args.input)?;
+    let inputs = Inputs::resolve(&args.input.sources())?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut renderer = trace_renderer(args.output, *term);

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{Outcome, stdout, write_file};
+use super::shared::{Outcome, stdout, write_file};
 use crate::cli::RulesCommand;
 use crate::render::format::TextFormat;
 use crate::render::terminal::Terminal;
@@ -52,7 +52,7 @@ pub fn run(command: &RulesCommand, term: &Terminal) -> Result<Outcome> {
                 rules.kept_events
             )?;
         }
-        RulesCommand::Propose(args) => return super::propose::run(args, term),
+        RulesCommand::Propose(_) => unreachable!("`rules propose` is a command of its own"),
         RulesCommand::Export { rules } => {
             write!(out, "{}", Ruleset::resolve(rules)?.file.to_json())?;
         }

@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 use clap::CommandFactory;
 
-use super::{Outcome, stdout};
+use super::shared::{Outcome, stdout};
 use crate::cli::Cli;
 
 /// Prints the completion script of a shell.

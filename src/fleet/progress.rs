@@ -21,9 +21,9 @@ pub(crate) struct Progress {
     thread: Option<JoinHandle<()>>,
 }
 
-/// Whether a bar may be shown at all.
-pub(crate) fn wanted(quiet: bool) -> bool {
-    !quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+/// Whether a bar may be shown at all: on a terminal, outside CI.
+pub(crate) fn wanted() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
 }
 
 impl Progress {

@@ -1,0 +1,235 @@
+//! The inputs every reading command shares, resolved once: the files, the reading options and
+//! the worker threads; and the parallel fold of every machine into a tally.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+
+use super::progress::{self, Progress};
+use super::tally::Tally;
+use crate::input::merge::{Census, Merged, Merger};
+use crate::input::{self, Format, InputError, InputOptions, Record};
+
+/// What a command asks the pipeline to read: paths as the command line named them, how to read
+/// them, on how many threads, and whether a progress bar may show.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    pub paths: Vec<PathBuf>,
+    pub options: InputOptions,
+    /// Worker threads; `None` for one per core.
+    pub threads: Option<usize>,
+    /// Whether a progress bar may show (it still shows only on a terminal, outside CI).
+    pub progress: bool,
+}
+
+/// The files and reading options every reading command shares, resolved.
+pub struct Inputs {
+    pub files: Vec<input::InputFile>,
+    pub errors: Vec<InputError>,
+    /// Entries of the paths that are not read, with the reason.
+    pub skipped: Vec<(String, String)>,
+    pub options: InputOptions,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Inputs {
+    /// Finds the files; missing paths become input errors.
+    pub fn resolve(sources: &Sources) -> Result<Inputs> {
+        let found = input::discover(&sources.paths);
+        Ok(Inputs {
+            files: found.files,
+            errors: found.errors,
+            skipped: found.skipped,
+            options: InputOptions {
+                // Counting costs an atomic add per read; only a visible bar needs it.
+                bytes_read: (sources.progress && progress::wanted())
+                    .then(|| Arc::new(AtomicU64::new(0))),
+                ..sources.options.clone()
+            },
+            pool: match sources.threads {
+                Some(n) => Some(
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(n)
+                        .build()
+                        .context("cannot start the worker threads")?,
+                ),
+                None => None,
+            },
+        })
+    }
+
+    /// Runs `work` on the chosen number of threads.
+    pub fn install<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    }
+
+    /// Learns which machines have several records by reading every input once without its
+    /// events (streams are spooled on the way), for a command that hands machines on as it
+    /// reads them and so must know beforehand.
+    pub fn merger(&self) -> Merger {
+        let options = InputOptions {
+            ids_only: true,
+            bytes_read: None,
+            ..self.options.clone()
+        };
+        let census = Census::default();
+        self.install(|| {
+            self.files.par_iter().for_each(|file| {
+                let mut ids = Vec::new();
+                input::read_file_decoded(file, &options, &mut |record| {
+                    if let Record::Machine(log) = record {
+                        ids.push(log.machine);
+                    }
+                });
+                census.note(ids.iter().map(String::as_str));
+            })
+        });
+        Merger::new(census.recurring())
+    }
+
+    /// Reads every input in parallel and folds each machine into a tally; the result does
+    /// not depend on the number of threads, on timing, or on how the machines are split into
+    /// files. Batches of a large array are decoded, replayed and folded on every core while
+    /// the file's thread reads on; at most a few batches are in flight, so memory stays
+    /// bounded. A first pass takes every record as a machine and counts each machine's
+    /// records; only when a machine has several does a second pass (over spooled copies of
+    /// streams) merge them.
+    pub fn fold<T: Tally>(&self, per_machine: impl Fn(&mut T, Merged) + Sync) -> T {
+        let census = Census::default();
+        let mut total = self.pass(&Merger::default(), Some(&census), &per_machine);
+        let recurring = census.recurring();
+        if !recurring.is_empty() {
+            total = self.pass(&Merger::new(recurring), None, &per_machine);
+        }
+        for error in &self.errors {
+            total.input_error(error.clone());
+        }
+        for (path, reason) in &self.skipped {
+            total.skipped(path.clone(), reason.clone());
+        }
+        total
+    }
+
+    /// One pass over every input, with a progress bar where one is wanted.
+    fn pass<T: Tally>(
+        &self,
+        merger: &Merger,
+        census: Option<&Census>,
+        per_machine: &(impl Fn(&mut T, Merged) + Sync),
+    ) -> T {
+        let progress = match &self.options.bytes_read {
+            Some(counter) => {
+                counter.store(0, Ordering::Relaxed);
+                let sizes = self.files.iter().filter_map(|f| f.size()).sum();
+                Progress::start(Arc::clone(counter), sizes)
+            }
+            None => Progress::none(),
+        };
+        let total = self.install(|| self.fold_quietly(merger, census, per_machine));
+        progress.finish();
+        total
+    }
+
+    fn fold_quietly<T: Tally>(
+        &self,
+        merger: &Merger,
+        census: Option<&Census>,
+        per_machine: &(impl Fn(&mut T, Merged) + Sync),
+    ) -> T {
+        let handle = |tally: &mut T, ids: &mut Vec<String>, record: Record| match record {
+            Record::Machine(log) => {
+                if census.is_some() {
+                    ids.push(log.machine.clone());
+                }
+                if let Some(merged) = merger.offer(log) {
+                    per_machine(tally, merged);
+                }
+            }
+            Record::Error(err) => tally.input_error(err),
+            Record::Note(note) => tally.note(note),
+            Record::Skipped { path, reason } => tally.skipped(path, reason),
+            Record::Batch(_) => unreachable!("batches are decoded before they are handled"),
+        };
+        let note = |ids: &[String]| {
+            if let Some(census) = census {
+                census.note(ids.iter().map(String::as_str));
+            }
+        };
+        let max_in_flight = 2 * rayon::current_num_threads().max(1);
+        // Files fold into one tally per run of files a worker takes on (rayon's splits), not
+        // a tally each: a directory of small files would otherwise build and merge one per
+        // file.
+        let read_one = |mut tally: T, file: &input::InputFile| {
+            let decoded: Mutex<Option<T>> = Mutex::new(None);
+            let in_flight = AtomicUsize::new(0);
+            let mut ids = Vec::new();
+            let mut format = None;
+            let mut skipped = false;
+            let opened = rayon::scope(|scope| {
+                input::read_file(file, &self.options, &mut |record| match record {
+                    Record::Batch(batch) => {
+                        format
+                            .get_or_insert(batch.format_name().unwrap_or(Format::ListJson.name()));
+                        while in_flight.load(Ordering::Acquire) >= max_in_flight {
+                            // Help with the batches in flight instead of blocking a worker
+                            // that they may need.
+                            if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                                std::thread::sleep(std::time::Duration::from_micros(200));
+                            }
+                        }
+                        in_flight.fetch_add(1, Ordering::AcqRel);
+                        let (decoded, in_flight, handle, note) =
+                            (&decoded, &in_flight, &handle, &note);
+                        scope.spawn(move |_| {
+                            let mut local = T::default();
+                            let mut ids = Vec::new();
+                            batch.decode(&mut |r| handle(&mut local, &mut ids, r));
+                            note(&ids);
+                            let mut decoded = decoded.lock().unwrap_or_else(|e| e.into_inner());
+                            match decoded.as_mut() {
+                                Some(sum) => *sum += local,
+                                None => *decoded = Some(local),
+                            }
+                            in_flight.fetch_sub(1, Ordering::AcqRel);
+                        });
+                    }
+                    Record::Skipped { path, reason } => {
+                        skipped = true;
+                        tally.skipped(path, reason);
+                    }
+                    Record::Machine(log) => {
+                        format.get_or_insert(log.format_name());
+                        handle(&mut tally, &mut ids, Record::Machine(log));
+                    }
+                    other => handle(&mut tally, &mut ids, other),
+                })
+            });
+            note(&ids);
+            if let Some(sum) = decoded.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                tally += sum;
+            }
+            if opened && !skipped {
+                tally.file_read(format);
+            }
+            tally
+        };
+        let mut total =
+            self.files
+                .par_iter()
+                .fold(T::default, read_one)
+                .reduce(T::default, |mut a, b| {
+                    a += b;
+                    a
+                });
+        for merged in merger.drain() {
+            per_machine(&mut total, merged);
+        }
+        total
+    }
+}
