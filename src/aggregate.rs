@@ -8,8 +8,8 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::event::{EventKind, Location, State};
-use crate::input::InputError;
 use crate::input::merge::Merged;
+use crate::input::record::InputError;
 use crate::replay::{Step, Trace, Verdict};
 use crate::window::{Period, Window};
 

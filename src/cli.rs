@@ -10,9 +10,10 @@ use crate::render::format::{
 
 use crate::event::{EventKind, State, parse_pair};
 use crate::fleet::Sources;
+use crate::input::record::InputOptions;
 use crate::input::time::{ExtraZone, parse_zone_arg};
-use crate::input::{Format, InputOptions};
 use crate::issues::{IssueType, Severity};
+use crate::log::Format;
 use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
 use crate::window::{NowSpec, Period, TimeSpec, WindowSpec, parse_now, parse_time_spec};

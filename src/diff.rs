@@ -7,7 +7,7 @@ use std::ops::AddAssign;
 
 use crate::aggregate::{Occurrence, PairTally, merge_pairs};
 use crate::event::{EventKind, State};
-use crate::input::InputError;
+use crate::input::record::InputError;
 use crate::replay::{Step, Trace, Verdict};
 use crate::window::Window;
 
@@ -147,7 +147,7 @@ impl AddAssign for RuleDiff {
 mod tests {
     use super::*;
     use crate::event::{Event, EventName};
-    use crate::input::{Format, MachineLog};
+    use crate::log::{Format, MachineLog};
     use crate::replay::replay;
     use crate::rules::Ruleset;
     use chrono::{DateTime, TimeDelta, Utc};

@@ -10,7 +10,7 @@ use std::fmt;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{EventKind, State};
-use crate::input::MachineLog;
+use crate::log::MachineLog;
 use crate::replay::{Trace, Verdict};
 
 /// How bad an issue is (metal-api's severities).

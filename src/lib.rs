@@ -21,6 +21,7 @@ pub mod hidden;
 pub mod input;
 pub mod issues;
 pub mod jsonsplit;
+pub mod log;
 pub mod propose;
 pub mod render;
 pub mod replay;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{Event, EventKind, EventName, State, unexpected_message};
-use crate::input::{MachineLog, RecordedFlag};
+use crate::log::{MachineLog, RecordedFlag};
 use crate::rules::{Ruleset, Target};
 
 /// An event as metal-api stores it in the container.

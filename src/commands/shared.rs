@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::gate::Nothing;
-use crate::input::InputError;
+use crate::input::record::InputError;
 use crate::render::escape;
 
 /// How a command ended, for the exit code.

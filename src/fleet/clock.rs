@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::inputs::Inputs;
 use super::tally::Tally;
 use crate::aggregate::{Counting, Summary};
-use crate::input::InputError;
+use crate::input::record::InputError;
 use crate::window::{Period, Shown, Window, WindowSpec};
 
 /// The newest event in the input, machine by machine (one more pass over the input, for a

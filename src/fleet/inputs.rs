@@ -10,8 +10,10 @@ use rayon::prelude::*;
 
 use super::progress::{self, Progress};
 use super::tally::Tally;
+use crate::input;
 use crate::input::merge::{Census, Merged, Merger};
-use crate::input::{self, Format, InputError, InputOptions, Record};
+use crate::input::record::{InputError, InputOptions, ReadMode, Record};
+use crate::log::Format;
 
 /// What a command asks the pipeline to read: paths as the command line named them, how to read
 /// them, on how many threads, and whether a progress bar may show.
@@ -74,7 +76,7 @@ impl Inputs {
     /// reads them and so must know beforehand.
     pub fn merger(&self) -> Merger {
         let options = InputOptions {
-            ids_only: true,
+            mode: ReadMode::IdsOnly,
             bytes_read: None,
             ..self.options.clone()
         };
@@ -189,7 +191,7 @@ impl Inputs {
                         scope.spawn(move |_| {
                             let mut local = T::default();
                             let mut ids = Vec::new();
-                            batch.decode(&mut |r| handle(&mut local, &mut ids, r));
+                            input::decode(batch.as_ref(), &mut |r| handle(&mut local, &mut ids, r));
                             note(&ids);
                             let mut decoded = decoded.lock().unwrap_or_else(|e| e.into_inner());
                             match decoded.as_mut() {

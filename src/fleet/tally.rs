@@ -6,7 +6,7 @@ use std::ops::AddAssign;
 use crate::aggregate::Summary;
 use crate::diff::RuleDiff;
 use crate::explain::Explanation;
-use crate::input::InputError;
+use crate::input::record::InputError;
 
 /// What a command accumulates over the fleet: it adds up with `+=` and takes the input's
 /// problems and file counts.

@@ -14,8 +14,8 @@ use std::sync::Mutex;
 
 use chrono::{TimeDelta, Timelike};
 
-use super::{MachineLog, RecordedFlag};
 use crate::event::Event;
+use crate::log::{MachineLog, RecordedFlag};
 
 /// A machine ready for replay, and how many of its events were dropped as duplicates.
 #[derive(Debug)]
@@ -292,7 +292,7 @@ fn quality(e: &Event) -> (bool, bool, usize) {
 mod tests {
     use super::*;
     use crate::event::{EventKind, EventName};
-    use crate::input::Format;
+    use crate::log::Format;
     use chrono::{DateTime, Utc};
 
     fn event(time: &str, kind: EventKind, message: &str) -> Event {

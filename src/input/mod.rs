@@ -2,6 +2,7 @@
 //! which hands on every machine as soon as it is read. The shared types live in [`record`],
 //! finding and opening inputs in [`source`], the readers beside them.
 
+mod context;
 mod head;
 mod json;
 pub mod merge;
@@ -16,127 +17,26 @@ mod table;
 pub mod time;
 mod yaml;
 
-pub use json::ElementBatch;
-pub use record::{
-    Batch, Format, InputError, InputOptions, MachineInfo, MachineLog, Record, RecordedFlag,
-    RecordedFlags,
-};
+pub use crate::log::{Format, MachineInfo, MachineLog, RecordedFlag, RecordedFlags};
+pub use context::{MAX_ERRORS, machine_from_path};
+pub use record::{Batch, InputError, InputOptions, ReadMode, Record};
 pub use source::{Discovered, InputFile, SourceKind, discover};
-pub use table::TableBatch;
 
-pub(crate) use order::into_time_order;
-
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use flate2::read::MultiGzDecoder;
 
+use context::{ErrorCap, FileContext, Metered, NotALog};
 use head::{BOM, Failing, Head, read_head};
 
-/// A reader that adds what passes through it to a shared counter.
-struct Counting<R> {
-    inner: R,
-    counter: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.counter.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-/// How many problems one file (or one batch of a large file) names before it only counts
-/// them: a file of garbage must not make memory grow with its size.
-pub const MAX_ERRORS: usize = 100;
-
-/// Passes records on, but no more than [`MAX_ERRORS`] problems; [`ErrorCap::finish`] names
-/// how many more there were.
-struct ErrorCap<'s> {
-    sink: &'s mut dyn FnMut(Record),
-    passed: usize,
-    dropped: usize,
-    last: Option<InputError>,
-}
-
-impl<'s> ErrorCap<'s> {
-    fn new(sink: &'s mut dyn FnMut(Record)) -> Self {
-        ErrorCap {
-            sink,
-            passed: 0,
-            dropped: 0,
-            last: None,
-        }
-    }
-
-    fn pass(&mut self, record: Record) {
-        match record {
-            Record::Error(err) if self.passed >= MAX_ERRORS => {
-                self.dropped += 1;
-                self.last = Some(err);
-            }
-            Record::Error(err) => {
-                self.passed += 1;
-                (self.sink)(Record::Error(err));
-            }
-            other => (self.sink)(other),
-        }
-    }
-
-    fn finish(self) {
-        if let Some(last) = self.last {
-            (self.sink)(Record::Error(InputError {
-                message: format!(
-                    "{} more problems not listed, the last of them here: {}",
-                    self.dropped, last.message
-                ),
-                ..last
-            }));
-        }
-    }
-}
-
-impl Batch {
-    /// Parses the machines, handing on each one and each problem, in input order (at most
-    /// [`MAX_ERRORS`] problems, then a count of the rest).
-    pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
-        let mut capped = ErrorCap::new(sink);
-        match self {
-            Batch::Json(batch) => batch.decode(&mut |r| capped.pass(r)),
-            Batch::Table(batch) => batch.decode(&mut |r| capped.pass(r)),
-        }
-        capped.finish();
-    }
-
-    /// The format name of the machines in the batch, where the reader knows it already.
-    pub fn format_name(&self) -> Option<&'static str> {
-        match self {
-            Batch::Json(batch) => batch.format.map(|f| f.name_in(batch.yaml)),
-            Batch::Table(_) => Some(Format::Table.name()),
-        }
-    }
-
-    /// How many bytes of input the batch holds.
-    pub fn len_bytes(&self) -> usize {
-        match self {
-            Batch::Json(batch) => batch.len_bytes(),
-            Batch::Table(batch) => batch.len_bytes(),
-        }
-    }
-}
-
-/// Everything a format reader needs to know about the file it reads.
-pub(crate) struct FileContext<'a> {
-    pub path: String,
-    /// The machine id for single-machine formats.
-    pub machine: String,
-    pub options: &'a InputOptions,
-    /// Whether the input may be read ahead of need: a regular file (or a reader handed in
-    /// by a test), not a pipe or standard input, which may trickle.
-    pub read_ahead: bool,
+/// Parses a batch, handing on each machine and each problem in input order: at most
+/// [`MAX_ERRORS`] problems, then a count of the rest.
+pub fn decode(batch: &dyn Batch, sink: &mut dyn FnMut(Record)) {
+    let mut capped = ErrorCap::new(sink);
+    batch.parse(&mut |r| capped.pass(r));
+    capped.finish();
 }
 
 /// Reads one input and hands on every record it holds, machines of a large array in batches
@@ -166,7 +66,7 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
     let mut capped = ErrorCap::new(sink);
     match &options.bytes_read {
         Some(counter) => {
-            let mut counting = Counting {
+            let mut counting = Metered {
                 inner: &mut reading,
                 counter: Arc::clone(counter),
             };
@@ -187,7 +87,7 @@ pub fn read_file_decoded(
     sink: &mut dyn FnMut(Record),
 ) -> bool {
     read_file(file, options, &mut |record| match record {
-        Record::Batch(batch) => batch.decode(sink),
+        Record::Batch(batch) => decode(batch.as_ref(), sink),
         other => sink(other),
     })
 }
@@ -210,7 +110,7 @@ pub fn read_reader(
         read_ahead: true,
     };
     read_stream(&mut reader, &ctx, true, &mut |record| match record {
-        Record::Batch(batch) => batch.decode(sink),
+        Record::Batch(batch) => decode(batch.as_ref(), sink),
         other => sink(other),
     });
 }
@@ -334,9 +234,6 @@ fn report_not_a_log(ctx: &FileContext, named: bool, reason: String, sink: &mut d
     }
 }
 
-/// A file that holds no machine log at all (as opposed to a damaged one).
-pub(crate) struct NotALog(pub String);
-
 /// The families of formats, told apart by the first bytes; each reader then tells the exact
 /// format from the content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -407,55 +304,6 @@ fn detect(head: &[u8]) -> Result<Family, Damage> {
         _ if !table::looks_like_table(text, &[]) && yaml::looks_like_yaml(text) => Family::Yaml,
         _ => Family::Table,
     })
-}
-
-/// The longest line a line-based reader accepts; longer ones are skipped and named.
-pub(crate) const MAX_LINE: usize = 1 << 20;
-
-/// Reads one line into `buf` (without keeping more than [`MAX_LINE`] bytes of it): `None` at
-/// the end, `Some(false)` when the line was too long and was skipped.
-pub(crate) fn read_line_capped(
-    reader: &mut impl BufRead,
-    buf: &mut Vec<u8>,
-) -> io::Result<Option<bool>> {
-    let mut any = false;
-    let mut fits = true;
-    loop {
-        let chunk = reader.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(any.then_some(fits));
-        }
-        any = true;
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (chunk.len(), false),
-        };
-        if fits && buf.len() + take <= MAX_LINE {
-            buf.extend_from_slice(&chunk[..take]);
-        } else {
-            fits = false;
-            buf.clear();
-        }
-        reader.consume(take);
-        if done {
-            return Ok(Some(fits));
-        }
-    }
-}
-
-/// The machine id a file stands for: its name without extensions (`ID.json.gz` → `ID`).
-pub fn machine_from_path(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "-".to_string());
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
-    match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric()) => {
-            stem.to_string()
-        }
-        _ => name.to_string(),
-    }
 }
 
 #[cfg(test)]

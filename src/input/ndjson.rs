@@ -10,8 +10,10 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use super::raw::{RawLine, convert_event};
-use super::{FileContext, Format, InputError, MachineLog, NotALog, Record, read_line_capped};
 use crate::event::Event;
+use crate::input::context::{FileContext, NotALog, read_line_capped};
+use crate::input::record::{InputError, Record};
+use crate::log::{Format, MachineLog};
 
 /// Whether the first whole lines of a file look like a raw event stream (so that one damaged
 /// line does not turn the stream into "one broken JSON document").

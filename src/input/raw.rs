@@ -11,12 +11,11 @@ use crate::skim::Member;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::into_time_order;
-use super::record::{
-    Format, InputError, MachineInfo, MachineLog, Record, RecordedFlag, RecordedFlags,
-};
 use super::time::parse_rfc3339;
 use crate::event::{Event, EventName};
+use crate::input::order::into_time_order;
+use crate::input::record::{InputError, ReadMode, Record};
+use crate::log::{Format, MachineInfo, MachineLog, RecordedFlag, RecordedFlags};
 
 /// Text as an export holds it: a string, or a number or boolean taken as its text.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -532,14 +531,14 @@ impl MachineParts<'_> {
         path: &str,
         line: usize,
         file_machine: Option<&str>,
-        ids_only: bool,
+        mode: ReadMode,
         line_of: &mut dyn FnMut(usize) -> usize,
         sink: &mut dyn FnMut(Record),
     ) -> Option<MachineLog> {
         let machine = match (&self.id, file_machine) {
             (Some(id), _) => id.0.to_string(),
             (None, Some(machine)) => machine.to_string(),
-            (None, None) if ids_only => return None,
+            (None, None) if mode == ReadMode::IdsOnly => return None,
             (None, None) => {
                 sink(Record::Error(InputError::at(
                     path,
@@ -550,7 +549,7 @@ impl MachineParts<'_> {
             }
         };
         let mut log = MachineLog::new(machine, path, line, self.format);
-        if ids_only {
+        if mode == ReadMode::IdsOnly {
             return Some(log);
         }
         let mut events = Vec::with_capacity(self.log.len());

@@ -6,200 +6,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use chrono::{DateTime, Utc};
-
-use super::json::ElementBatch;
-use super::table::TableBatch;
 use super::time::ExtraZone;
-use crate::event::Event;
-
-/// One machine's events as read from one input (or merged from several), oldest first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MachineLog {
-    pub machine: String,
-    /// The file (or `-`) the log came from; the first of them for a merged machine.
-    pub source: String,
-    /// Every file the log was assembled from, the first being `source`; an event's
-    /// [`Event::source`] indexes this list.
-    pub sources: Vec<String>,
-    /// The line the machine starts on in its file.
-    pub line: usize,
-    pub format: Format,
-    /// Whether the input was YAML (the format names the JSON shape it has).
-    pub yaml: bool,
-    /// Oldest first; equal times keep the order metal-api stored them in.
-    pub events: Vec<Event>,
-    /// The exported last error event, which may or may not be among `events`.
-    pub last_error_event: Option<Event>,
-    pub recorded: RecordedFlags,
-    /// What a machine export says about the machine besides its events.
-    pub machine_info: MachineInfo,
-    /// Whether messages carry metal-api's recorded verdicts (true for every export).
-    pub annotated: bool,
-    /// Lines of pasted text around the rows that are no rows (prose, blank lines).
-    pub skipped_lines: u64,
-    /// Events (by index) that begin a record after a gap in the machine's other records:
-    /// replayed as the oldest row of a log is.
-    pub seams: Vec<usize>,
-}
-
-impl MachineLog {
-    /// A log read from `source` with nothing recorded besides its events.
-    pub fn new(machine: String, source: &str, line: usize, format: Format) -> MachineLog {
-        MachineLog {
-            machine,
-            source: source.to_string(),
-            sources: vec![source.to_string()],
-            line,
-            format,
-            yaml: false,
-            events: Vec::new(),
-            last_error_event: None,
-            recorded: RecordedFlags::default(),
-            machine_info: MachineInfo::default(),
-            annotated: true,
-            skipped_lines: 0,
-            seams: Vec::new(),
-        }
-    }
-
-    /// The time a record's flags describe the machine at: its newest event or its
-    /// `last_event_time`, whichever is later.
-    pub fn as_of(&self) -> Option<DateTime<Utc>> {
-        let newest = self.events.last().map(|e| e.time);
-        newest.max(self.recorded.last_event_time)
-    }
-
-    /// The time of the newest event read for the machine (the exported last error event
-    /// included), or of the newest event metal-api received (its `last_event_time`, which
-    /// may be an event it did not store) where that is later: the data's own clock.
-    pub fn newest_event(&self) -> Option<DateTime<Utc>> {
-        let last_error = self.last_error_event.as_ref().map(|e| e.time);
-        self.events
-            .last()
-            .map(|e| e.time)
-            .max(last_error)
-            .max(self.recorded.last_event_time)
-    }
-
-    /// The machine as it was at `cut`: events after it left out, and what the export said
-    /// of a later time forgotten (the replay works it out again from the events).
-    pub fn as_it_was_at(&mut self, cut: DateTime<Utc>) {
-        self.events.retain(|e| e.time <= cut);
-        let kept = self.events.len();
-        self.seams.retain(|&i| i < kept);
-        if self.last_error_event.as_ref().is_some_and(|e| e.time > cut) {
-            self.last_error_event = None;
-        }
-        let later = |t: Option<DateTime<Utc>>| t.is_some_and(|t| t > cut);
-        let r = &mut self.recorded;
-        if later(r.last_event_time) {
-            r.last_event_time = None;
-        }
-        for flag in [&mut r.crash_loop, &mut r.failed_machine_reclaim] {
-            if flag.is_some_and(|f| later(f.as_of)) {
-                *flag = None;
-            }
-        }
-        if later(r.liveliness_as_of) {
-            r.liveliness = None;
-        }
-        if later(self.machine_info.allocated_as_of) {
-            self.machine_info.allocated = None;
-        }
-    }
-
-    /// The format's name in output: `list-json`, or `list-yaml` for the same shape in YAML.
-    pub fn format_name(&self) -> &'static str {
-        self.format.name_in(self.yaml)
-    }
-}
-
-/// A flag an export recorded, and the time it held at (see [`MachineLog::as_of`]): events
-/// newer than that are replayed on top of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RecordedFlag {
-    pub value: bool,
-    pub as_of: Option<DateTime<Utc>>,
-}
-
-/// The container fields an export recorded besides the log.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RecordedFlags {
-    pub last_event_time: Option<DateTime<Utc>>,
-    pub crash_loop: Option<RecordedFlag>,
-    pub failed_machine_reclaim: Option<RecordedFlag>,
-    /// metal-api's liveliness as exported (`Alive`, `Dead`, `Unknown`), where it was.
-    pub liveliness: Option<String>,
-    /// The time the exported liveliness describes the machine at (its record's
-    /// [`MachineLog::as_of`]).
-    pub liveliness_as_of: Option<DateTime<Utc>>,
-}
-
-/// What a machine export (describe, list, v2) says about a machine besides its events.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MachineInfo {
-    /// Whether the machine is allocated: `None` where the input does not say.
-    pub allocated: Option<bool>,
-    /// The time `allocated` describes the machine at (its record's [`MachineLog::as_of`]).
-    pub allocated_as_of: Option<DateTime<Utc>>,
-    /// Whether the machine object came without any event container.
-    pub no_event_container: bool,
-}
-
-/// The input formats fsmlog reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
-pub enum Format {
-    /// `metalctl machine logs ID -o json` (an event array, maybe a `Recent last error` block).
-    LogsJson,
-    /// `metalctl machine describe ID -o json` (one machine object).
-    DescribeJson,
-    /// `metalctl machine list -o json` (an array of machine objects).
-    ListJson,
-    /// metal-api's `GET /v1/machine/{id}/event` response (`{log, last_error_event, …}`).
-    EventApi,
-    /// metal-api's stored containers, a dump of the event table (one object or an array).
-    ContainerDump,
-    /// The v2 API's machines (`uuid`, `recentProvisioningEvents`; camelCase or snake_case).
-    V2Json,
-    /// A raw event stream, one `{"machine", "time", "event", "message"}` a line, any order.
-    Ndjson,
-    /// The table `metalctl machine logs ID` prints (also `-o wide`, `-o markdown`).
-    Table,
-}
-
-impl Format {
-    /// The name used in `--format` and in JSON output.
-    pub fn name(self) -> &'static str {
-        self.name_in(false)
-    }
-
-    /// The name in output for this shape read from JSON or from YAML.
-    pub fn name_in(self, yaml: bool) -> &'static str {
-        match (self, yaml) {
-            (Format::LogsJson, false) => "logs-json",
-            (Format::LogsJson, true) => "logs-yaml",
-            (Format::DescribeJson, false) => "describe-json",
-            (Format::DescribeJson, true) => "describe-yaml",
-            (Format::ListJson, false) => "list-json",
-            (Format::ListJson, true) => "list-yaml",
-            (Format::EventApi, false) => "event-api",
-            (Format::EventApi, true) => "event-api-yaml",
-            (Format::ContainerDump, false) => "container-dump",
-            (Format::ContainerDump, true) => "container-dump-yaml",
-            (Format::V2Json, false) => "v2-json",
-            (Format::V2Json, true) => "v2-yaml",
-            (Format::Ndjson, _) => "ndjson",
-            (Format::Table, _) => "table",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+use crate::log::{Format, MachineLog};
 
 /// A problem with the input, named by file and line (and column where it helps).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -241,8 +49,8 @@ impl fmt::Display for InputError {
 #[derive(Debug)]
 pub enum Record {
     Machine(MachineLog),
-    /// Raw machines of a large file, to be decoded (on any thread) with [`Batch::decode`].
-    Batch(Batch),
+    /// Raw machines of a large file, to be decoded on any thread (see [`super::decode`]).
+    Batch(Box<dyn Batch>),
     Error(InputError),
     /// What an ambiguous input was taken for (an empty array): no problem, but said on
     /// stderr and in `inputs.notes`, so that nothing is read without a word.
@@ -254,11 +62,13 @@ pub enum Record {
     },
 }
 
-/// Raw machines read but not parsed yet, so that parsing can run on any thread.
-#[derive(Debug)]
-pub enum Batch {
-    Json(ElementBatch),
-    Table(TableBatch),
+/// Raw machines a reader read but has not parsed yet, so that parsing can run on any thread.
+/// Each reader of a large format has its own kind.
+pub trait Batch: Send + std::fmt::Debug {
+    /// Parses the machines, handing on each one and each problem, in input order.
+    fn parse(&self, sink: &mut dyn FnMut(Record));
+    /// The format name of the machines in the batch, where the reader knows it already.
+    fn format_name(&self) -> Option<&'static str>;
 }
 
 /// How to read the inputs.
@@ -272,7 +82,17 @@ pub struct InputOptions {
     pub zones: Vec<ExtraZone>,
     /// Counts the bytes read from files (before decompression), for a progress display.
     pub bytes_read: Option<Arc<AtomicU64>>,
-    /// Read machines without their events (JSON exports and tables): enough to learn which
-    /// machines an input holds, at a fraction of the cost.
-    pub ids_only: bool,
+    /// What of each machine to read.
+    pub mode: ReadMode,
+}
+
+/// What of each machine a reader reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadMode {
+    /// Everything.
+    #[default]
+    Whole,
+    /// The machines without their events (JSON exports and tables): enough to learn which
+    /// machines an input holds, and how many records each has, at a fraction of the cost.
+    IdsOnly,
 }

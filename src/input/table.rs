@@ -7,11 +7,10 @@ use std::path::Path;
 use super::order;
 use super::row::{Line, classify, has_row_shape, section_header};
 use super::time::ExtraZone;
-use super::{
-    Batch, FileContext, Format, InputError, MachineLog, NotALog, Record, machine_from_path,
-    read_line_capped,
-};
 use crate::event::Event;
+use crate::input::context::{FileContext, NotALog, machine_from_path, read_line_capped};
+use crate::input::record::{Batch, InputError, ReadMode, Record};
+use crate::log::{Format, MachineLog};
 
 /// The machine being read and what has been found for it so far.
 struct Section {
@@ -51,8 +50,8 @@ impl Section {
 
     /// The machine's records (one, unless its order restarts: see [`order::records`]), each
     /// with the last error block that follows it; none when every row was bad (its errors say
-    /// why). Without `events`, the records' rows are left out.
-    fn finish(self, path: &str, events: bool) -> Vec<MachineLog> {
+    /// why). With [`ReadMode::IdsOnly`], the records' rows are left out.
+    fn finish(self, path: &str, mode: ReadMode) -> Vec<MachineLog> {
         if self.events.is_empty()
             && self.last_errors.is_empty()
             && (self.bad_rows > 0 || !self.has_table)
@@ -71,7 +70,7 @@ impl Section {
                 .partition(|(after, _)| i + 1 == count || *after <= cut.end);
             last_errors = rest;
             let mut log = MachineLog::new(self.machine.clone(), path, cut.line, Format::Table);
-            if events {
+            if mode == ReadMode::Whole {
                 log.events = cut.events;
             }
             log.last_error_event = mine.into_iter().map(|(_, e)| e).max_by_key(|e| e.time);
@@ -98,8 +97,8 @@ pub struct TableBatch {
     /// The machine of rows before any `==> NAME <==` header (the file's).
     file_machine: String,
     zones: Vec<ExtraZone>,
-    /// Machines without their rows (see [`super::InputOptions::ids_only`]).
-    ids_only: bool,
+    /// What of each machine to read.
+    mode: ReadMode,
     /// The lines, each with its `\n`.
     text: Vec<u8>,
     /// The number of the first line in `text`.
@@ -112,45 +111,9 @@ impl TableBatch {
             path: ctx.path.clone(),
             file_machine: ctx.machine.clone(),
             zones: ctx.options.zones.clone(),
-            ids_only: ctx.options.ids_only,
+            mode: ctx.options.mode,
             text: Vec::new(),
             first_line,
-        }
-    }
-
-    /// How many bytes of input the batch holds.
-    pub fn len_bytes(&self) -> usize {
-        self.text.len()
-    }
-
-    /// Parses every row, handing on each machine and naming each bad row.
-    pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
-        // A section is read whole before its lines are judged: whether it is pasted text
-        // (prose around the rows is skipped) or a table (a line that is no row is an error)
-        // depends on all its rows.
-        let mut sections: Vec<SectionLines> = vec![(None, Vec::new())];
-        let raw_lines = self.text.split_inclusive(|&b| b == b'\n');
-        for (this_line, raw) in (self.first_line..).zip(raw_lines) {
-            let line = std::str::from_utf8(raw)
-                .ok()
-                .map(|text| classify(text, &self.zones));
-            match line {
-                Some(Line::Section(next)) => sections.push((Some((next, this_line)), Vec::new())),
-                line => sections
-                    .last_mut()
-                    .expect("there is always a section")
-                    .1
-                    .push((this_line, line)),
-            }
-        }
-        // Pasted text is told for the whole batch (a pasted file is one batch): a note
-        // before the first `==>` header belongs to the pasted sections after it.
-        let pasted = sections
-            .iter()
-            .flat_map(|(_, lines)| lines)
-            .any(|(_, l)| matches!(l, Some(Line::Row { pasted: true, .. })));
-        for (name, lines) in sections {
-            self.section(name, lines, pasted, sink);
         }
     }
 
@@ -240,9 +203,46 @@ impl TableBatch {
             current.bad_rows += 1;
             sink(Record::Error(InputError::at(&self.path, at, message)));
         }
-        for done in section.map_or_else(Vec::new, |s| s.finish(&self.path, !self.ids_only)) {
+        for done in section.map_or_else(Vec::new, |s| s.finish(&self.path, self.mode)) {
             sink(Record::Machine(done));
         }
+    }
+}
+
+impl Batch for TableBatch {
+    /// Parses every row, handing on each machine and naming each bad row.
+    fn parse(&self, sink: &mut dyn FnMut(Record)) {
+        // A section is read whole before its lines are judged: whether it is pasted text
+        // (prose around the rows is skipped) or a table (a line that is no row is an error)
+        // depends on all its rows.
+        let mut sections: Vec<SectionLines> = vec![(None, Vec::new())];
+        let raw_lines = self.text.split_inclusive(|&b| b == b'\n');
+        for (this_line, raw) in (self.first_line..).zip(raw_lines) {
+            let line = std::str::from_utf8(raw)
+                .ok()
+                .map(|text| classify(text, &self.zones));
+            match line {
+                Some(Line::Section(next)) => sections.push((Some((next, this_line)), Vec::new())),
+                line => sections
+                    .last_mut()
+                    .expect("there is always a section")
+                    .1
+                    .push((this_line, line)),
+            }
+        }
+        // Pasted text is told for the whole batch (a pasted file is one batch): a note
+        // before the first `==>` header belongs to the pasted sections after it.
+        let pasted = sections
+            .iter()
+            .flat_map(|(_, lines)| lines)
+            .any(|(_, l)| matches!(l, Some(Line::Row { pasted: true, .. })));
+        for (name, lines) in sections {
+            self.section(name, lines, pasted, sink);
+        }
+    }
+
+    fn format_name(&self) -> Option<&'static str> {
+        Some(Format::Table.name())
     }
 }
 
@@ -309,7 +309,7 @@ pub(crate) fn read(
             std::str::from_utf8(&buf).is_ok_and(|l| section_header(l.trim()).is_some());
         if starts_section && batch.text.len() >= BATCH_BYTES {
             let full = std::mem::replace(&mut batch, TableBatch::new(ctx, line_no));
-            sink(Record::Batch(Batch::Table(full)));
+            sink(Record::Batch(Box::new(full)));
         }
         batch.text.extend_from_slice(&buf);
         if !buf.ends_with(b"\n") {
@@ -317,7 +317,7 @@ pub(crate) fn read(
         }
     }
     if !batch.text.is_empty() {
-        sink(Record::Batch(Batch::Table(batch)));
+        sink(Record::Batch(Box::new(batch)));
     }
     Ok(())
 }

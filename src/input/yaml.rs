@@ -16,8 +16,11 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::raw::{LogEvents, RawEvent, RawItem, convert_event};
-use super::{FileContext, Format, InputError, MachineLog, NotALog, Record, into_time_order};
 use crate::event::Event;
+use crate::input::context::{FileContext, NotALog};
+use crate::input::order::into_time_order;
+use crate::input::record::{InputError, Record};
+use crate::log::{Format, MachineLog};
 
 /// Whether a text file's first meaningful line opens YAML: `---`, a `%YAML` directive, a
 /// `key:` mapping line, a `- key:` sequence item at any indent (`-   key:` as PyYAML's
@@ -465,7 +468,7 @@ pub(crate) fn read(
                 &ctx.path,
                 element.line,
                 file_machine,
-                ctx.options.ids_only,
+                ctx.options.mode,
                 &mut line_of,
                 sink,
             ) {

@@ -710,7 +710,7 @@ fn buffered_phoned_home_needs_a_last_event_time() {
 mod exported_log {
     use super::*;
     use crate::event::{Event, EventName};
-    use crate::input::{Format, MachineLog, RecordedFlag};
+    use crate::log::{Format, MachineLog, RecordedFlag};
 
     fn event(seconds: i64, kind: EventKind, message: &str) -> Event {
         Event::from_recorded(at(seconds), EventName::Known(kind), message, 0)

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use anyhow::{Result, bail};
 use regex::Regex;
 
-use super::{RuleFile, RuleRow};
+use super::file::{RuleFile, RuleRow};
 use crate::event::{EventKind, State};
 
 pub(super) static NAME: LazyLock<Regex> = LazyLock::new(|| {

@@ -5,7 +5,7 @@
 
 use anyhow::{Result, bail};
 
-use super::Target;
+use super::file::Target;
 use super::go::{
     DST, NAME, SRC_LIST, STATE, event_from_go, items, squash, state_from_go, strip_comments,
 };

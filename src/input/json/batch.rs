@@ -2,10 +2,12 @@
 
 use std::sync::Mutex;
 
-use super::{array_format, machine_from_parts, parse_element};
+use super::element::{array_format, machine_from_parts, parse_element};
 use crate::input::raw::RawItem;
-use crate::input::{Format, InputError, Record, simd};
+use crate::input::record::{Batch, InputError, ReadMode, Record};
+use crate::input::simd;
 use crate::jsonsplit::{Position, values_in};
+use crate::log::Format;
 use crate::skim::skim;
 
 /// How many bytes of raw elements a batch collects before it is handed on.
@@ -17,8 +19,8 @@ pub(super) const BATCH_BYTES: usize = 1 << 20;
 pub struct ElementBatch {
     path: String,
     forced: Option<Format>,
-    /// Machines without their events (see [`InputOptions::ids_only`]).
-    ids_only: bool,
+    /// What of each machine to read.
+    mode: ReadMode,
     /// The format of the array's machines, as its first element showed.
     pub format: Option<Format>,
     /// Whether the elements were converted from YAML.
@@ -58,11 +60,11 @@ impl Drop for ElementBatch {
 }
 
 impl ElementBatch {
-    pub(super) fn new(path: &str, forced: Option<Format>, ids_only: bool) -> ElementBatch {
+    pub(super) fn new(path: &str, forced: Option<Format>, mode: ReadMode) -> ElementBatch {
         ElementBatch {
             path: path.to_string(),
             forced,
-            ids_only,
+            mode,
             format: forced,
             yaml: false,
             // Allocated at the first element: a file of events never needs it.
@@ -89,13 +91,39 @@ impl ElementBatch {
         self.elements.is_empty()
     }
 
-    /// How many bytes of input the batch holds.
-    pub fn len_bytes(&self) -> usize {
-        self.bytes.len()
+    /// Hands on the machine an element holds, or names what is wrong with it.
+    fn hand_on(&self, item: RawItem, bytes: &[u8], start: Position, sink: &mut dyn FnMut(Record)) {
+        match (item.into_machine(self.format), self.forced) {
+            (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
+                sink(Record::Error(InputError::at(
+                    &self.path,
+                    start.line,
+                    format!(
+                        "expected {forced} JSON, but this element is {}",
+                        array_format(parts.format)
+                    ),
+                )))
+            }
+            (Some(mut parts), _) => {
+                parts.format = array_format(parts.format);
+                if let Some(machine) =
+                    machine_from_parts(parts, bytes, start, &self.path, None, self.mode, sink)
+                {
+                    sink(Record::Machine(machine));
+                }
+            }
+            (None, _) => sink(Record::Error(InputError::at(
+                &self.path,
+                start.line,
+                "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
+            ))),
+        }
     }
+}
 
+impl Batch for ElementBatch {
     /// Parses every element into a machine, or names what is wrong with it.
-    pub fn decode(&self, sink: &mut dyn FnMut(Record)) {
+    fn parse(&self, sink: &mut dyn FnMut(Record)) {
         let mut begin = 0;
         // simd-json parses in place; the batch keeps the original for error positions.
         let mut scratch = Vec::new();
@@ -136,32 +164,7 @@ impl ElementBatch {
         }
     }
 
-    /// Hands on the machine an element holds, or names what is wrong with it.
-    fn hand_on(&self, item: RawItem, bytes: &[u8], start: Position, sink: &mut dyn FnMut(Record)) {
-        match (item.into_machine(self.format), self.forced) {
-            (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
-                sink(Record::Error(InputError::at(
-                    &self.path,
-                    start.line,
-                    format!(
-                        "expected {forced} JSON, but this element is {}",
-                        array_format(parts.format)
-                    ),
-                )))
-            }
-            (Some(mut parts), _) => {
-                parts.format = array_format(parts.format);
-                if let Some(machine) =
-                    machine_from_parts(parts, bytes, start, &self.path, None, self.ids_only, sink)
-                {
-                    sink(Record::Machine(machine));
-                }
-            }
-            (None, _) => sink(Record::Error(InputError::at(
-                &self.path,
-                start.line,
-                "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
-            ))),
-        }
+    fn format_name(&self) -> Option<&'static str> {
+        self.format.map(|f| f.name_in(self.yaml))
     }
 }

@@ -2,9 +2,9 @@
 //! hold events.
 
 use super::batch::BATCH_BYTES;
-use super::parse_element;
-use crate::input::Record;
+use super::element::parse_element;
 use crate::input::raw::{LogEvents, RawItem};
+use crate::input::record::Record;
 use crate::input::simd;
 use crate::jsonsplit::{Position, values_in};
 

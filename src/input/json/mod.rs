@@ -4,6 +4,7 @@
 //! Arrays are read one element at a time.
 
 mod batch;
+mod element;
 mod events;
 #[cfg(test)]
 mod tests;
@@ -12,14 +13,17 @@ use std::cell::Cell;
 use std::io::BufRead;
 
 pub use batch::ElementBatch;
+use element::{array_format, element_error, machine_from_parts, parse_element};
 use events::PendingEvents;
 
 use super::order;
-use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
+use super::raw::{LogEvents, RawEvent, RawItem, convert_event};
 use super::simd;
-use super::{Batch, FileContext, Format, InputError, MachineLog, NotALog, Record};
 use crate::event::{Event, is_uuid};
-use crate::jsonsplit::{Position, SplitError, Splitter, element_lines_at, for_each_element_fast};
+use crate::input::context::{FileContext, NotALog};
+use crate::input::record::{InputError, Record};
+use crate::jsonsplit::{SplitError, Splitter, for_each_element_fast};
+use crate::log::{Format, MachineLog};
 
 /// Reads one JSON file, one document after another (metalctl's concatenated outputs, `jq -c`
 /// lines, a log appended to its own file), each taken as a file's content would be; `forced`
@@ -109,27 +113,6 @@ fn split_error(path: &str, err: SplitError) -> InputError {
     }
 }
 
-/// Turns a serde error inside an element into one that names the line in the file.
-fn element_error(path: &str, start: Position, err: &serde_json::Error, what: &str) -> InputError {
-    let (line, column) = if err.line() <= 1 {
-        (start.line, start.column + err.column().saturating_sub(1))
-    } else {
-        (start.line + err.line() - 1, err.column())
-    };
-    let detail = err.to_string();
-    // serde appends its own position, which is relative to the element: drop it.
-    let detail = match detail.rfind(" at line ") {
-        Some(cut) => detail[..cut].to_string(),
-        None => detail,
-    };
-    InputError {
-        path: path.to_string(),
-        line,
-        column,
-        message: format!("invalid {what}: {detail}"),
-    }
-}
-
 /// The outcome of a read that got as far as the JSON structure allowed.
 type Outcome = Result<(), NotALog>;
 
@@ -151,8 +134,8 @@ fn read_array<R: BufRead>(
     // parsed from a copy.
     let mut scratch = Vec::new();
     let mut not_a_log = false;
-    let ids_only = ctx.options.ids_only;
-    let mut batch = ElementBatch::new(&ctx.path, forced, ids_only);
+    let mode = ctx.options.mode;
+    let mut batch = ElementBatch::new(&ctx.path, forced, mode);
     // Set once the array is known to hold machines or events: it may then be cut at its
     // element lines (see `jsonsplit::indented_elements`).
     let fast = Cell::new(forced.is_some());
@@ -164,9 +147,9 @@ fn read_array<R: BufRead>(
         if events_array == Some(false) {
             batch.push(bytes, start);
             if batch.is_full() {
-                let fresh = ElementBatch::new(&ctx.path, forced, ids_only);
+                let fresh = ElementBatch::new(&ctx.path, forced, mode);
                 let full = std::mem::replace(&mut batch, fresh);
-                sink(Record::Batch(Batch::Json(full)));
+                sink(Record::Batch(Box::new(full)));
             }
             return Ok(());
         }
@@ -212,7 +195,7 @@ fn read_array<R: BufRead>(
             Some(true) if !log_events.events.is_empty() => {
                 events_log(ctx, line, log_events.events, None, sink)
             }
-            Some(false) if !batch.is_empty() => sink(Record::Batch(Batch::Json(batch))),
+            Some(false) if !batch.is_empty() => sink(Record::Batch(Box::new(batch))),
             _ => {}
         }
         return Err(err);
@@ -224,7 +207,7 @@ fn read_array<R: BufRead>(
     }
     if events_array == Some(false) {
         if !batch.is_empty() {
-            sink(Record::Batch(Batch::Json(batch)));
+            sink(Record::Batch(Box::new(batch)));
         }
         if elements == 0 {
             let message = format!(
@@ -305,35 +288,6 @@ pub(crate) fn empty_array(
     named.then(|| MachineLog::new(ctx.machine.clone(), &ctx.path, line, format))
 }
 
-/// A machine object in an array is a `list-json` element, whatever its own shape says.
-fn array_format(format: Format) -> Format {
-    match format {
-        Format::DescribeJson => Format::ListJson,
-        other => other,
-    }
-}
-
-/// Parses one array element; a bad one is named and skipped (`None`).
-fn parse_element<'a>(
-    bytes: &'a [u8],
-    start: Position,
-    path: &str,
-    sink: &mut dyn FnMut(Record),
-) -> Option<RawItem<'a>> {
-    match serde_json::from_slice(bytes) {
-        Ok(item) => Some(item),
-        Err(err) => {
-            sink(Record::Error(element_error(
-                path,
-                start,
-                &err,
-                "array element",
-            )));
-            None
-        }
-    }
-}
-
 fn read_object<R: BufRead>(
     splitter: &mut Splitter<R>,
     ctx: &FileContext,
@@ -381,39 +335,12 @@ fn read_object<R: BufRead>(
         start,
         &ctx.path,
         Some(&ctx.machine),
-        ctx.options.ids_only,
+        ctx.options.mode,
         sink,
     ) {
         sink(Record::Machine(machine));
     }
     Ok(Ok(()))
-}
-
-/// Builds a machine from its parts (see [`MachineParts::build`]), finding a bad event's line
-/// by scanning the element again.
-fn machine_from_parts(
-    parts: MachineParts,
-    bytes: &[u8],
-    start: Position,
-    path: &str,
-    file_machine: Option<&str>,
-    ids_only: bool,
-    sink: &mut dyn FnMut(Record),
-) -> Option<MachineLog> {
-    let log_path = parts.log_path;
-    let mut event_lines: Option<Vec<usize>> = None;
-    let mut line_of = |index: usize| -> usize {
-        // Only a bad event needs its own line, so the element is scanned again only then.
-        let lines = event_lines.get_or_insert_with(|| {
-            element_lines_at(bytes, log_path)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|l| l + start.line - 1)
-                .collect()
-        });
-        lines.get(index).copied().unwrap_or(start.line)
-    };
-    parts.build(path, start.line, file_machine, ids_only, &mut line_of, sink)
 }
 
 /// After a `machine logs -o json` array: metalctl's `Recent last error (… ago):` block, if

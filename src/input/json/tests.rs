@@ -1,5 +1,6 @@
 use super::*;
-use crate::input::{InputOptions, read_reader};
+use crate::input::read_reader;
+use crate::input::record::InputOptions;
 
 fn event(name: &str, message: &str, second: u32) -> String {
     format!(

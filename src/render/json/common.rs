@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::aggregate::{PairTally, Summary};
 use crate::event::{EventKind, State, format_time as time};
-use crate::input::InputError;
+use crate::input::record::InputError;
 use crate::window::{Period, Shown};
 
 #[derive(Serialize)]
