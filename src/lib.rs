@@ -28,5 +28,4 @@ pub mod replay;
 pub mod rules;
 #[cfg(feature = "sim")]
 pub mod sim;
-pub mod skim;
 pub mod window;

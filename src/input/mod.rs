@@ -4,7 +4,7 @@
 
 mod context;
 mod head;
-mod json;
+pub(crate) mod json;
 pub mod merge;
 mod ndjson;
 mod order;

@@ -3,12 +3,12 @@
 use std::sync::Mutex;
 
 use super::element::{array_format, machine_from_parts, parse_element};
-use crate::input::raw::RawItem;
+use super::skim::skim;
+use crate::input::raw::{MachineParts, RawItem};
 use crate::input::record::{Batch, InputError, ReadMode, Record};
 use crate::input::simd;
 use crate::jsonsplit::{Position, values_in};
 use crate::log::Format;
-use crate::skim::skim;
 
 /// How many bytes of raw elements a batch collects before it is handed on.
 pub(super) const BATCH_BYTES: usize = 1 << 20;
@@ -93,7 +93,7 @@ impl ElementBatch {
 
     /// Hands on the machine an element holds, or names what is wrong with it.
     fn hand_on(&self, item: RawItem, bytes: &[u8], start: Position, sink: &mut dyn FnMut(Record)) {
-        match (item.into_machine(self.format), self.forced) {
+        match (MachineParts::of(item, self.format), self.forced) {
             (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
                 sink(Record::Error(InputError::at(
                     &self.path,

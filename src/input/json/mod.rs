@@ -6,6 +6,7 @@
 mod batch;
 mod element;
 mod events;
+pub(crate) mod skim;
 #[cfg(test)]
 mod tests;
 
@@ -17,7 +18,7 @@ use element::{array_format, element_error, machine_from_parts, parse_element};
 use events::PendingEvents;
 
 use super::order;
-use super::raw::{LogEvents, RawEvent, RawItem, convert_event};
+use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
 use super::simd;
 use crate::event::{Event, is_uuid};
 use crate::input::context::{FileContext, NotALog};
@@ -308,7 +309,7 @@ fn read_object<R: BufRead>(
             }
         },
     };
-    let Some(parts) = item.into_machine(None) else {
+    let Some(parts) = MachineParts::of(item, None) else {
         if forced.is_some() {
             sink(Record::Error(InputError::at(
                 &ctx.path,

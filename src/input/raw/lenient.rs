@@ -1,0 +1,158 @@
+//! Reading keys as Go's `encoding/json` reads them: a repeated key keeps its last value,
+//! unknown keys are skipped, a number where text is expected is taken as its text, and a field
+//! that is absent is told from one that is `null`.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer};
+
+/// Text as an export holds it: a string, or a number or boolean taken as its text.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Text<'a>(pub Cow<'a, str>);
+
+impl<'a> std::ops::Deref for Text<'a> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TextVisitor<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
+            type Value = Text<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+        }
+
+        deserializer.deserialize_any(TextVisitor(PhantomData))
+    }
+}
+
+/// Implements `Deserialize` for a struct of `Option` fields read from a map: the last of
+/// repeated keys wins, unknown keys are skipped. Keys are matched as serde's derive matches
+/// them, to a field tag, without copying or re-checking them.
+macro_rules! last_wins {
+    ($name:ident { $($field:ident: [$($key:literal),+]),* $(,)? }) => {
+        impl $name<'_> {
+            /// Every key the type reads; any other is ignored.
+            #[allow(dead_code)]
+            pub(crate) const KEYS: &'static [&'static str] = &[$($($key),+),*];
+        }
+
+        impl<'de: 'a, 'a> Deserialize<'de> for $name<'a> {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                #[allow(non_camel_case_types)]
+                enum Field {
+                    $($field,)*
+                    Other,
+                }
+
+                impl<'de> Deserialize<'de> for Field {
+                    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        struct FieldVisitor;
+
+                        impl Visitor<'_> for FieldVisitor {
+                            type Value = Field;
+
+                            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                                f.write_str("a key")
+                            }
+
+                            fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+                                Ok(match v {
+                                    $($($key)|+ => Field::$field,)*
+                                    _ => Field::Other,
+                                })
+                            }
+                        }
+
+                        deserializer.deserialize_identifier(FieldVisitor)
+                    }
+                }
+
+                struct MapVisitor<'a>(PhantomData<&'a ()>);
+
+                impl<'de: 'a, 'a> Visitor<'de> for MapVisitor<'a> {
+                    type Value = $name<'a>;
+
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("an object")
+                    }
+
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                        let mut out = $name::default();
+                        while let Some(key) = map.next_key::<Field>()? {
+                            match key {
+                                $(Field::$field => out.$field = map.next_value()?,)*
+                                Field::Other => {
+                                    map.next_value::<IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+
+                deserializer.deserialize_map(MapVisitor(PhantomData))
+            }
+        }
+    };
+}
+
+/// A field that may be absent, `null`, or a value; `Option` alone cannot tell the first two
+/// apart.
+#[derive(Default)]
+pub(crate) enum Slot<T> {
+    #[default]
+    Absent,
+    Null,
+    Value(T),
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Slot<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match Option::<T>::deserialize(deserializer)? {
+            Some(value) => Slot::Value(value),
+            None => Slot::Null,
+        })
+    }
+}
+
+pub(super) use last_wins;

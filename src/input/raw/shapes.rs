@@ -1,0 +1,241 @@
+//! The shapes of exported machines and events as serde reads them: every key the readers use,
+//! and which fields make which format.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+
+use super::lenient::{Slot, Text, last_wins};
+use crate::input::json::skim::Member;
+use crate::log::Format;
+
+/// One event as metal-api exports it.
+#[derive(Debug, Default)]
+pub(crate) struct RawEvent<'a> {
+    pub time: Option<Text<'a>>,
+    pub event: Option<Text<'a>>,
+    pub message: Option<Text<'a>>,
+}
+
+last_wins!(RawEvent {
+    time: ["time"],
+    event: ["event"],
+    message: ["message"],
+});
+
+/// One line of the raw event stream; the machine may be named by any of three keys.
+#[derive(Default)]
+pub(crate) struct RawLine<'a> {
+    machine: Option<Text<'a>>,
+    machine_id: Option<Text<'a>>,
+    id: Option<Text<'a>>,
+    time: Option<Text<'a>>,
+    event: Option<Text<'a>>,
+    message: Option<Text<'a>>,
+}
+
+last_wins!(RawLine {
+    machine: ["machine"],
+    machine_id: ["machine_id"],
+    id: ["id"],
+    time: ["time"],
+    event: ["event"],
+    message: ["message"],
+});
+
+impl<'a> RawLine<'a> {
+    /// The machine the line names, and its event.
+    pub fn machine(self) -> (Option<Text<'a>>, RawEvent<'a>) {
+        (
+            self.machine.or(self.machine_id).or(self.id),
+            RawEvent {
+                time: self.time,
+                event: self.event,
+                message: self.message,
+            },
+        )
+    }
+
+    /// Whether the line is an event of some machine.
+    pub fn is_event(&self) -> bool {
+        (self.machine.is_some() || self.machine_id.is_some() || self.id.is_some())
+            && (self.event.is_some() || self.time.is_some())
+    }
+}
+
+/// metal-api's event container as the v1 machine API exports it (`events` of describe/list).
+#[derive(Default)]
+pub(super) struct RawEventBlock<'a> {
+    pub(super) log: Option<Vec<RawEvent<'a>>>,
+    pub(super) last_error_event: Option<RawEvent<'a>>,
+    pub(super) last_event_time: Option<Text<'a>>,
+    pub(super) crash_loop: Option<bool>,
+    pub(super) failed_machine_reclaim: Option<bool>,
+}
+
+last_wins!(RawEventBlock {
+    log: ["log"],
+    last_error_event: ["last_error_event"],
+    last_event_time: ["last_event_time"],
+    crash_loop: ["crash_loop"],
+    failed_machine_reclaim: ["failed_machine_reclaim"],
+});
+
+/// `events` is an object in v1 machine exports and an array in the event-table dump.
+pub(super) enum EventsField<'a> {
+    Block(RawEventBlock<'a>),
+    List(Vec<RawEvent<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for EventsField<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EventsVisitor<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for EventsVisitor<'a> {
+            type Value = EventsField<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an events object or an array of events")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                RawEventBlock::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(EventsField::Block)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(EventsField::List)
+            }
+        }
+
+        deserializer.deserialize_any(EventsVisitor(PhantomData))
+    }
+}
+
+/// The v2 API's `recentProvisioningEvents` (camelCase or snake_case).
+#[derive(Default)]
+pub(super) struct RawV2Events<'a> {
+    pub(super) events: Option<Vec<RawEvent<'a>>>,
+    pub(super) last_error_event: Option<RawEvent<'a>>,
+    pub(super) last_event_time: Option<Text<'a>>,
+    pub(super) state: Option<Text<'a>>,
+}
+
+last_wins!(RawV2Events {
+    events: ["events"],
+    last_error_event: ["last_error_event", "lastErrorEvent"],
+    last_event_time: ["last_event_time", "lastEventTime"],
+    state: ["state"],
+});
+
+/// The v2 API's machine `status`; only the liveliness is read.
+#[derive(Default)]
+pub(super) struct RawV2Status<'a> {
+    pub(super) liveliness: Option<Text<'a>>,
+}
+
+last_wins!(RawV2Status {
+    liveliness: ["liveliness"],
+});
+
+/// Any top-level value or array element of the formats read here; which fields are set
+/// tells which format it is.
+#[derive(Default)]
+pub(crate) struct RawItem<'a> {
+    pub(super) id: Option<Text<'a>>,
+    pub(super) uuid: Option<Text<'a>>,
+    pub(super) events: Slot<EventsField<'a>>,
+    pub(super) recent_provisioning_events: Slot<RawV2Events<'a>>,
+    pub(super) time: Option<Text<'a>>,
+    pub(super) event: Option<Text<'a>>,
+    pub(super) message: Option<Text<'a>>,
+    pub(super) log: Option<Vec<RawEvent<'a>>>,
+    pub(super) last_error_event: Option<RawEvent<'a>>,
+    pub(super) last_event_time: Option<Text<'a>>,
+    pub(super) crash_loop: Option<bool>,
+    pub(super) failed_machine_reclaim: Option<bool>,
+    pub(super) liveliness: Option<Text<'a>>,
+    pub(super) allocation: Slot<IgnoredAny>,
+    pub(super) status: Option<RawV2Status<'a>>,
+}
+
+last_wins!(RawItem {
+    id: ["id"],
+    uuid: ["uuid"],
+    events: ["events"],
+    recent_provisioning_events: ["recentProvisioningEvents", "recent_provisioning_events"],
+    time: ["time"],
+    event: ["event"],
+    message: ["message"],
+    log: ["log"],
+    last_error_event: ["last_error_event"],
+    last_event_time: ["last_event_time"],
+    crash_loop: ["crash_loop"],
+    failed_machine_reclaim: ["failed_machine_reclaim"],
+    liveliness: ["liveliness"],
+    allocation: ["allocation"],
+    status: ["status"],
+});
+
+impl<'a> RawItem<'a> {
+    /// What a skim of an exported object keeps of a member (see [`crate::input::json::skim`]): the keys
+    /// read here, and of `allocation` only whether it is there.
+    pub fn member(key: &[u8]) -> Member {
+        match key {
+            b"allocation" => Member::Presence,
+            key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => Member::Keep,
+            _ => Member::Skip,
+        }
+    }
+
+    /// The format this value belongs to, judged by its fields.
+    pub fn kind(&self) -> Option<Format> {
+        match (&self.events, &self.recent_provisioning_events, &self.log) {
+            (Slot::Value(EventsField::Block(_)) | Slot::Null, _, _) => Some(Format::DescribeJson),
+            (Slot::Value(EventsField::List(_)), _, _) => Some(Format::ContainerDump),
+            (Slot::Absent, Slot::Value(_) | Slot::Null, _) => Some(Format::V2Json),
+            (Slot::Absent, Slot::Absent, Some(_)) => Some(Format::EventApi),
+            _ if self.event.is_some() || self.time.is_some() => Some(Format::LogsJson),
+            _ => None,
+        }
+    }
+
+    /// What an element of an array (or a document of a YAML stream) is, by its fields: an event
+    /// (`LogsJson`), a machine of some format (a bare machine object counts as one without
+    /// events), or `None` for neither.
+    pub fn element_kind(&self) -> Option<Format> {
+        self.kind()
+            .or_else(|| self.names_a_machine().then_some(Format::DescribeJson))
+    }
+
+    /// Whether the value names a machine (an `id` or `uuid`) though it carries no events: a
+    /// machine without an event container, in an array of machines.
+    pub fn names_a_machine(&self) -> bool {
+        self.kind().is_none() && (self.id.is_some() || self.uuid.is_some())
+    }
+
+    /// The value as one event of an event array.
+    pub fn into_event(self) -> RawEvent<'a> {
+        RawEvent {
+            time: self.time,
+            event: self.event,
+            message: self.message,
+        }
+    }
+}
+
+/// The v2 enum spelling of a liveliness as metal-api's v1 spells it.
+pub(super) fn v2_liveliness(text: &str) -> Option<&'static str> {
+    let tail = text
+        .strip_prefix("MACHINE_LIVELINESS_")
+        .unwrap_or(text)
+        .to_ascii_lowercase();
+    match tail.as_str() {
+        "alive" => Some("Alive"),
+        "dead" => Some("Dead"),
+        "unknown" => Some("Unknown"),
+        _ => None,
+    }
+}

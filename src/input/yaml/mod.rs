@@ -1,0 +1,283 @@
+//! YAML exports: every JSON shape fsmlog reads, as metalctl prints it with `-o yaml` (the
+//! default of `machine describe`; keys as in the JSON, since metalctl marshals YAML from the
+//! same models): one document, a `---` stream of documents, or a top-level sequence.
+//!
+//! saphyr's event parser reads the stream; each top-level element (or document) becomes a
+//! JSON value as soon as it is complete and is read by the same code as the JSON exports, so
+//! a large list is held one machine at a time.
+
+mod tree;
+
+use std::io::BufRead;
+use std::rc::Rc;
+
+use serde::Deserialize;
+
+use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
+use crate::event::Event;
+use crate::input::context::{FileContext, NotALog};
+use crate::input::order::into_time_order;
+use crate::input::record::{InputError, Record};
+use crate::log::{Format, MachineLog};
+use tree::{Chars, Elements};
+
+/// Whether a text file's first meaningful line opens YAML: `---`, a `%YAML` directive, a
+/// `key:` mapping line, a `- key:` sequence item at any indent (`-   key:` as PyYAML's
+/// `indent=4` and `yq -I4` write it), or a flow collection (`[{key: …`, `{key: …`).
+pub(crate) fn looks_like_yaml(head: &[u8]) -> bool {
+    let Some(first) = head
+        .split(|&b| b == b'\n')
+        .filter_map(|l| std::str::from_utf8(l).ok())
+        .map(str::trim_end)
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+    else {
+        return false;
+    };
+    if first.starts_with("---") || first.starts_with("%YAML") || is_flow_yaml(first) {
+        return true;
+    }
+    let item = match first.strip_prefix('-') {
+        Some(rest) if rest.starts_with([' ', '\t']) => rest.trim_start_matches([' ', '\t']),
+        _ => first,
+    };
+    let key_len = item
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    key_len > 0
+        && item.as_bytes()[0].is_ascii_alphabetic()
+        && item[key_len..].starts_with(':')
+        && matches!(item.as_bytes().get(key_len + 1), None | Some(b' '))
+}
+
+/// Whether a line opens a flow collection of mappings with plain keys, `[{id: m, …` or
+/// `{id: m, …`, which JSON (whose keys are quoted) never is.
+pub(crate) fn is_flow_yaml(line: &str) -> bool {
+    let rest = line.trim_start();
+    let rest = rest
+        .strip_prefix('[')
+        .or_else(|| rest.strip_prefix("- "))
+        .unwrap_or(rest)
+        .trim_start();
+    let Some(inner) = rest.strip_prefix('{') else {
+        return false;
+    };
+    let inner = inner.trim_start();
+    let key_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    key_len > 0
+        && inner.as_bytes()[0].is_ascii_alphabetic()
+        && inner[key_len..].trim_start().starts_with(':')
+}
+
+/// Reads one YAML file; `forced` is the JSON shape the user named, if any.
+pub(crate) fn read(
+    reader: impl BufRead,
+    ctx: &FileContext,
+    forced: Option<Format>,
+    sink: &mut dyn FnMut(Record),
+) -> Result<(), NotALog> {
+    let mut chars = Chars::new(reader);
+    let problems = Rc::clone(&chars.problems);
+    let mut events_array: Option<bool> = forced.map(|f| f == Format::LogsJson);
+    let mut log_events = LogEvents {
+        yaml: true,
+        ..LogEvents::default()
+    };
+    let mut machines = 0;
+    let mut elements = 0;
+    let mut list_format: Option<Format> = None;
+    let parsed = {
+        let mut reading = Elements::new(&mut chars, 0);
+        loop {
+            let element = match reading.next() {
+                Ok(Some(element)) => element,
+                Ok(None) => break Ok(()),
+                Err(err) => break Err(err),
+            };
+            if problems.borrow().fatal {
+                // The input ended early: the last element may be cut short.
+                break Ok(());
+            }
+            elements += 1;
+            let in_list = reading.in_sequence;
+            let item = match RawItem::deserialize(&element.value) {
+                Ok(item) => item,
+                Err(err) => {
+                    sink(Record::Error(InputError::at(
+                        &ctx.path,
+                        element.line,
+                        format!("invalid YAML element: {err}"),
+                    )));
+                    continue;
+                }
+            };
+            let kind = item.element_kind();
+            let is_events = match events_array {
+                Some(decided) => decided,
+                None if kind.is_none() => continue,
+                None => *events_array.insert(kind == Some(Format::LogsJson)),
+            };
+            if is_events {
+                log_events.push(item, &ctx.path, element.line, sink);
+                continue;
+            }
+            let shape = if in_list {
+                list_format.get_or_insert(match kind {
+                    Some(Format::DescribeJson) | None => Format::ListJson,
+                    Some(other) => other,
+                });
+                list_format
+            } else {
+                None
+            };
+            let Some(mut parts) = MachineParts::of(item, shape) else {
+                sink(Record::Error(InputError::at(
+                    &ctx.path,
+                    element.line,
+                    "not a machine (no `events`, `log` or `recentProvisioningEvents`)",
+                )));
+                continue;
+            };
+            if in_list && parts.format == Format::DescribeJson {
+                parts.format = Format::ListJson;
+            }
+            if let Some(forced) = forced
+                && forced != parts.format
+                && !(forced == Format::ListJson && parts.format == Format::DescribeJson)
+            {
+                sink(Record::Error(InputError::at(
+                    &ctx.path,
+                    element.line,
+                    format!(
+                        "expected {} YAML, but this is {}",
+                        forced.name_in(true),
+                        parts.format.name_in(true)
+                    ),
+                )));
+                continue;
+            }
+            let log_path = parts.log_path.join("/");
+            let lines = element
+                .item_lines
+                .get(&log_path)
+                .cloned()
+                .unwrap_or_default();
+            let file_machine = (!in_list).then_some(ctx.machine.as_str());
+            let mut line_of = |i: usize| lines.get(i).copied().unwrap_or(element.line);
+            if let Some(mut machine) = parts.build(
+                &ctx.path,
+                element.line,
+                file_machine,
+                ctx.options.mode,
+                &mut line_of,
+                sink,
+            ) {
+                machine.yaml = true;
+                machines += 1;
+                sink(Record::Machine(machine));
+            }
+        }
+    };
+    if let Err((line, column, message)) = parsed {
+        sink(Record::Error(InputError {
+            path: ctx.path.clone(),
+            line,
+            column,
+            message: format!("invalid YAML: {message}"),
+        }));
+    }
+    for (line, message) in std::mem::take(&mut problems.borrow_mut().lines) {
+        sink(Record::Error(InputError::at(&ctx.path, line, message)));
+    }
+    let last_error = match chars.trailer {
+        Some(at) => read_trailer(&mut chars, at, ctx, sink),
+        None => None,
+    };
+    if events_array == Some(true) || last_error.is_some() {
+        if log_events.is_a_machine(last_error.is_some()) {
+            let mut events = log_events.events;
+            into_time_order(&mut events, true);
+            let mut log = MachineLog::new(ctx.machine.clone(), &ctx.path, 1, Format::LogsJson);
+            log.yaml = true;
+            log.events = events;
+            log.last_error_event = last_error;
+            sink(Record::Machine(log));
+        }
+        return Ok(());
+    }
+    if machines == 0 && elements > 0 && events_array.is_none() && forced.is_none() {
+        return Err(NotALog(
+            "YAML whose documents are neither events nor machines".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// metalctl's `Recent last error (… ago):` block after a `machine logs -o yaml` document:
+/// the last error event, as one more YAML document.
+fn read_trailer<R: BufRead>(
+    chars: &mut Chars<R>,
+    at: usize,
+    ctx: &FileContext,
+    sink: &mut dyn FnMut(Record),
+) -> Option<Event> {
+    chars.trailer = None;
+    let mut reading = Elements::new(chars, at);
+    let element = match reading.next() {
+        Ok(Some(element)) => element,
+        Ok(None) => return None,
+        Err((line, column, message)) => {
+            sink(Record::Error(InputError {
+                path: ctx.path.clone(),
+                line,
+                column,
+                message: format!("invalid YAML after `Recent last error`: {message}"),
+            }));
+            return None;
+        }
+    };
+    let converted = RawEvent::deserialize(&element.value)
+        .map_err(|e| e.to_string())
+        .and_then(convert_event);
+    match converted {
+        Ok(event) => Some(event.at_line(element.line)),
+        Err(message) => {
+            sink(Record::Error(InputError::at(
+                &ctx.path,
+                element.line,
+                message,
+            )));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_is_told_by_its_first_line() {
+        assert!(looks_like_yaml(b"---\nid: x\n"));
+        assert!(looks_like_yaml(b"# comment\nallocation: null\n"));
+        assert!(looks_like_yaml(b"- event: Waiting\n  time: x\n"));
+        assert!(!looks_like_yaml(
+            b"Mon, 22 Aug 2022 06:36:15 UTC  Waiting  w\n"
+        ));
+        assert!(!looks_like_yaml(b"TIME  EVENT  MESSAGE\n"));
+        assert!(!looks_like_yaml(b"Hi team: here is the log\n"));
+    }
+
+    #[test]
+    fn yaml_of_other_printers_is_told_too() {
+        assert!(looks_like_yaml(b"-   id: m\n    events:\n"));
+        assert!(looks_like_yaml(b"[{id: m, events: {log: []}}]\n"));
+        assert!(looks_like_yaml(b"{id: m}\n"));
+        assert!(!is_flow_yaml("[{\"id\": \"m\"}]"));
+        assert!(!is_flow_yaml("{\"id\": 1}"));
+        assert!(!looks_like_yaml(b"-Mon, 22 Aug 2022\n"));
+    }
+}
