@@ -23,7 +23,7 @@ use super::simd;
 use crate::event::{Event, is_uuid};
 use crate::input::context::{FileContext, NotALog};
 use crate::input::record::{InputError, Record};
-use crate::jsonsplit::{SplitError, Splitter, for_each_element_fast};
+use crate::jsonsplit::{Cutting, SplitError, Splitter, for_each_element_cut};
 use crate::log::{Format, MachineLog};
 
 /// Reads one JSON file, one document after another (metalctl's concatenated outputs, `jq -c`
@@ -138,9 +138,13 @@ fn read_array<R: BufRead>(
     let mode = ctx.options.mode;
     let mut batch = ElementBatch::new(&ctx.path, forced, mode);
     // Set once the array is known to hold machines or events: it may then be cut at its
-    // element lines (see `jsonsplit::indented_elements`).
-    let fast = Cell::new(forced.is_some());
-    let split = for_each_element_fast(splitter, &fast, |bytes, start| {
+    // element lines (see `jsonsplit::indented`).
+    let cutting = Cell::new(if forced.is_some() {
+        Cutting::AtElementLines
+    } else {
+        Cutting::Careful
+    });
+    let split = for_each_element_cut(splitter, &cutting, |bytes, start| {
         elements += 1;
         if not_a_log {
             return Ok(());
@@ -186,7 +190,7 @@ fn read_array<R: BufRead>(
             batch.format = kind.map(array_format);
             batch.push(bytes, start);
         }
-        fast.set(true);
+        cutting.set(Cutting::AtElementLines);
         Ok(())
     });
     pending.parse_into(&mut log_events, &ctx.path, sink);
