@@ -108,7 +108,7 @@ fn valid_alive_updates_time_and_is_never_stored() {
     let r = rules(V0422);
     let mut replayer = Replayer::new(&r);
     let steps = feed(&mut replayer, &[(0, PxeBooting)]);
-    replayer.container.liveliness = Liveliness::Unknown;
+    replayer.container_mut().liveliness = Liveliness::Unknown;
     let steps = [
         steps[0].clone(),
         replayer.step(at(100), Alive, "m", None, 0),
@@ -263,7 +263,7 @@ fn planned_reboot_and_machine_reclaim_clear_crash_loop_and_store_even_when_repea
         assert!(first.stored);
         assert!(!replayer.container().crash_loop, "{event}");
         // The repeat is a self transition: it is stored and clears the flag again.
-        replayer.container.crash_loop = true;
+        replayer.container_mut().crash_loop = true;
         let repeat = replayer.step(at(30), event, "m", None, 0);
         assert_eq!(repeat.verdict, Verdict::Expected);
         assert!(repeat.stored, "{event}");
@@ -290,7 +290,7 @@ fn phoned_home_received_by_planned_reboot_resets_a_set_crash_loop() {
     let r = rules(V0422);
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, PlannedReboot)]);
-    replayer.container.crash_loop = true;
+    replayer.container_mut().crash_loop = true;
     let step = replayer.step(at(10), PhonedHome, "m", None, 0);
     assert!(step.stored);
     assert!(!replayer.container().crash_loop);
@@ -354,7 +354,7 @@ fn late_phoned_home_in_preparing_clears_failed_reclaim() {
         &mut replayer,
         &[(0, MachineReclaim), (400, PhonedHome), (500, Preparing)],
     );
-    replayer.container.failed_machine_reclaim = true;
+    replayer.container_mut().failed_machine_reclaim = true;
     let step = replayer.step(at(1000), PhonedHome, "m", None, 0);
     assert!(step.stored);
     assert!(!replayer.container().failed_machine_reclaim);
@@ -633,12 +633,12 @@ fn repeated_pxe_booting_clears_failed_reclaim_on_the_time_update_path() {
     let r = rules(V0422);
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, PxeBooting)]);
-    replayer.container.failed_machine_reclaim = true;
+    replayer.container_mut().failed_machine_reclaim = true;
     let step = replayer.step(at(10), PxeBooting, "m", None, 0);
     assert!(!step.stored);
     assert!(!replayer.container().failed_machine_reclaim);
     // The late Phoned Home that PXE Booting receives runs the same handler.
-    replayer.container.failed_machine_reclaim = true;
+    replayer.container_mut().failed_machine_reclaim = true;
     let step = replayer.step(at(700), PhonedHome, "m", None, 0);
     assert!(!step.stored);
     assert!(!replayer.container().failed_machine_reclaim);
@@ -648,7 +648,7 @@ fn repeated_pxe_booting_clears_failed_reclaim_on_the_time_update_path() {
 fn phoned_home_from_initial_clears_crash_loop() {
     let r = rules(V0422);
     let mut replayer = Replayer::new(&r);
-    replayer.container.crash_loop = true;
+    replayer.container_mut().crash_loop = true;
     let step = replayer.step(at(0), PhonedHome, "m", None, 0);
     assert!(step.stored);
     assert!(!replayer.container().crash_loop);
@@ -660,7 +660,7 @@ fn unexpected_pxe_booting_or_preparing_leaves_failed_reclaim_alone() {
     for event in [PxeBooting, Preparing] {
         let mut replayer = Replayer::new(&r);
         to_waiting(&mut replayer);
-        replayer.container.failed_machine_reclaim = true;
+        replayer.container_mut().failed_machine_reclaim = true;
         let step = replayer.step(at(40), event, "m", None, 0);
         assert_eq!(step.verdict, Verdict::Unexpected, "{event}");
         assert!(replayer.container().failed_machine_reclaim, "{event}");
@@ -672,7 +672,7 @@ fn a_time_update_alone_sets_liveliness() {
     let r = rules(V0422);
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, MachineReclaim)]);
-    replayer.container.liveliness = Liveliness::Unknown;
+    replayer.container_mut().liveliness = Liveliness::Unknown;
     let step = replayer.step(at(400), PhonedHome, "m", None, 0);
     assert!(!step.stored);
     assert_eq!(replayer.container().liveliness, Liveliness::Alive);

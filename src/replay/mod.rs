@@ -1,0 +1,13 @@
+//! The replay: metal-api's handling of provisioning events ([`fsm`], SPEC §2) over the
+//! container it keeps ([`container`]), and a machine's log replayed with what its export
+//! recorded put in place ([`log`]).
+
+mod container;
+mod fsm;
+mod log;
+#[cfg(test)]
+mod tests;
+
+pub use container::{Container, Liveliness, Step, StoredEvent, Trace, UnknownEvent, Verdict};
+pub use fsm::Replayer;
+pub use log::replay;
