@@ -5,12 +5,12 @@
 use std::io::Cursor;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use fsmlog::aggregate::Summary;
-use fsmlog::export::{Exporter, Layout};
-use fsmlog::input::{InputOptions, Record, read_reader};
-use fsmlog::replay::replay;
-use fsmlog::rules::Ruleset;
+use fsmlog::Ruleset;
+use fsmlog::Summary;
+use fsmlog::replay;
 use fsmlog::sim::fleet;
+use fsmlog::{Exporter, Layout};
+use fsmlog::{InputOptions, Record, read_reader};
 
 const MACHINES: u64 = 200;
 

@@ -16,9 +16,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use fsmlog::event::format_time;
-use fsmlog::export::{Exporter, Layout};
-use fsmlog::rules::Ruleset;
+use fsmlog::Ruleset;
+use fsmlog::format_time;
+use fsmlog::{Exporter, Layout};
 
 /// Generate a seeded fleet export.
 #[derive(Parser)]

@@ -72,15 +72,8 @@ impl State {
             .find(|s| s.name().eq_ignore_ascii_case(bare))
     }
 
-    /// The name metal-api writes inside `[unexpectedly received in …]`: `state pxe booting`.
-    pub fn metal_api_lowercase(self) -> String {
-        let mut text = String::with_capacity(6 + self.name().len());
-        self.push_metal_api_lowercase(&mut text);
-        text
-    }
-
-    /// Appends [`State::metal_api_lowercase`] to `text` (a replay writes one per unexpected
-    /// event).
+    /// Appends the name metal-api writes inside `[unexpectedly received in …]`, `state pxe
+    /// booting`, to `text` (a replay writes one per unexpected event).
     fn push_metal_api_lowercase(self, text: &mut String) {
         text.push_str("state ");
         text.extend(self.name().chars().map(|c| c.to_ascii_lowercase()));

@@ -157,20 +157,6 @@ impl Graph {
             }
         }
     }
-
-    /// How many unexpected occurrences the graph counts per (state, event): what `report`
-    /// counts in the same window.
-    pub fn unexpected_pairs(&self) -> BTreeMap<(State, EventKind), u64> {
-        let mut pairs = BTreeMap::new();
-        for (key, events) in &self.edges {
-            if let (Kind::Unexpected, From::State(state)) = (key.kind, key.from) {
-                for (event, n) in events {
-                    *pairs.entry((state, *event)).or_default() += n;
-                }
-            }
-        }
-        pairs
-    }
 }
 
 /// Where a rule leads: its target state, or the state itself for `self` and for events that

@@ -120,11 +120,6 @@ impl IssueType {
             }
         }
     }
-
-    /// Where the issue comes from, for the docs.
-    pub fn from_replay(self) -> bool {
-        matches!(self, IssueType::Stuck | IssueType::UnexpectedTransitions)
-    }
 }
 
 impl fmt::Display for IssueType {

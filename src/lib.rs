@@ -1,31 +1,45 @@
 //! fsmlog replays metal-stack machine provisioning event logs through metal-api's FSM.
 //!
-//! The pipeline runs one way: [`input`] finds and reads exports into per-machine
-//! [`input::MachineLog`]s; [`rules`] provides the [`rules::Ruleset`] to judge them by;
-//! [`replay`] turns a log into a [`replay::Trace`] exactly as metal-api would have handled each
-//! event; [`aggregate`] folds traces into a fleet [`aggregate::Summary`]; [`render`] prints
-//! summaries and traces for people and programs. [`commands`] wires these per subcommand;
-//! [`export`] writes machines back in every input format, for the fleet generator and tests.
+//! The pipeline runs one way: `input` finds and reads exports into per-machine
+//! [`MachineLog`]s (`log`); `rules` provides the [`Ruleset`] to judge them by; `replay` turns
+//! a log into a trace exactly as metal-api would have handled each event; `aggregate` folds
+//! traces into a fleet [`Summary`]; `render` prints summaries and traces for people and
+//! programs. `fleet` is the pipeline every reading command shares, `commands` wires it per
+//! subcommand, `cli` is the command line; `export` writes machines back in every input
+//! format, for the fleet generator and tests. The modules are private: what the binary, the
+//! tests, the benches and the examples use is re-exported here, so that code nobody uses is
+//! seen as dead.
 
-pub mod aggregate;
-pub mod cli;
-pub mod commands;
-pub mod diff;
-pub mod event;
-pub mod explain;
-pub mod export;
-pub mod fleet;
-pub mod gate;
-pub mod graph;
-pub mod hidden;
-pub mod input;
-pub mod issues;
-pub mod jsonsplit;
-pub mod log;
-pub mod propose;
-pub mod render;
-pub mod replay;
-pub mod rules;
+mod aggregate;
+mod cli;
+mod commands;
+mod diff;
+mod event;
+mod explain;
+mod export;
+mod fleet;
+mod gate;
+mod graph;
+mod hidden;
+mod input;
+mod issues;
+mod jsonsplit;
+mod log;
+mod propose;
+mod render;
+mod replay;
+mod rules;
 #[cfg(feature = "sim")]
 pub mod sim;
-pub mod window;
+mod window;
+
+pub use aggregate::Summary;
+pub use cli::Cli;
+pub use commands::{Outcome, run};
+pub use event::{EventKind, EventName, State, format_time, unexpected_message};
+pub use export::{Exporter, Layout};
+pub use input::{InputOptions, Record, read_reader};
+pub use log::{Format, MachineLog};
+pub use render::escape;
+pub use replay::{Container, Liveliness, Replayer, StoredEvent, replay};
+pub use rules::Ruleset;

@@ -5,8 +5,8 @@ use std::io::{self, ErrorKind};
 use std::process::ExitCode;
 
 use clap::Parser;
-use fsmlog::cli::Cli;
-use fsmlog::commands::{self, Outcome};
+use fsmlog::Cli;
+use fsmlog::Outcome;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -16,7 +16,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
         }
     };
-    match commands::run(cli) {
+    match fsmlog::run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::GateFailed) => ExitCode::from(1),
         Ok(Outcome::InputErrors) => ExitCode::from(2),
@@ -25,7 +25,7 @@ fn main() -> ExitCode {
             // Errors name files and quote rule files, which come from anywhere; a message of
             // several lines (each mistake of a rule file) keeps its lines.
             let text = format!("{err:#}");
-            let lines: Vec<_> = text.lines().map(fsmlog::render::escape::text).collect();
+            let lines: Vec<_> = text.lines().map(fsmlog::escape::text).collect();
             eprintln!("fsmlog: {}", lines.join("\n"));
             ExitCode::from(2)
         }

@@ -4,10 +4,10 @@
 use std::io::Cursor;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use fsmlog::event::{EventKind, EventName, State, unexpected_message};
-use fsmlog::export::{Exporter, Layout};
-use fsmlog::input::{Format, InputOptions, MachineLog, Record, read_reader};
-use fsmlog::replay::{Container, Liveliness, StoredEvent};
+use fsmlog::{Container, Liveliness, StoredEvent};
+use fsmlog::{EventKind, EventName, State, unexpected_message};
+use fsmlog::{Exporter, Layout};
+use fsmlog::{Format, InputOptions, MachineLog, Record, read_reader};
 use proptest::prelude::*;
 
 const FORCED: [Option<Format>; 9] = [

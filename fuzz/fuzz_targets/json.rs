@@ -2,7 +2,7 @@
 //! never panic.
 #![no_main]
 
-use fsmlog::input::{Format, InputOptions, read_reader};
+use fsmlog::{Format, InputOptions, read_reader};
 use libfuzzer_sys::fuzz_target;
 
 const FORMATS: [Option<Format>; 8] = [

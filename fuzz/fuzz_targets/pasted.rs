@@ -3,7 +3,7 @@
 //! must never panic.
 #![no_main]
 
-use fsmlog::input::{InputOptions, read_reader};
+use fsmlog::{InputOptions, read_reader};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

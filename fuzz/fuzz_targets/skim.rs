@@ -3,7 +3,7 @@
 //! machines, events and problems as the same value on one line (which is parsed whole).
 #![no_main]
 
-use fsmlog::input::{InputOptions, MachineLog, Record, read_reader};
+use fsmlog::{InputOptions, MachineLog, Record, read_reader};
 use libfuzzer_sys::fuzz_target;
 use serde::Serialize;
 

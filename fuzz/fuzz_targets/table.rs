@@ -1,7 +1,7 @@
 //! Feeds arbitrary bytes to the metalctl table reader: it must never panic.
 #![no_main]
 
-use fsmlog::input::{Format, InputOptions, read_reader};
+use fsmlog::{Format, InputOptions, read_reader};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

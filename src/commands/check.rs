@@ -14,7 +14,7 @@ use crate::rules::Ruleset;
 
 /// Tallies the fleet, writes or checks the baseline, renders, and gates.
 pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
-    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let rules = Ruleset::resolve(&args.rules.name)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let inputs = Inputs::resolve(&args.input.sources())?;
     let (counting, shown) = crate::fleet::counted(&inputs, &args.window.spec(), None)?;

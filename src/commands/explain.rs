@@ -16,7 +16,7 @@ use crate::rules::Ruleset;
 
 /// Reads everything, replays it, gathers each occurrence's context, renders.
 pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
-    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let rules = Ruleset::resolve(&args.rules.name)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
     let (counting, shown) = crate::fleet::counted(&inputs, &args.window.spec(), None)?;
     let options = ExplainOptions {

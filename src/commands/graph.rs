@@ -15,7 +15,7 @@ use crate::rules::Ruleset;
 
 /// Replays the fleet (if any) into a graph and draws it.
 pub fn run(args: &GraphArgs) -> Result<Outcome> {
-    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let rules = Ruleset::resolve(&args.rules.name)?;
     let (graph, summary) = if args.input.paths.is_empty() {
         (Graph::of_rules(&rules), Summary::default())
     } else {

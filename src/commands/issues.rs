@@ -35,7 +35,7 @@ crate::fleet::tally_by_summary!(Gathered);
 
 /// Reads and replays everything, then judges every machine at `--now`.
 pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
-    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let rules = Ruleset::resolve(&args.rules.name)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
     // A `--now` before some of the input judges the machines as they were then (a machine not
     // heard of yet is not judged at all); the input is still counted whole, as `report`

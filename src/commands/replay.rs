@@ -16,7 +16,7 @@ use crate::rules::Ruleset;
 
 /// Streams the traces in input order.
 pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
-    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let rules = Ruleset::resolve(&args.rules.name)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());

@@ -15,7 +15,7 @@ use crate::window::Period;
 
 /// Reads everything, tallies it, renders the summary.
 pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
-    let rules = Ruleset::resolve(&args.rules.rules)?;
+    let rules = Ruleset::resolve(&args.rules.name)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
     let html = args.output == ReportFormat::Html;
     // The page draws a sparkline per pair: by day unless asked otherwise.

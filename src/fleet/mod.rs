@@ -9,8 +9,7 @@ mod progress;
 mod summaries;
 pub(crate) mod tally;
 
-pub use clock::{Pending, counted};
+pub use clock::counted;
 pub use inputs::{Inputs, Sources};
 pub use summaries::{fleet_graph, summarize};
-pub use tally::Tally;
 pub(crate) use tally::tally_by_summary;

@@ -67,11 +67,6 @@ impl Recurring {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    /// How many machines (by key) recur.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
 }
 
 /// Holds the records of recurring machines until each is complete.

@@ -17,10 +17,10 @@ mod table;
 pub mod time;
 mod yaml;
 
-pub use crate::log::{Format, MachineInfo, MachineLog, RecordedFlag, RecordedFlags};
-pub use context::{MAX_ERRORS, machine_from_path};
-pub use record::{Batch, InputError, InputOptions, ReadMode, Record};
-pub use source::{Discovered, InputFile, SourceKind, discover};
+pub use crate::log::Format;
+pub use context::machine_from_path;
+pub use record::{Batch, InputError, InputOptions, Record};
+pub use source::{InputFile, SourceKind, discover};
 
 use std::io::{self, Read};
 use std::path::Path;

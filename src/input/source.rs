@@ -43,11 +43,6 @@ impl InputFile {
         }
     }
 
-    /// An input read from any reader (for tests and fuzzing).
-    pub fn named(path: &str) -> InputFile {
-        InputFile::new(PathBuf::from(path), true, SourceKind::File)
-    }
-
     /// The path as shown in messages; `-` for standard input.
     pub fn display(&self) -> String {
         self.path.display().to_string()

@@ -219,6 +219,118 @@ fn zone_list() -> String {
     ZONES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
 }
 
+/// The length of the time a row starts with: RFC 3339 (`2020-09-17T07:29:22.780Z`) or RFC
+/// 1123 as Go prints it.
+pub(crate) fn time_prefix_len(line: &str) -> Option<usize> {
+    rfc3339_prefix_len(line).or_else(|| rfc1123_prefix_len(line))
+}
+
+/// `2020-09-17T07:29:22.780Z` or with an offset, checked by hand (it runs for every row).
+pub(crate) fn rfc3339_prefix_len(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let digits = |from: usize, n: usize| {
+        b.get(from..from + n)
+            .is_some_and(|s| s.iter().all(u8::is_ascii_digit))
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    if !(digits(0, 4) && at(4, b'-') && digits(5, 2) && at(7, b'-') && digits(8, 2)) {
+        return None;
+    }
+    if !(matches!(b.get(10), Some(b'T' | b't'))
+        && digits(11, 2)
+        && at(13, b':')
+        && digits(14, 2)
+        && at(16, b':')
+        && digits(17, 2))
+    {
+        return None;
+    }
+    let mut i = 19;
+    if at(i, b'.') {
+        let fraction = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if fraction == 0 {
+            return None;
+        }
+        i += 1 + fraction;
+    }
+    match b.get(i) {
+        Some(b'Z' | b'z') => Some(i + 1),
+        Some(b'+' | b'-') if digits(i + 1, 2) && at(i + 3, b':') && digits(i + 4, 2) => Some(i + 6),
+        _ => None,
+    }
+}
+
+/// The length of the RFC 1123 time a row starts with, as Go prints it:
+/// `Mon, 22 Aug 2022 06:36:15 UTC` (weekday optional, fractions allowed, the zone an
+/// abbreviation or `-0700` / `+03`). Checked by hand: this runs for every row of a table.
+fn rfc1123_prefix_len(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    let alpha = |i: usize, n: usize| {
+        b.get(i..i + n)
+            .is_some_and(|s| s.iter().all(u8::is_ascii_alphabetic))
+    };
+    let digits = |i: usize| {
+        b[i.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    let byte = |i: usize, c: u8| b.get(i) == Some(&c);
+    if alpha(0, 3) && byte(3, b',') && byte(4, b' ') {
+        i = 5;
+    }
+    let day = digits(i);
+    if !(1..=2).contains(&day) || !byte(i + day, b' ') {
+        return None;
+    }
+    i += day + 1;
+    if !alpha(i, 3) || !byte(i + 3, b' ') {
+        return None;
+    }
+    i += 4;
+    if digits(i) != 4 || !byte(i + 4, b' ') {
+        return None;
+    }
+    i += 5;
+    let hour = digits(i);
+    if !(1..=2).contains(&hour) || !byte(i + hour, b':') {
+        return None;
+    }
+    i += hour + 1;
+    if digits(i) != 2 || !byte(i + 2, b':') || digits(i + 3) != 2 {
+        return None;
+    }
+    i += 5;
+    if byte(i, b'.') {
+        let fraction = digits(i + 1);
+        if fraction == 0 {
+            return None;
+        }
+        i += 1 + fraction;
+    }
+    if !byte(i, b' ') {
+        return None;
+    }
+    i += 1;
+    let zone = if matches!(b.get(i), Some(b'+' | b'-')) {
+        match digits(i + 1) {
+            n @ (2 | 4) => n + 1,
+            _ => return None,
+        }
+    } else {
+        let n = b[i.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+        if !(1..=5).contains(&n) {
+            return None;
+        }
+        n
+    };
+    Some(i + zone)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ mod scanner;
 #[cfg(test)]
 mod tests;
 
-pub use array::{Cutting, for_each_element, for_each_element_cut, values_in};
+pub use array::{Cutting, for_each_element_cut, values_in};
 pub use indented::line_finder;
 pub use lines::element_lines_at;
 pub use scanner::{MAX_VALUE, Position, SplitError, Splitter};

@@ -2,6 +2,7 @@
 
 use std::cell::Cell;
 
+use super::array::for_each_element;
 use super::indented::READ_AHEAD;
 use super::*;
 

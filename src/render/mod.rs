@@ -19,7 +19,7 @@ mod text;
 mod trace;
 pub mod view;
 
-pub use report::{CheckReport, DiffReport, GraphReport, IssuesReport, Report, TraceRenderer};
+pub use report::{CheckReport, DiffReport, IssuesReport, Report};
 pub use trace::trace_renderer;
 
 use std::io::{self, Write};

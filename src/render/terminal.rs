@@ -26,24 +26,6 @@ pub struct Terminal {
 }
 
 impl Terminal {
-    /// Plain, unwrapped, unshortened output: what a pipe gets.
-    pub fn plain() -> Terminal {
-        Terminal {
-            width: None,
-            color: false,
-            shorten: false,
-        }
-    }
-
-    /// A terminal of `width` columns, without colour (for tests and previews).
-    pub fn of_width(width: usize) -> Terminal {
-        Terminal {
-            width: Some(width),
-            color: false,
-            shorten: true,
-        }
-    }
-
     /// Looks at standard output and the environment.
     pub fn detect(color: ColorChoice, wide: bool) -> Terminal {
         let tty = std::io::stdout().is_terminal();

@@ -7,4 +7,4 @@ pub mod go_patch;
 mod ruleset;
 
 pub use file::{RuleFile, RuleRow, Target};
-pub use ruleset::{DEFAULT_RULES, Ruleset, builtin_names, builtins};
+pub use ruleset::{DEFAULT_RULES, Ruleset, builtins};

@@ -135,10 +135,10 @@ pub fn events_go(rules: &str) -> String {
 
 /// A generated fleet of `machines`, as `metalctl machine list -o json` would export it.
 pub fn generated_fleet(dir: &Path, machines: u64, seed: u64, events: usize) -> PathBuf {
-    let rules = fsmlog::rules::Ruleset::resolve("metal-api").unwrap();
+    let rules = fsmlog::Ruleset::resolve("metal-api").unwrap();
     let file = dir.join("fleet.json");
     let out = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
-    let mut exporter = fsmlog::export::Exporter::new(fsmlog::export::Layout::ListJson, out);
+    let mut exporter = fsmlog::Exporter::new(fsmlog::Layout::ListJson, out);
     for index in 0..machines {
         let m = fleet::machine(seed, index, events, &rules);
         exporter.machine(&m.id, &m.container).unwrap();
