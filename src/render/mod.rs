@@ -15,6 +15,8 @@ pub mod report;
 mod sarif;
 pub mod sentence;
 pub mod terminal;
+#[cfg(test)]
+mod tests;
 mod text;
 mod trace;
 pub mod view;
