@@ -214,6 +214,7 @@ pub(crate) struct LogEvents {
 impl LogEvents {
     /// Takes an element as the next event, or names what is wrong with it (a machine where
     /// an event should be, when `--format logs-json` was given a list).
+    #[inline]
     pub fn push(&mut self, item: RawItem, path: &str, line: usize, sink: &mut dyn FnMut(Record)) {
         if let Some(machine) = item.element_kind().filter(|k| *k != Format::LogsJson) {
             self.bad += 1;

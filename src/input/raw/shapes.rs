@@ -191,6 +191,7 @@ impl<'a> RawItem<'a> {
     }
 
     /// The format this value belongs to, judged by its fields.
+    #[inline]
     pub fn kind(&self) -> Option<Format> {
         match (&self.events, &self.recent_provisioning_events, &self.log) {
             (Slot::Value(EventsField::Block(_)) | Slot::Null, _, _) => Some(Format::DescribeJson),
@@ -205,6 +206,7 @@ impl<'a> RawItem<'a> {
     /// What an element of an array (or a document of a YAML stream) is, by its fields: an event
     /// (`LogsJson`), a machine of some format (a bare machine object counts as one without
     /// events), or `None` for neither.
+    #[inline]
     pub fn element_kind(&self) -> Option<Format> {
         self.kind()
             .or_else(|| self.names_a_machine().then_some(Format::DescribeJson))
@@ -217,6 +219,7 @@ impl<'a> RawItem<'a> {
     }
 
     /// The value as one event of an event array.
+    #[inline]
     pub fn into_event(self) -> RawEvent<'a> {
         RawEvent {
             time: self.time,
