@@ -266,7 +266,7 @@ impl Event {
     }
 
     /// The same event, read from the machine log's source number `source`.
-    pub fn from_source(self, source: u32) -> Event {
+    pub fn with_source(self, source: u32) -> Event {
         Event { source, ..self }
     }
 

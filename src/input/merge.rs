@@ -177,7 +177,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         }
         let seam = seams.get(record).copied().flatten();
         all.extend(part.events.into_iter().enumerate().map(|(i, e)| Copy {
-            event: e.from_source(index),
+            event: e.with_source(index),
             records: vec![record as u32],
             seam: seam == Some(i),
         }));

@@ -46,6 +46,9 @@ impl fmt::Display for InputError {
 }
 
 /// What the reader hands on: a machine's log, or a problem it met on the way.
+// Records pass one at a time, by value, straight to the fold: boxing every machine would cost
+// an allocation each for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Record {
     Machine(MachineLog),

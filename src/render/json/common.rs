@@ -127,8 +127,6 @@ pub(super) fn errors(list: &[InputError]) -> Vec<ErrorJson<'_>> {
         .collect()
 }
 
-/// Writes `diff -o json`.
-
 impl PairJson {
     pub(super) fn new(state: State, event: EventKind, t: &PairTally) -> PairJson {
         PairJson {
