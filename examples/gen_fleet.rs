@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo run --release --example gen_fleet -- --machines 100000 --format list-json --out fleet.json
 //! cargo run --release --example gen_fleet -- --machines 50 --format table --out fleet-tables/
+//! cargo run --release --example gen_fleet -- --machines 300 --rules metal-api-v0.19.0 --out old.json
 //! ```
 //!
 //! Fleet formats (list-json, container-dump, v2-json, ndjson, concat-table) write one file;
@@ -39,6 +40,9 @@ struct Args {
     /// its events (hardware, IPMI, BIOS, tags, allocation: ~6 KB), as real exports have it.
     #[arg(long)]
     real: bool,
+    /// The rule set metal-api ran when it stored the events (a built-in name or a rule file).
+    #[arg(long, default_value = "metal-api-v0.42.2")]
+    rules: String,
     /// The file (fleet formats) or directory (per-machine formats) to write; `-` for stdout.
     #[arg(long, default_value = "-")]
     out: PathBuf,
@@ -46,7 +50,7 @@ struct Args {
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    let rules = Ruleset::resolve("metal-api-v0.42.2")?;
+    let rules = Ruleset::resolve(&args.rules)?;
     if args.format.one_machine_per_file() && args.out.as_os_str() != "-" {
         fs::create_dir_all(&args.out)
             .with_context(|| format!("cannot create {}", args.out.display()))?;

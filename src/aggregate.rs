@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use crate::diagnose::{Classes, Diagnosis, PairVerdict, verdict};
 use crate::event::{EventKind, Location, State};
 use crate::input::merge::Merged;
 use crate::input::record::InputError;
@@ -59,6 +60,8 @@ pub struct PairTally {
     pub first_message: Option<Arc<str>>,
     /// Occurrences per period (by the period's first day), where a trend was asked for.
     pub series: BTreeMap<NaiveDate, u64>,
+    /// What the occurrences are (see [`crate::diagnose`]), where the machines were diagnosed.
+    pub classes: Classes,
 }
 
 impl PairTally {
@@ -73,6 +76,7 @@ impl PairTally {
             first_at: None,
             first_message: None,
             series: BTreeMap::new(),
+            classes: Classes::default(),
         }
     }
 
@@ -138,6 +142,7 @@ impl PairTally {
         self.last_seen = self.last_seen.max(other.last_seen);
         self.examples.extend(other.examples);
         keep_smallest(&mut self.examples);
+        self.classes += other.classes;
         for (period, n) in other.series {
             *self.series.entry(period).or_default() += n;
         }
@@ -161,6 +166,9 @@ pub struct NameTally {
 /// recorded it as unexpected in (`None`: recorded as expected) and the state this replay
 /// finds it unexpected in (`None`: expected here).
 pub type Disagreement = (EventKind, Option<State>, Option<State>);
+
+/// The verdict of each unexpected pair.
+pub type Verdicts = BTreeMap<(State, EventKind), PairVerdict>;
 
 /// Everything `report` says about a fleet.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -202,9 +210,17 @@ pub struct Counting {
 }
 
 impl Summary {
-    /// Folds one machine into the tallies: its trace and what merging its records dropped.
-    pub fn add_machine(&mut self, trace: &Trace, merged: &Merged, counting: &Counting) {
-        self.add_counted(trace, counting);
+    /// Folds one machine into the tallies: its trace, what the diagnosis found of it (see
+    /// [`Diagnosis::of`]; `Diagnosis::default()` where a view needs none), and what merging
+    /// its records dropped.
+    pub fn add_machine(
+        &mut self,
+        trace: &Trace,
+        merged: &Merged,
+        counting: &Counting,
+        diagnosis: &Diagnosis,
+    ) {
+        self.add_counted(trace, counting, diagnosis);
         self.newest_event = self.newest_event.max(merged.log.newest_event());
         self.events += merged.duplicates;
         self.duplicates += merged.duplicates;
@@ -216,16 +232,17 @@ impl Summary {
 
     /// Folds one machine's trace into the tallies, counting every occurrence.
     pub fn add_trace(&mut self, trace: &Trace) {
-        self.add_counted(trace, &Counting::default());
+        self.add_counted(trace, &Counting::default(), &Diagnosis::default());
     }
 
     /// Folds one machine's trace into the tallies: every event in the input accounting, the
     /// occurrences in the window in the pairs and disagreements.
-    pub fn add_counted(&mut self, trace: &Trace, counting: &Counting) {
+    pub fn add_counted(&mut self, trace: &Trace, counting: &Counting, diagnosis: &Diagnosis) {
         self.machines += 1;
         let mut seen_pairs = BTreeSet::new();
+        let mut seen_classes = BTreeSet::new();
         let judged = trace.steps.iter().chain(trace.last_error_only.iter());
-        for step in judged {
+        for (i, step) in judged.enumerate() {
             self.events += 1;
             match step.verdict {
                 Verdict::Rejected => self.rejected += 1,
@@ -235,8 +252,18 @@ impl Summary {
                 continue;
             }
             if step.verdict == Verdict::Unexpected {
-                let first = seen_pairs.insert((step.from, step.event));
-                self.count_unexpected(step, trace, first, counting.period);
+                let pair = (step.from, step.event);
+                let first = seen_pairs.insert(pair);
+                let tally = self.count_unexpected(step, trace, first, counting.period);
+                let class = if i < trace.steps.len() {
+                    diagnosis.class(i)
+                } else {
+                    diagnosis.outside
+                };
+                if let Some(class) = class {
+                    let first = seen_classes.insert((pair, class));
+                    tally.classes.add(class, diagnosis.root(i), first);
+                }
             }
             if trace.annotated
                 && let Some(key) = disagreement(step)
@@ -267,7 +294,7 @@ impl Summary {
         trace: &Trace,
         first_on_machine: bool,
         period: Option<Period>,
-    ) {
+    ) -> &mut PairTally {
         let tally = self
             .pairs
             .entry((step.from, step.event))
@@ -276,6 +303,15 @@ impl Summary {
         if let Some(period) = period {
             *tally.series.entry(period.start(step.time)).or_default() += 1;
         }
+        tally
+    }
+
+    /// Every pair's verdict (see [`crate::diagnose::verdict`]).
+    pub fn verdicts(&self, min_machines: u64) -> Verdicts {
+        self.pairs
+            .iter()
+            .map(|(pair, t)| (*pair, verdict(*pair, &t.classes, t.machines, min_machines)))
+            .collect()
     }
 
     /// The unexpected pairs, most frequent first, then by state and event.
@@ -371,6 +407,7 @@ mod tests {
             recorded_state: None,
             line: 1,
             source: 0,
+            index: 0,
         }
     }
 

@@ -348,6 +348,7 @@ mod tests {
                     recorded_state: None,
                     line: 1,
                     source: 0,
+                    index: 0,
                 }],
                 container: Container::default(),
                 unknown: Vec::new(),

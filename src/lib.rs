@@ -13,6 +13,7 @@
 mod aggregate;
 mod cli;
 mod commands;
+mod diagnose;
 mod diff;
 mod event;
 mod explain;

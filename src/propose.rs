@@ -1,25 +1,31 @@
-//! The rule change that would accept what a fleet does: the base rule set plus one accepting
-//! row for each unexpected pair seen often enough, leading where the base rule set usually
-//! sends that event.
+//! The rule change a fleet's verdicts call for (see [`crate::diagnose`]): the base rule set
+//! plus an accepting row for each pair judged `accept` (leading where the base rule set
+//! usually sends that event), a swallowing `self` row for each Phoned Home judged `swallow`
+//! (with metal-api v0.42.2's buffering window), and no row for any other pair: metal-stack
+//! accepted one observed pair in its history and swallowed one; every other was a problem
+//! elsewhere. `--pair` forces a pair in whatever its verdict.
 
-use std::collections::BTreeMap;
-
-use crate::aggregate::{PairTally, Summary};
+use crate::aggregate::{PairTally, Summary, Verdicts};
+use crate::diagnose::{Kind, PairVerdict};
 use crate::event::{EventKind, State};
 use crate::rules::{RuleFile, RuleRow, Ruleset, Target};
+
+use std::collections::BTreeMap;
 
 /// When a pair is accepted.
 #[derive(Debug, Clone)]
 pub struct Thresholds {
-    /// Seen on at least this many machines.
-    pub min_machines: u64,
-    /// And on at least this share (0–1) of the fleet.
+    /// On at least this share (0–1) of the fleet.
     pub min_share: f64,
-    /// Accepted whatever their numbers.
+    /// Accepted whatever their verdict.
     pub named: Vec<(State, EventKind)>,
 }
 
-/// A pair the proposal accepts, where it leads, and the evidence.
+/// metal-api v0.42.2's window for buffered Phoned Home events, in seconds
+/// (`swallowBufferedPhonedHomeThreshold`).
+pub const BUFFERED_PHONED_HOME_SECONDS: u64 = 300;
+
+/// A pair the proposal takes in, where it leads, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Accepted {
     pub state: State,
@@ -27,6 +33,22 @@ pub struct Accepted {
     pub target: Target,
     pub tally: PairTally,
     pub share: f64,
+    pub verdict: PairVerdict,
+    /// Named with `--pair` against a verdict that is neither accept nor swallow.
+    pub forced: bool,
+}
+
+/// Why the proposal leaves a pair unexpected.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Because {
+    /// Its verdict is no rule change.
+    Verdict,
+    /// A delayed event other than Phoned Home: metal-api can swallow only Phoned Home.
+    OnlyPhonedHome,
+    /// Accepted by its verdict, but on less of the fleet than `--min-share`.
+    FewMachines { min_share: f64 },
+    /// The base rule set accepts the event nowhere, so it has no usual target.
+    NoTarget,
 }
 
 /// A pair the proposal leaves unexpected, and why.
@@ -36,7 +58,8 @@ pub struct LeftOut {
     pub event: EventKind,
     pub tally: PairTally,
     pub share: f64,
-    pub reason: String,
+    pub verdict: PairVerdict,
+    pub because: Because,
 }
 
 /// The proposed rule set and how it came about.
@@ -47,6 +70,8 @@ pub struct Proposal {
     pub left_out: Vec<LeftOut>,
     /// Named with `--pair` but not seen unexpected at all.
     pub not_seen: Vec<(State, EventKind)>,
+    /// The buffering window the proposal sets where the base had a shorter one or none.
+    pub buffering: Option<u64>,
     pub file: RuleFile,
 }
 
@@ -77,52 +102,64 @@ pub fn usual_target(base: &Ruleset, event: EventKind) -> Option<Target> {
         .map(|(target, _)| target)
 }
 
-/// Builds the proposal from a fleet's summary under the base rule set.
-pub fn propose(base: &Ruleset, summary: &Summary, thresholds: &Thresholds, name: &str) -> Proposal {
+/// Builds the proposal from a fleet's summary and verdicts under the base rule set.
+pub fn propose(
+    base: &Ruleset,
+    summary: &Summary,
+    verdicts: &Verdicts,
+    thresholds: &Thresholds,
+    name: &str,
+) -> Proposal {
     let fleet = summary.machines.max(1) as f64;
     let mut accepted = Vec::new();
     let mut left_out = Vec::new();
     for ((state, event), tally) in summary.pairs_by_count() {
+        let (state, event) = (*state, *event);
         let share = tally.machines as f64 / fleet;
-        let named = thresholds.named.contains(&(*state, *event));
-        let reason = if named {
-            None
-        } else if tally.machines < thresholds.min_machines {
-            Some(format!(
-                "on {} machine{}, fewer than --min-machines {}",
-                tally.machines,
-                if tally.machines == 1 { "" } else { "s" },
-                thresholds.min_machines
-            ))
-        } else if share < thresholds.min_share {
-            Some(format!(
-                "on {:.1}% of the fleet, less than --min-share {:.1}%",
-                share * 100.0,
-                thresholds.min_share * 100.0
-            ))
-        } else {
-            None
+        let Some(verdict) = verdicts.get(&(state, event)).cloned() else {
+            continue;
         };
-        let target = usual_target(base, *event);
-        match (reason, target) {
+        let named = thresholds.named.contains(&(state, event));
+        let swallow = verdict.kind == Kind::Swallow && event == EventKind::PhonedHome;
+        let because = match verdict.kind {
+            _ if named => None,
+            Kind::Swallow if !swallow => Some(Because::OnlyPhonedHome),
+            Kind::Accept | Kind::Swallow if share < thresholds.min_share => {
+                Some(Because::FewMachines {
+                    min_share: thresholds.min_share,
+                })
+            }
+            Kind::Accept | Kind::Swallow => None,
+            _ => Some(Because::Verdict),
+        };
+        // A swallowed event stays where it came; an accepted one leads where the base sends
+        // it, and where that is the state itself, metal-api needs `self` (a transition to the
+        // current state by name is a `NoTransitionError`).
+        let target = if swallow && !named {
+            Some(Target::Stay)
+        } else {
+            usual_target(base, event).map(|t| match t {
+                Target::To(to) if to == state => Target::Stay,
+                other => other,
+            })
+        };
+        match (because, target) {
             (None, Some(target)) => accepted.push(Accepted {
-                state: *state,
-                event: *event,
+                state,
+                event,
                 target,
                 tally: tally.clone(),
                 share,
+                forced: named && !matches!(verdict.kind, Kind::Accept | Kind::Swallow),
+                verdict,
             }),
-            (reason, _) => left_out.push(LeftOut {
-                state: *state,
-                event: *event,
+            (because, _) => left_out.push(LeftOut {
+                state,
+                event,
                 tally: tally.clone(),
                 share,
-                reason: reason.unwrap_or_else(|| {
-                    format!(
-                        "{} accepts {event} nowhere, so it has no usual target",
-                        base.name
-                    )
-                }),
+                verdict,
+                because: because.unwrap_or(Because::NoTarget),
             }),
         }
     }
@@ -134,6 +171,17 @@ pub fn propose(base: &Ruleset, summary: &Summary, thresholds: &Thresholds, name:
         .collect();
     let mut file = base.file.clone();
     file.name = name.to_string();
+    let swallows = accepted
+        .iter()
+        .any(|a| a.event == EventKind::PhonedHome && a.target == Target::Stay);
+    let buffering = (swallows
+        && file
+            .buffered_phoned_home_seconds
+            .is_none_or(|s| s < BUFFERED_PHONED_HOME_SECONDS))
+    .then_some(BUFFERED_PHONED_HOME_SECONDS);
+    if let Some(seconds) = buffering {
+        file.buffered_phoned_home_seconds = Some(seconds);
+    }
     let evidence: Vec<String> = accepted
         .iter()
         .map(|a| {
@@ -163,6 +211,7 @@ pub fn propose(base: &Ruleset, summary: &Summary, thresholds: &Thresholds, name:
         accepted,
         left_out,
         not_seen,
+        buffering,
         file,
     }
 }

@@ -188,6 +188,9 @@ pub struct ReportArgs {
     /// Add to each pair its occurrences per day or ISO week (a sparkline in the table).
     #[arg(long, value_enum, value_name = "PERIOD")]
     pub by: Option<Period>,
+    /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub min_machines: u64,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ReportFormat::Table)]
     pub output: ReportFormat,
@@ -341,6 +344,9 @@ pub struct ExplainArgs {
     /// How many stored events before and after each occurrence.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
+    /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub min_machines: u64,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = TableFormat::Table)]
     pub output: TableFormat,
@@ -354,13 +360,13 @@ pub struct ProposeArgs {
     /// The rule set to start from (name or file).
     #[arg(long, default_value = DEFAULT_RULES, value_name = "BASE")]
     pub rules: String,
-    /// Accept a pair seen on at least this many machines.
+    /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub min_machines: u64,
     /// … and on at least this share (0–1) of the fleet's machines.
     #[arg(long, default_value_t = 0.0, value_name = "F", value_parser = parse_share)]
     pub min_share: f64,
-    /// Accept this pair whatever its numbers (`STATE/EVENT`, repeatable).
+    /// Accept this pair whatever its verdict (`STATE/EVENT`, repeatable; warned about).
     #[arg(long = "pair", value_name = "STATE/EVENT", value_parser = parse_pair)]
     pub pairs: Vec<(State, EventKind)>,
     /// The proposed rule set's name (default: BASE-proposed).

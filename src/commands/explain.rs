@@ -7,6 +7,7 @@ use anyhow::Result;
 use super::shared::{Outcome, finish, stdout};
 use crate::aggregate::Summary;
 use crate::cli::ExplainArgs;
+use crate::diagnose::Diagnosis;
 use crate::explain::{ExplainOptions, Explanation};
 use crate::fleet::Inputs;
 use crate::render::terminal::Terminal;
@@ -27,16 +28,20 @@ pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Outcome> {
     let mut explanation: Explanation = inputs.fold(|explanation: &mut Explanation, merged| {
         let trace = replay(&merged.log, &rules);
         let mut summary = Summary::default();
-        summary.add_machine(&trace, &merged, &counting);
+        let diagnosis = Diagnosis::of(&merged.log, &trace, &rules);
+        summary.add_machine(&trace, &merged, &counting, &diagnosis);
         explanation.add(&trace, summary, &options);
     });
     let shown = shown.seen(&explanation.summary);
+    let verdicts = explanation.summary.verdicts(args.min_machines);
     explanation.summary.sort();
     let mut out = stdout();
     match args.output.text() {
-        None => crate::render::explain_json(&rules.name, &explanation, &shown, &mut out)?,
+        None => {
+            crate::render::explain_json(&rules.name, &explanation, &verdicts, &shown, &mut out)?
+        }
         Some(format) => {
-            let doc = view::explain::doc(&rules.name, &explanation, args.context);
+            let doc = view::explain::doc(&rules.name, &explanation, &verdicts, args.context);
             render_doc(&doc, format, term, &mut out)?;
         }
     }

@@ -8,6 +8,7 @@ use chrono::Utc;
 use super::shared::{Outcome, print_problems, stdout};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::IssuesArgs;
+use crate::diagnose::Diagnosis;
 use crate::fleet::Inputs;
 use crate::gate::Nothing;
 use crate::issues::{Filter, MachineFacts, Policy, audit};
@@ -47,7 +48,8 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
     };
     let mut gathered: Gathered = inputs.fold(|g: &mut Gathered, merged| {
         let trace = replay(&merged.log, &rules);
-        g.summary.add_machine(&trace, &merged, &Counting::default());
+        g.summary
+            .add_machine(&trace, &merged, &Counting::default(), &Diagnosis::default());
         let facts = match cut {
             Some(cut) if merged.log.newest_event().is_some_and(|t| t > cut) => {
                 let mut then = merged.log.clone();

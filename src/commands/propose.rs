@@ -9,7 +9,8 @@ use super::shared::{Outcome, print_problems, stdout, write_file};
 use crate::cli::ProposeArgs;
 use crate::diff::RuleDiff;
 use crate::fleet::{Inputs, summarize};
-use crate::propose::{Thresholds, propose};
+use crate::propose::{Proposal, Thresholds, propose};
+use crate::render::escape;
 use crate::render::format::{ProposeFormat, TextFormat};
 use crate::render::terminal::Terminal;
 use crate::render::{DiffReport, render_doc, view};
@@ -29,11 +30,12 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
         .clone()
         .unwrap_or_else(|| format!("{}-proposed", base.name));
     let thresholds = Thresholds {
-        min_machines: args.min_machines,
         min_share: args.min_share,
         named: args.pairs.clone(),
     };
-    let proposal = propose(&base, &summary, &thresholds, &name);
+    let verdicts = summary.verdicts(args.min_machines);
+    let proposal = propose(&base, &summary, &verdicts, &thresholds, &name);
+    warn_forced(&proposal);
     let text = proposal.file.to_json();
     let proposed = Ruleset::from_json(&text).context("the proposed rule set does not check")?;
     let outcome = if summary.errors.is_empty() {
@@ -56,6 +58,11 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
                 .with_context(|| format!("cannot patch {}", path.display()))?;
             let patch = go_patch::unified_diff(&path.display().to_string(), &old, &new);
             emit(args, patch.as_bytes())?;
+            if let Some(seconds) = proposal.buffering {
+                eprintln!(
+                    "fsmlog: the proposal also swallows buffered Phoned Home events for {seconds} s; events.go cannot say so: metal-api does it from v0.42.2 on (swallowBufferedPhonedHome in fsm/states/states.go)"
+                );
+            }
         }
         ProposeFormat::Table => {
             let mut diff: RuleDiff = inputs.fold(|diff: &mut RuleDiff, merged| {
@@ -84,6 +91,18 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
     }
     print_problems(&summary.errors, &summary.skipped, &summary.notes);
     Ok(outcome)
+}
+
+/// Says on stderr which `--pair`s go against their verdict.
+fn warn_forced(proposal: &Proposal) {
+    for a in proposal.accepted.iter().filter(|a| a.forced) {
+        eprintln!(
+            "fsmlog: warning: --pair {}/{} is accepted against its {}",
+            a.state,
+            a.event,
+            escape::text(&crate::render::sentence::verdict(&a.verdict))
+        );
+    }
 }
 
 /// Writes the rule file or patch to `--out`, or standard output.

@@ -28,12 +28,14 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     } else {
         (summarize(&inputs, &rules, &counting), None)
     };
+    let verdicts = summary.verdicts(args.min_machines);
     let report = Report {
         rules: &rules.name,
         summary: &summary,
         window: shown.seen(&summary),
         period,
         graph: graph.as_ref(),
+        verdicts: &verdicts,
     };
     let mut out = stdout();
     render_report(args.output, &report, term, &mut out)?;

@@ -3,6 +3,7 @@
 
 use super::inputs::Inputs;
 use crate::aggregate::{Counting, Summary};
+use crate::diagnose::Diagnosis;
 use crate::graph::Graph;
 use crate::replay::replay;
 use crate::rules::Ruleset;
@@ -10,7 +11,9 @@ use crate::rules::Ruleset;
 /// The fleet summary under one rule set (shared with `check`).
 pub fn summarize(inputs: &Inputs, rules: &Ruleset, counting: &Counting) -> Summary {
     let mut summary: Summary = inputs.fold(|summary: &mut Summary, merged| {
-        summary.add_machine(&replay(&merged.log, rules), &merged, counting);
+        let trace = replay(&merged.log, rules);
+        let diagnosis = Diagnosis::of(&merged.log, &trace, rules);
+        summary.add_machine(&trace, &merged, counting, &diagnosis);
     });
     summary.sort();
     summary
@@ -37,7 +40,10 @@ pub fn fleet_graph(inputs: &Inputs, rules: &Ruleset, counting: &Counting) -> (Gr
     let mut tally: GraphTally = inputs.fold(|tally: &mut GraphTally, merged| {
         let trace = replay(&merged.log, rules);
         tally.graph.add_trace(&trace, &counting.window);
-        tally.summary.add_machine(&trace, &merged, counting);
+        let diagnosis = Diagnosis::of(&merged.log, &trace, rules);
+        tally
+            .summary
+            .add_machine(&trace, &merged, counting, &diagnosis);
     });
     tally.summary.sort();
     (tally.graph, tally.summary)

@@ -162,7 +162,7 @@ th, td { border: 1px solid #d5dde6; padding: 0.3rem 0.5rem; text-align: left; ve
 th { background: #f3f6fb; cursor: pointer; user-select: none; }
 td.num, th.num { text-align: right; }
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.85rem; overflow-wrap: anywhere; }
-time { white-space: nowrap; }
+time { white-space: normal; }
 .bad { color: #c62828; font-weight: bold; }
 .warn { color: #a66a00; }
 .faint { color: #7a8896; }

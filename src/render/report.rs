@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use crate::aggregate::Summary;
+use crate::aggregate::{Summary, Verdicts};
 use crate::diff::RuleDiff;
 use crate::gate::GateResult;
 use crate::graph::Graph;
@@ -24,6 +24,8 @@ pub struct Report<'a> {
     pub period: Option<Period>,
     /// The transition graph of the same replay (for the HTML page).
     pub graph: Option<&'a Graph>,
+    /// Each pair's verdict.
+    pub verdicts: &'a Verdicts,
 }
 
 /// What `diff` prints: the changes between two rule sets.

@@ -3,6 +3,9 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::diagnose::{
+    ALIVE_TICK, Action, Basis, Class, Component, Kind, PairVerdict, Reboot, SHARE, WINDOW,
+};
 use crate::event::EventKind;
 use crate::gate::{Nothing, PairCheck, Violation};
 use crate::issues::{Evidence, Issue};
@@ -80,5 +83,142 @@ pub fn details(issue: &Issue, now: DateTime<Utc>) -> String {
             .map(|((state, event), n)| format!("{event} in {state} ×{n}"))
             .collect::<Vec<_>>()
             .join(", "),
+    }
+}
+
+/// A verdict in one line: its kind, what to do and where, how sure, and the precedent.
+pub fn verdict(v: &PairVerdict) -> String {
+    let what = match v.action {
+        Action::Accept => "accept it: add the transition to the FSM".to_string(),
+        Action::Swallow => {
+            "swallow it in the FSM, as metal-api v0.42.2 swallows buffered Phoned Home".to_string()
+        }
+        Action::FixRoot => match v.roots.first() {
+            Some(((state, event), _)) => format!("fix its root, {event} in {state}"),
+            None => "fix its root".to_string(),
+        },
+        Action::Investigate => match v.component {
+            Some(Component::Machine) => {
+                "look at the machine: its boot fails before Waiting".to_string()
+            }
+            Some(Component::Firmware) => {
+                "look at the machine's firmware and its boot order".to_string()
+            }
+            Some(Component::Fsm) => "look at the FSM".to_string(),
+            Some(component) => format!("look at {}", component.name()),
+            None => "look at what sends it".to_string(),
+        },
+        Action::Ignore => "nothing to fix".to_string(),
+        Action::None => "not enough to say".to_string(),
+    };
+    let kind = match v.reboot {
+        Some(reboot) => format!("{} ({})", v.kind.name(), reboot_phrase(reboot)),
+        None => v.kind.name().to_string(),
+    };
+    let mut line = format!("verdict: {kind} — {what}");
+    if v.kind != Kind::Undecided {
+        line.push_str(&format!(
+            " · {:.0}% of the occurrences · {}",
+            v.share * 100.0,
+            machines(v.machines)
+        ));
+    }
+    if let Some(precedent) = v.precedent {
+        line.push_str(&format!(" · as in {precedent}"));
+    }
+    line
+}
+
+fn machines(n: u64) -> String {
+    if n == 1 {
+        "1 machine".to_string()
+    } else {
+        format!("{n} machines")
+    }
+}
+
+fn reboot_phrase(reboot: Reboot) -> &'static str {
+    match reboot {
+        Reboot::InWaiting => "the Planned Reboot did not arrive",
+        Reboot::Installation => "the installation rebooted without Crashed",
+        Reboot::Reinstall => "a reinstall without an event",
+        Reboot::Firmware => "the firmware booted from the network first",
+    }
+}
+
+fn class_phrase(class: Class) -> String {
+    match class {
+        Class::Cascade => {
+            "cascades of an earlier unexpected event: expected had that one not been stored"
+                .to_string()
+        }
+        Class::Delayed => {
+            "late copies of an event the machine had sent before, which it carried on without"
+                .to_string()
+        }
+        Class::SkippedStage => {
+            "two stages ahead on the provisioning path, and the next stored event is expected"
+                .to_string()
+        }
+        Class::CrashLoop => {
+            "a boot that started again before the machine reached Waiting".to_string()
+        }
+        Class::UnannouncedReboot(reboot) => {
+            format!("unannounced reboots: {}", reboot_phrase(reboot))
+        }
+        Class::Liveness => "Alive where the state expects none".to_string(),
+        Class::Unclassified => "of no kind the diagnosis knows".to_string(),
+        Class::NoContext => "exported last error events without log rows around them".to_string(),
+    }
+}
+
+fn counted_classes(classes: &[(Class, u64)]) -> String {
+    classes
+        .iter()
+        .map(|(class, n)| format!("{} ×{n}", class.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What a verdict rests on, as a sentence with its numbers.
+pub fn basis(e: &Basis) -> String {
+    let minutes = |d: chrono::TimeDelta| d.num_minutes();
+    match e {
+        Basis::Share { class, n, of } => format!(
+            "{n} of {of} occurrence{} with a log context {} {}",
+            if *of == 1 { "" } else { "s" },
+            if *n == 1 { "is" } else { "are" },
+            class_phrase(*class)
+        ),
+        Basis::WithoutContext { n } => format!(
+            "{n} occurrence{} exported last error event{} only, with no log rows around {} to judge by",
+            if *n == 1 { " is an" } else { "s are" },
+            if *n == 1 { "" } else { "s" },
+            if *n == 1 { "it" } else { "them" },
+        ),
+        Basis::Mix(classes) => format!(
+            "the occurrences with a log context: {}; a verdict needs one kind for {:.0}% of them",
+            counted_classes(classes),
+            SHARE * 100.0
+        ),
+        Basis::Kinds(classes) => format!("of these: {}", counted_classes(classes)),
+        Basis::TooFewMachines {
+            machines: n,
+            needed,
+        } => format!(
+            "seen on {}; a rule change is a fleet decision and needs {needed} (--min-machines)",
+            machines(*n)
+        ),
+        Basis::Window => format!(
+            "each within {} minutes of the previous stored event: metal-api's buffering window (swallowBufferedPhonedHomeThreshold), also its liveliness window (MachineDeadAfter)",
+            minutes(WINDOW)
+        ),
+        Basis::AliveTicker => format!(
+            "metal-hammer sends Alive every {} minute while it runs, also while it sleeps before a reboot; metal-api never stores an unexpected Alive",
+            minutes(ALIVE_TICK)
+        ),
+        Basis::OnlyPhonedHome { event } => format!(
+            "metal-api can swallow only Phoned Home (buffered by metal-core); a delayed {event} needs a fix where it is sent"
+        ),
     }
 }

@@ -12,7 +12,8 @@ use super::graph::{dot, mermaid, svg};
 use super::report::{CheckReport, DiffReport, GraphReport, IssuesReport, Report};
 use super::terminal::Terminal;
 use super::{render_check, render_diff, render_doc, render_report, trace_renderer, view};
-use crate::aggregate::Summary;
+use crate::aggregate::{Counting, Summary};
+use crate::diagnose::Diagnosis;
 use crate::diff::RuleDiff;
 use crate::explain::{ExplainOptions, Explanation};
 use crate::gate;
@@ -69,8 +70,9 @@ fn fixture() -> Fixture {
     let logs = machines();
     let traces: Vec<Trace> = logs.iter().map(|log| replay(log, &rules)).collect();
     let mut summary = Summary::default();
-    for trace in &traces {
-        summary.add_trace(trace);
+    for (log, trace) in logs.iter().zip(&traces) {
+        let diagnosis = Diagnosis::of(log, trace, &rules);
+        summary.add_counted(trace, &Counting::default(), &diagnosis);
     }
     summary.files = 2;
     summary.newest_event = Some(now());
@@ -125,12 +127,14 @@ fn graph(f: &Fixture) -> Graph {
 fn report_in_every_format() {
     let f = fixture();
     let graph = graph(&f);
+    let verdicts = f.summary.verdicts(2);
     let report = Report {
         rules: &f.rules.name,
         summary: &f.summary,
         window: shown(),
         period: None,
         graph: Some(&graph),
+        verdicts: &verdicts,
     };
     for (name, format, term) in [
         ("report_table", ReportFormat::Table, terminal()),
@@ -235,12 +239,14 @@ fn explain_in_every_format() {
         window: Window::default(),
     };
     let mut explanation = Explanation::default();
-    for trace in &f.traces {
+    for (log, trace) in f.logs.iter().zip(&f.traces) {
         let mut summary = Summary::default();
-        summary.add_trace(trace);
+        let diagnosis = Diagnosis::of(log, trace, &f.rules);
+        summary.add_counted(trace, &Counting::default(), &diagnosis);
         explanation.add(trace, summary, &options);
     }
-    let doc = view::explain::doc(&f.rules.name, &explanation, 3);
+    let verdicts = explanation.summary.verdicts(2);
+    let doc = view::explain::doc(&f.rules.name, &explanation, &verdicts, 3);
     for (name, format) in [
         ("explain_table", TextFormat::Table),
         ("explain_markdown", TextFormat::Markdown),
@@ -249,7 +255,8 @@ fn explain_in_every_format() {
         let out = written(|out| render_doc(&doc, format, &terminal(), out));
         insta::assert_snapshot!(name, out);
     }
-    let json = written(|out| super::json::explain(&f.rules.name, &explanation, &shown(), out));
+    let json =
+        written(|out| super::json::explain(&f.rules.name, &explanation, &verdicts, &shown(), out));
     insta::assert_snapshot!("explain_json", json);
 }
 
@@ -305,11 +312,11 @@ fn graph_in_every_format() {
 fn propose_and_rules() {
     let f = fixture();
     let thresholds = Thresholds {
-        min_machines: 1,
         min_share: 0.0,
         named: Vec::new(),
     };
-    let proposal = propose(&f.rules, &f.summary, &thresholds, "proposed");
+    let verdicts = f.summary.verdicts(1);
+    let proposal = propose(&f.rules, &f.summary, &verdicts, &thresholds, "proposed");
     let diff = rule_diff(&f);
     let effect = DiffReport {
         old: &f.old.name,

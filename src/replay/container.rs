@@ -110,6 +110,8 @@ pub struct Step {
     pub line: usize,
     /// Which of the trace's sources the line is in.
     pub source: u32,
+    /// The event's index in the machine's log.
+    pub index: usize,
 }
 
 /// An event whose name metal-api does not know; replay skips it.

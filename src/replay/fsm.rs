@@ -137,6 +137,7 @@ impl<'r> Replayer<'r> {
             recorded_state,
             line,
             source: 0,
+            index: 0,
         }
     }
 

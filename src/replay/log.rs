@@ -15,39 +15,19 @@ use crate::rules::Ruleset;
 /// input recorded are put in place as of the time they held (see `MachineLog::as_of`); events
 /// newer than that are replayed on top.
 pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
-    let mut replayer = Replayer::new(rules);
-    // Sized once: growing it event by event costs more than the replay of a short log.
-    let kept = log.events.len().min(rules.kept_events.saturating_add(1));
-    replayer.container_mut().events.reserve(kept);
     let mut steps = Vec::with_capacity(log.events.len());
     let mut unknown = Vec::new();
     let mut recorded = RecordedOnTop::new(log);
-    for (index, event) in log.events.iter().enumerate() {
-        recorded.apply_before(event.time, replayer.container_mut());
-        let EventName::Known(kind) = &event.name else {
+    let replayer = run(log, rules, None, &mut recorded, &mut |step| {
+        steps.push(step)
+    });
+    for event in &log.events {
+        if let EventName::Unknown(name) = &event.name {
             unknown.push(UnknownEvent {
-                name: event.name.as_str().to_string(),
+                name: name.clone(),
                 line: event.line,
             });
-            continue;
-        };
-        if steps.is_empty()
-            && let Some(state) = event.recorded_state
-        {
-            replayer.assume_empty_state(state);
         }
-        if !steps.is_empty() && log.seams.contains(&index) {
-            replayer.assume_next_state(event.recorded_state.unwrap_or(State::Initial));
-        }
-        let mut step = replayer.step(
-            event.time,
-            *kind,
-            Arc::clone(&event.message),
-            event.recorded_state,
-            event.line,
-        );
-        step.source = event.source;
-        steps.push(step);
     }
     let mut container = replayer.finish();
     recorded.apply_rest(&mut container);
@@ -73,6 +53,60 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
         last_error_only,
         annotated: log.annotated,
     }
+}
+
+/// The verdict each event of a log would have had without the event at `skip` (as if it had
+/// never been stored), by the event's index; `None` for that event and unknown ones.
+pub fn verdicts_without(log: &MachineLog, rules: &Ruleset, skip: usize) -> Vec<Option<Verdict>> {
+    let mut verdicts = vec![None; log.events.len()];
+    let mut recorded = RecordedOnTop::new(log);
+    run(log, rules, Some(skip), &mut recorded, &mut |step| {
+        verdicts[step.index] = Some(step.verdict)
+    });
+    verdicts
+}
+
+/// Runs a log's known events through the FSM in order, but the one at `skip`, and hands on
+/// each step; the replayer keeps the container.
+fn run<'r>(
+    log: &MachineLog,
+    rules: &'r Ruleset,
+    skip: Option<usize>,
+    recorded: &mut RecordedOnTop,
+    each: &mut dyn FnMut(Step),
+) -> Replayer<'r> {
+    let mut replayer = Replayer::new(rules);
+    // Sized once: growing it event by event costs more than the replay of a short log.
+    let kept = log.events.len().min(rules.kept_events.saturating_add(1));
+    replayer.container_mut().events.reserve(kept);
+    let mut first = true;
+    for (index, event) in log.events.iter().enumerate() {
+        recorded.apply_before(event.time, replayer.container_mut());
+        let EventName::Known(kind) = &event.name else {
+            continue;
+        };
+        if skip == Some(index) {
+            continue;
+        }
+        if first && let Some(state) = event.recorded_state {
+            replayer.assume_empty_state(state);
+        }
+        if !first && log.seams.contains(&index) {
+            replayer.assume_next_state(event.recorded_state.unwrap_or(State::Initial));
+        }
+        first = false;
+        let mut step = replayer.step(
+            event.time,
+            *kind,
+            Arc::clone(&event.message),
+            event.recorded_state,
+            event.line,
+        );
+        step.source = event.source;
+        step.index = index;
+        each(step);
+    }
+    replayer
 }
 
 /// The recorded flags still to be put in place, each at the time it held.
@@ -145,5 +179,7 @@ fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
         recorded_state: event.recorded_state,
         line: event.line,
         source: event.source,
+        // No row of the log.
+        index: usize::MAX,
     })
 }

@@ -152,6 +152,7 @@ pub fn import(text: &str, like: &RuleFile, name: &str) -> Result<RuleFile> {
     // Each (state, event) pair with the Go line that gives it, so that a pair given twice is
     // named by its lines in events.go, not in the rule file written from it.
     let mut given: Vec<(String, EventKind, usize)> = Vec::new();
+    let mut lines = Vec::new();
     for (offset, item) in items(&clean)? {
         let line = line_at(&clean, offset);
         let Some(name) = NAME.captures(item) else {
@@ -218,6 +219,31 @@ pub fn import(text: &str, like: &RuleFile, name: &str) -> Result<RuleFile> {
             from,
             to,
         });
+        lines.push(line);
+    }
+    // A destination equal to a source state is a transition into the current state by name:
+    // looplab/fsm answers `NoTransitionError`, and metal-api fails the event. A `*` row's
+    // own state is overridden only by a later entry for it (looplab keeps the last).
+    for (row, line) in rows.iter().zip(&lines) {
+        let event = EventKind::parse(&row.event).expect("read above");
+        let into_itself: Vec<&String> = if row.from == ["*"] {
+            let later = |state: &str| {
+                given
+                    .iter()
+                    .any(|(s, e, at)| s == state && *e == event && at > line)
+            };
+            (!later(&row.to) && row.to != "self")
+                .then_some(&row.to)
+                .into_iter()
+                .collect()
+        } else {
+            row.from.iter().filter(|s| **s == row.to).collect()
+        };
+        for state in into_itself {
+            problems.push(format!(
+                "line {line}: {event} from {state} has Dst {state} itself, which looplab/fsm answers with NoTransitionError (metal-api then fails the event and stores nothing); write Dst: SelfTransitionState"
+            ));
+        }
     }
     if !problems.is_empty() {
         bail!("{}", problems.join("\n"));
@@ -266,6 +292,11 @@ func Events() fsm.Events {
 			Src:  []string{states.PhonedHome.String()},
 			Dst:  SelfTransitionState,
 		},
+		{
+			Name: metal.ProvisioningEventPlannedReboot.String(),
+			Src:  []string{states.PlannedReboot.String()},
+			Dst:  SelfTransitionState,
+		},
 	}
 }
 "#;
@@ -298,9 +329,40 @@ func Events() fsm.Events {
                     from: vec!["Phoned Home".into()],
                     to: "self".into(),
                 },
+                RuleRow {
+                    event: "Planned Reboot".into(),
+                    from: vec!["Planned Reboot".into()],
+                    to: "self".into(),
+                },
             ]
         );
         assert_eq!(file.kept_events, 100);
+    }
+
+    #[test]
+    fn a_transition_into_the_state_itself_is_refused_with_its_go_line() {
+        // Without the later self entry, Planned Reboot in Planned Reboot leads to itself.
+        let i = SHAPE
+            .rfind("\t\t{\n\t\t\tName: metal.ProvisioningEventPlannedReboot")
+            .unwrap();
+        let j = SHAPE[i..].find("},\n").unwrap() + i + 3;
+        let without = format!("{}{}", &SHAPE[..i], &SHAPE[j..]);
+        let err = import(&without, &like(), "x").unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "line 17: Planned Reboot from Planned Reboot has Dst Planned Reboot itself"
+            ) && err.contains("write Dst: SelfTransitionState"),
+            "{err}"
+        );
+        let by_name = SHAPE.replace(
+            "Src:  []string{states.PhonedHome.String()},\n\t\t\tDst:  SelfTransitionState,",
+            "Src:  []string{states.PhonedHome.String()},\n\t\t\tDst:  states.PhonedHome.String(),",
+        );
+        let err = import(&by_name, &like(), "x").unwrap_err().to_string();
+        assert!(
+            err.contains("line 22: Phoned Home from Phoned Home has Dst Phoned Home itself"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -190,6 +190,21 @@ impl Ruleset {
                 }
             }
         }
+        // A transition into the current state by name is what looplab/fsm refuses with a
+        // `NoTransitionError`, which metal-api's `HandleProvisioningEvent` does not handle:
+        // the event fails with an internal error and nothing is stored. `self` is the way.
+        for state in State::ALL {
+            for event in EventKind::ALL {
+                if table[state.index()][event.index()] != Some(Target::To(state)) {
+                    continue;
+                }
+                let row = explicit[state.index()][event.index()].or(wildcard[event.index()]);
+                let at = row.map_or_else(|| "a row".to_string(), place);
+                problems.push(format!(
+                    "{at}: {event} in {state} leads {state} to itself by name, which metal-api cannot run (looplab/fsm answers NoTransitionError: an internal error, nothing stored); write \"to\": \"self\" to stay in the state"
+                ));
+            }
+        }
         let mut out_of_range = |key: &str, value: u64, range: std::ops::RangeInclusive<u64>| {
             if !range.contains(&value) {
                 let at = key_line(key).map_or_else(String::new, |line| format!("line {line}: "));

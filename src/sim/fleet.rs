@@ -50,8 +50,68 @@ fn message(event: EventKind, rng: &mut ChaCha8Rng) -> &'static str {
     }
 }
 
+/// How often a simulated machine does what real hardware does: the anomalies of a fleet, each
+/// a probability per chance to do it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Habits {
+    /// metal-hammer crash-loops in Preparing during a boot.
+    pub crash_loop: f64,
+    /// A boot crashes and starts again.
+    pub crashed_boot: f64,
+    /// Allocated by id or reinstalled: metal-hammer skips Waiting (metal-api#325).
+    pub skip_waiting: f64,
+    /// metal-core's buffered Phoned Home of the previous life arrives in Waiting (#630).
+    pub late_phoned_home: f64,
+    /// The machine reboots in Waiting without a Planned Reboot (#464).
+    pub reboot_in_waiting: f64,
+    /// The installation crashes.
+    pub crashed_install: f64,
+    /// metal-hammer's Alive ticker fires during its sleep after a Planned Reboot.
+    pub alive_in_planned_reboot: f64,
+    /// Of a phoned-home machine's next moves: a reboot without Planned Reboot (PXE Booting in
+    /// Phoned Home, a reinstall by metal-api), besides Planned Reboot (45%) and reclaim.
+    pub unannounced_reboot: f64,
+    /// A reclaim the machine does not go down for.
+    pub failed_reclaim: f64,
+}
+
+impl Default for Habits {
+    /// The mix of the benches and the generator.
+    fn default() -> Habits {
+        Habits {
+            crash_loop: 0.05,
+            crashed_boot: 0.03,
+            skip_waiting: 0.1,
+            late_phoned_home: 0.1,
+            reboot_in_waiting: 0.15,
+            crashed_install: 0.04,
+            alive_in_planned_reboot: 0.1,
+            unannounced_reboot: 0.15,
+            failed_reclaim: 0.05,
+        }
+    }
+}
+
+impl Habits {
+    /// A machine that does nothing unusual: it provisions, reboots when told and is reclaimed.
+    pub fn none() -> Habits {
+        Habits {
+            crash_loop: 0.0,
+            crashed_boot: 0.0,
+            skip_waiting: 0.0,
+            late_phoned_home: 0.0,
+            reboot_in_waiting: 0.0,
+            crashed_install: 0.0,
+            alive_in_planned_reboot: 0.0,
+            unannounced_reboot: 0.0,
+            failed_reclaim: 0.0,
+        }
+    }
+}
+
 /// Simulates one machine until metal-api holds `stored` events for it (or it stops).
 struct Sim<'r> {
+    habits: Habits,
     rng: ChaCha8Rng,
     time: DateTime<Utc>,
     sent: Vec<SentEvent>,
@@ -85,13 +145,13 @@ impl Sim<'_> {
             self.send((1, 20), PxeBooting);
         }
         self.send((60, 120), Preparing);
-        if self.chance(0.05) {
+        if self.chance(self.habits.crash_loop) {
             // A crash loop of metal-hammer: Preparing again and again.
             for _ in 0..self.rng.random_range(2..=6) {
                 self.send((60, 150), Preparing);
             }
         }
-        if self.chance(0.03) {
+        if self.chance(self.habits.crashed_boot) {
             self.send((30, 300), Crashed);
             return self.boot();
         }
@@ -99,19 +159,19 @@ impl Sim<'_> {
     }
 
     fn wait_and_install(&mut self) {
-        if self.chance(0.1) {
+        if self.chance(self.habits.skip_waiting) {
             // Allocated by id: metal-hammer skips the wait.
             self.send((5, 30), Installing);
         } else {
             self.send((10, 40), Waiting);
-            if self.chance(0.1) {
+            if self.chance(self.habits.late_phoned_home) {
                 // Buffered phoned home: a late phone-home of the previous life.
                 self.send((30, 240), PhonedHome);
             }
             for _ in 0..self.rng.random_range(0..4) {
                 self.send((600, 7200), Alive);
             }
-            if self.chance(0.15) {
+            if self.chance(self.habits.reboot_in_waiting) {
                 // Rebooted while waiting: PXE Booting arrives in Waiting.
                 self.send((3600, 86_400), PxeBooting);
                 self.boot();
@@ -119,7 +179,7 @@ impl Sim<'_> {
             }
             self.send((600, 86_400), Installing);
         }
-        if self.chance(0.04) {
+        if self.chance(self.habits.crashed_install) {
             self.send((120, 600), Crashed);
             self.boot();
             return self.wait_and_install();
@@ -138,7 +198,7 @@ impl Sim<'_> {
             let roll: f64 = self.rng.random();
             if roll < 0.45 {
                 self.send((3600, 604_800), PlannedReboot);
-                if self.chance(0.1) {
+                if self.chance(self.habits.alive_in_planned_reboot) {
                     self.send((5, 60), Alive);
                 }
                 if self.chance(0.6) {
@@ -146,13 +206,13 @@ impl Sim<'_> {
                     continue;
                 }
                 self.boot();
-            } else if roll < 0.6 {
+            } else if roll < 0.45 + self.habits.unannounced_reboot {
                 // A reboot without Planned Reboot: PXE Booting arrives in Phoned Home.
                 self.send((3600, 604_800), PxeBooting);
                 self.boot();
             } else {
                 self.send((3600, 604_800), MachineReclaim);
-                if self.chance(0.05) {
+                if self.chance(self.habits.failed_reclaim) {
                     // The machine did not go down: a failed reclaim.
                     self.send((400, 900), PhonedHome);
                     self.send((3600, 7200), MachineReclaim);
@@ -181,6 +241,17 @@ fn uuid(rng: &mut ChaCha8Rng) -> String {
 /// Simulates machine number `index` of the fleet seeded with `seed`; the same pair always
 /// gives the same machine.
 pub fn machine(seed: u64, index: u64, stored_target: usize, rules: &Ruleset) -> SimMachine {
+    machine_with(seed, index, stored_target, rules, &Habits::default())
+}
+
+/// [`machine`], with these habits.
+pub fn machine_with(
+    seed: u64,
+    index: u64,
+    stored_target: usize,
+    rules: &Ruleset,
+    habits: &Habits,
+) -> SimMachine {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let id = uuid(&mut rng);
     let start = DateTime::parse_from_rfc3339("2025-06-01T00:00:00Z")
@@ -188,6 +259,7 @@ pub fn machine(seed: u64, index: u64, stored_target: usize, rules: &Ruleset) -> 
         .with_timezone(&Utc)
         + TimeDelta::seconds(rng.random_range(0..30 * 86_400));
     let mut sim = Sim {
+        habits: habits.clone(),
         rng,
         time: start,
         sent: Vec::new(),

@@ -3,6 +3,7 @@
 //! metal-api's behaviour; they are the oracle here.
 
 mod audit;
+mod diagnose;
 mod gate;
 mod input;
 mod pictures;
@@ -135,7 +136,18 @@ pub fn events_go(rules: &str) -> String {
 
 /// A generated fleet of `machines`, as `metalctl machine list -o json` would export it.
 pub fn generated_fleet(dir: &Path, machines: u64, seed: u64, events: usize) -> PathBuf {
-    let rules = fsmlog::Ruleset::resolve("metal-api").unwrap();
+    generated_fleet_under("metal-api", dir, machines, seed, events)
+}
+
+/// A generated fleet whose events metal-api stored under `rules`.
+pub fn generated_fleet_under(
+    rules: &str,
+    dir: &Path,
+    machines: u64,
+    seed: u64,
+    events: usize,
+) -> PathBuf {
+    let rules = fsmlog::Ruleset::resolve(rules).unwrap();
     let file = dir.join("fleet.json");
     let out = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
     let mut exporter = fsmlog::Exporter::new(fsmlog::Layout::ListJson, out);

@@ -3,8 +3,10 @@
 use serde::Serialize;
 
 use crate::aggregate::{PairTally, Summary};
+use crate::diagnose::PairVerdict;
 use crate::event::{EventKind, State, format_time as time};
 use crate::input::record::InputError;
+use crate::render::sentence;
 use crate::window::{Period, Shown};
 
 #[derive(Serialize)]
@@ -89,6 +91,65 @@ pub(super) struct PairJson {
     examples: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     series: Option<Vec<PeriodJson>>,
+    /// How many occurrences are cascades of an earlier unexpected event (`report`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascades: Option<u64>,
+    /// The root pairs of those cascades.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    roots: Option<Vec<RootJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<VerdictJson>,
+}
+
+/// A root pair of a pair's cascades.
+#[derive(Serialize)]
+pub(super) struct RootJson {
+    state: &'static str,
+    event: &'static str,
+    count: u64,
+}
+
+impl RootJson {
+    pub(super) fn all(roots: &[((State, EventKind), u64)]) -> Vec<RootJson> {
+        roots
+            .iter()
+            .map(|((state, event), count)| RootJson {
+                state: state.name(),
+                event: event.name(),
+                count: *count,
+            })
+            .collect()
+    }
+}
+
+/// A pair's verdict (see [`crate::diagnose`]).
+#[derive(Serialize)]
+pub(super) struct VerdictJson {
+    kind: &'static str,
+    action: &'static str,
+    component: Option<&'static str>,
+    share: f64,
+    machines: u64,
+    evidence: Vec<String>,
+    roots: Vec<RootJson>,
+    precedent: Option<&'static str>,
+}
+
+impl VerdictJson {
+    pub(super) fn of(v: &PairVerdict) -> VerdictJson {
+        VerdictJson {
+            kind: v.kind.name(),
+            action: v.action.name(),
+            component: v.component.map(|c| c.name()),
+            share: v.share,
+            machines: v.machines,
+            evidence: std::iter::once(sentence::verdict(v))
+                .chain(v.evidence.iter().map(sentence::basis))
+                .collect(),
+            roots: RootJson::all(&v.roots),
+            precedent: v.precedent,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -138,7 +199,18 @@ impl PairJson {
             last_seen: time(t.last_seen),
             examples: t.examples.iter().cloned().collect(),
             series: None,
+            cascades: None,
+            roots: None,
+            verdict: None,
         }
+    }
+
+    /// With its cascades and verdict, as `report` shows them.
+    pub(super) fn with_verdict(mut self, t: &PairTally, verdict: Option<&PairVerdict>) -> PairJson {
+        self.cascades = Some(t.classes.cascades());
+        self.roots = Some(RootJson::all(&t.classes.roots_by_count()));
+        self.verdict = verdict.map(VerdictJson::of);
+        self
     }
 
     pub(super) fn with_series(mut self, t: &PairTally, period: Option<Period>) -> PairJson {

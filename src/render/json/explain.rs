@@ -4,7 +4,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::common::{InputsJson, WindowJson};
+use super::common::{InputsJson, VerdictJson, WindowJson};
+use crate::aggregate::Verdicts;
+use crate::diagnose::PairVerdict;
 use crate::event::format_time as time;
 use crate::explain::{Explanation, PairContext, top_sequences};
 use crate::window::Shown;
@@ -31,6 +33,7 @@ struct PairJson<'a> {
     after: Vec<SequenceJson>,
     by_day: Vec<DayJson>,
     examples: Vec<ExampleJson<'a>>,
+    verdict: Option<VerdictJson>,
 }
 
 #[derive(Serialize)]
@@ -84,7 +87,12 @@ fn sequences(
         .collect()
 }
 
-fn pair<'a>(state: &'static str, event: &'static str, c: &'a PairContext) -> Option<PairJson<'a>> {
+fn pair<'a>(
+    state: &'static str,
+    event: &'static str,
+    c: &'a PairContext,
+    verdict: Option<&PairVerdict>,
+) -> Option<PairJson<'a>> {
     let tally = c.tally.as_ref()?;
     let with_context = c.with_context();
     Some(PairJson {
@@ -120,6 +128,7 @@ fn pair<'a>(state: &'static str, event: &'static str, c: &'a PairContext) -> Opt
                 time: time(*t),
             })
             .collect(),
+        verdict: verdict.map(VerdictJson::of),
     })
 }
 
@@ -127,6 +136,7 @@ fn pair<'a>(state: &'static str, event: &'static str, c: &'a PairContext) -> Opt
 pub fn explain(
     rules: &str,
     explanation: &Explanation,
+    verdicts: &Verdicts,
     window: &Shown,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -137,7 +147,14 @@ pub fn explain(
         pairs: explanation
             .pairs_by_count()
             .into_iter()
-            .filter_map(|((state, event), c)| pair(state.name(), event.name(), c))
+            .filter_map(|((state, event), c)| {
+                pair(
+                    state.name(),
+                    event.name(),
+                    c,
+                    verdicts.get(&(*state, *event)),
+                )
+            })
             .collect(),
     };
     super::safe::pretty(&mut *out, &doc)?;

@@ -44,7 +44,9 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             .pairs_by_count()
             .into_iter()
             .map(|((state, event), t)| {
-                PairJson::new(*state, *event, t).with_series(t, report.period)
+                PairJson::new(*state, *event, t)
+                    .with_series(t, report.period)
+                    .with_verdict(t, report.verdicts.get(&(*state, *event)))
             })
             .collect(),
         machines: MachinesJson {

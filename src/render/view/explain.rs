@@ -5,11 +5,14 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 
 use super::phrases::counted;
+use crate::aggregate::Verdicts;
+use crate::diagnose::{Kind, PairVerdict};
 use crate::event::{EventKind, State};
 use crate::explain::{Explanation, PairContext, top_sequences};
 use crate::render::doc::{
     Block, Column, Doc, Grid, Piece, Tone, Value, argument, bars, count, label, time,
 };
+use crate::render::sentence;
 
 /// What an empty sequence before or after an occurrence means.
 const START: &str = "(start of the log)";
@@ -56,7 +59,7 @@ pub fn daily_counts(by_day: &BTreeMap<NaiveDate, u64>) -> Vec<u64> {
 }
 
 /// The explanation of every pair.
-pub fn doc(rules: &str, e: &Explanation, context: usize) -> Doc {
+pub fn doc(rules: &str, e: &Explanation, verdicts: &Verdicts, context: usize) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog explain".to_string()));
     doc.line(super::report::totals(rules, &e.summary));
@@ -96,13 +99,27 @@ pub fn doc(rules: &str, e: &Explanation, context: usize) -> Doc {
     }
     doc.table(grid);
     for ((state, event), c) in pairs {
-        note(&mut doc, *state, *event, c, context);
+        note(
+            &mut doc,
+            *state,
+            *event,
+            c,
+            verdicts.get(&(*state, *event)),
+            context,
+        );
     }
     doc
 }
 
 /// The triage note of one pair.
-fn note(doc: &mut Doc, state: State, event: EventKind, c: &PairContext, context: usize) {
+fn note(
+    doc: &mut Doc,
+    state: State,
+    event: EventKind,
+    c: &PairContext,
+    verdict: Option<&PairVerdict>,
+    context: usize,
+) {
     let Some(t) = &c.tally else { return };
     let mut heading = vec![label(format!("{event} in {state}: "))];
     heading.extend(
@@ -117,6 +134,18 @@ fn note(doc: &mut Doc, state: State, event: EventKind, c: &PairContext, context:
     heading.push(label(" … "));
     heading.push(time(t.last_seen));
     doc.heading(heading);
+    if let Some(v) = verdict {
+        // The answer first: what to do about the pair, then what it rests on.
+        let tone = match v.kind {
+            Kind::Accept | Kind::Swallow => Tone::Strong,
+            Kind::Undecided | Kind::Liveness => Tone::Plain,
+            _ => Tone::Bad,
+        };
+        doc.line(vec![label(sentence::verdict(v)).tone(tone)]);
+        for basis in &v.evidence {
+            doc.line(vec![label(format!("  {}", sentence::basis(basis)))]);
+        }
+    }
     let of = c.with_context();
     if of == 0 {
         // Nothing to lay out: no occurrence is a row of a log.

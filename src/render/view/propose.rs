@@ -4,9 +4,30 @@
 use super::phrases::counted;
 use crate::aggregate::Summary;
 use crate::diff::Change;
-use crate::propose::Proposal;
+use crate::propose::{Because, LeftOut, Proposal};
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, count, input, label};
 use crate::render::report::DiffReport;
+use crate::render::sentence;
+
+/// Why a pair is left out, in words.
+fn why(l: &LeftOut) -> String {
+    match &l.because {
+        Because::Verdict => sentence::verdict(&l.verdict),
+        Because::OnlyPhonedHome => format!(
+            "{}; metal-api can swallow only Phoned Home, so a delayed {} needs a fix where it is sent",
+            sentence::verdict(&l.verdict),
+            l.event
+        ),
+        Because::FewMachines { min_share } => format!(
+            "on {:.1}% of the fleet, less than --min-share {:.1}%",
+            l.share * 100.0,
+            min_share * 100.0
+        ),
+        Because::NoTarget => {
+            "the base rule set accepts the event nowhere, so it has no usual target".to_string()
+        }
+    }
+}
 
 /// The proposal and its effect.
 pub fn doc(proposal: &Proposal, summary: &Summary, effect: &DiffReport) -> Doc {
@@ -15,29 +36,43 @@ pub fn doc(proposal: &Proposal, summary: &Summary, effect: &DiffReport) -> Doc {
     doc.line(super::report::totals(&proposal.base, summary));
     let mut heading = vec![label("Accepted: ")];
     heading.extend(counted(proposal.accepted.len() as u64, "pair"));
-    heading.push(label(" (a row each, leading where "));
+    heading.push(label(" (by their verdicts: an accepted pair leads where "));
     heading.push(input(proposal.base.clone()));
-    heading.push(label(" usually sends the event)"));
+    heading.push(label(
+        " usually sends the event, a swallowed one stays, `self`)",
+    ));
     doc.heading(heading);
     let mut grid = Grid::new(vec![
         Column::new("State"),
         Column::new("Event"),
         Column::new("Target"),
+        Column::new("Verdict"),
         Column::number("Count"),
         Column::number("Machines"),
         Column::number("Share"),
     ]);
     for a in &proposal.accepted {
+        let verdict = if a.forced {
+            label(format!("{} (forced by --pair)", a.verdict.kind.name())).tone(Tone::Warn)
+        } else {
+            label(a.verdict.kind.name())
+        };
         grid.row(vec![
             label(a.state.name()),
             label(a.event.name()),
             label(a.target.to_string()),
+            verdict,
             count(a.tally.count),
             count(a.tally.machines),
             Value::Share(a.share).into(),
         ]);
     }
     doc.table(grid);
+    if let Some(seconds) = proposal.buffering {
+        doc.line(vec![label(format!(
+            "buffered_phoned_home_seconds: {seconds}, as metal-api v0.42.2 swallows a Phoned Home that comes within 5 minutes of the last event"
+        ))]);
+    }
     let mut heading = vec![label("Left out: ")];
     heading.extend(counted(proposal.left_out.len() as u64, "pair"));
     doc.heading(heading);
@@ -54,7 +89,7 @@ pub fn doc(proposal: &Proposal, summary: &Summary, effect: &DiffReport) -> Doc {
             label(l.event.name()),
             count(l.tally.count),
             count(l.tally.machines),
-            label(l.reason.clone()),
+            label(why(l)),
         ]);
     }
     doc.table(grid);

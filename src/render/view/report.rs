@@ -3,7 +3,7 @@
 
 use chrono::NaiveDate;
 
-use crate::aggregate::{PairTally, Summary};
+use crate::aggregate::{PairTally, Summary, Verdicts};
 use crate::event::State;
 use crate::render::doc::{
     Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, periods_per_bar, sep,
@@ -46,15 +46,22 @@ pub fn totals(rules: &str, s: &Summary) -> Vec<Piece> {
 }
 
 /// The unexpected pairs as a table (the view's data); with a trend column per period.
-pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> Grid {
+pub fn pairs_table(
+    s: &Summary,
+    verdicts: &Verdicts,
+    period: Option<Period>,
+    with_message: bool,
+) -> Grid {
     let mut columns = vec![
         Column::new("State"),
         Column::new("Event"),
         Column::number("Count"),
         Column::number("Machines"),
+        Column::new("Verdict"),
+        // The machines to look at stay longer than when it last happened.
         Column::new("First seen").or_left_out(2),
-        Column::new("Last seen").or_left_out(1),
-        Column::optional("Examples", 0),
+        Column::new("Last seen").or_left_out(0),
+        Column::optional("Examples", 1),
     ];
     // Every pair's sparkline spans the same periods, so their bars line up.
     let span = period.and_then(|p| {
@@ -88,6 +95,9 @@ pub fn pairs_table(s: &Summary, period: Option<Period>, with_message: bool) -> G
             label(event.name()),
             count(t.count).tone(Tone::Bad),
             count(t.machines),
+            verdicts
+                .get(&(*state, *event))
+                .map_or(Value::Empty.into(), |v| label(v.kind.name())),
             time(t.first_seen),
             time(t.last_seen),
             examples(t.examples.iter(), t.machines),
@@ -180,7 +190,8 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
     heading.extend(counted(pairs, "pair"));
     heading.push(label(" (times in UTC)"));
     doc.heading(heading);
-    doc.table(pairs_table(s, report.period, with_message));
+    doc.table(pairs_table(s, report.verdicts, report.period, with_message));
+    cascade_lines(&mut doc, s);
     if !s.unknown_events.is_empty() {
         doc.heading(vec![label("Unknown events (skipped by the replay)")]);
         for (name, t) in &s.unknown_events {
@@ -220,6 +231,28 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
     }
     doc.table(grid);
     doc
+}
+
+/// Under the pairs: which of them follow from another (cascades), so that one cause is not
+/// read as several problems.
+fn cascade_lines(doc: &mut Doc, s: &Summary) {
+    for ((state, event), t) in s.pairs_by_count() {
+        let cascades = t.classes.cascades();
+        if cascades == 0 {
+            continue;
+        }
+        let roots: Vec<String> = t
+            .classes
+            .roots_by_count()
+            .iter()
+            .map(|((s, e), n)| format!("{e} in {s} ×{n}"))
+            .collect();
+        doc.line(vec![label(format!(
+            "cascades: {cascades} of the {} {event} in {state} follow an unexpected {}",
+            t.count,
+            roots.join(", ")
+        ))]);
+    }
 }
 
 /// The report with each pair's first message and the input problems, for a page that is read

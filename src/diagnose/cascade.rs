@@ -1,0 +1,36 @@
+//! Cascades: one cause counted as several pairs. metal-api stores most unexpected events, and
+//! the newest stored event sets the state, so one stored unexpected event puts the machine in
+//! the wrong state and the next, normal event is unexpected too. Walking a machine's
+//! unexpected occurrences oldest first, the first that metal-api stored is a root; a later one
+//! is a cascade of the current root when the machine replayed without the root's event would
+//! have expected it; one that is not, and was stored, is the next root. A cascade of a cascade
+//! is a cascade of the same root.
+
+use crate::log::MachineLog;
+use crate::replay::{Trace, Verdict, verdicts_without};
+use crate::rules::Ruleset;
+
+/// For each step of a trace, the step (by its index in the trace) it is a cascade of.
+pub fn roots(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> Vec<Option<usize>> {
+    let steps = &trace.steps;
+    let mut roots = vec![None; steps.len()];
+    // The current root, and the verdicts without it (replayed once, when first needed).
+    let mut root: Option<(usize, Option<Vec<Option<Verdict>>>)> = None;
+    for (i, step) in steps.iter().enumerate() {
+        if step.verdict != Verdict::Unexpected {
+            continue;
+        }
+        if let Some((r, without)) = &mut root {
+            let without =
+                without.get_or_insert_with(|| verdicts_without(log, rules, steps[*r].index));
+            if without.get(step.index).copied().flatten() == Some(Verdict::Expected) {
+                roots[i] = Some(*r);
+                continue;
+            }
+        }
+        if step.stored {
+            root = Some((i, None));
+        }
+    }
+    roots
+}

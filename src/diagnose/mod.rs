@@ -1,0 +1,68 @@
+//! The diagnosis metal-api#324 asked for: for each unexpected pair, accept it, swallow it,
+//! follow it to its root, or fix another component. Each machine's unexpected occurrences are
+//! followed to their roots ([`cascade`]) and classified ([`class`]); a pair's classes make its
+//! verdict ([`verdict`]).
+
+mod cascade;
+mod class;
+#[cfg(test)]
+mod tests;
+mod verdict;
+
+pub use class::{ALIVE_TICK, Class, Reboot, WINDOW};
+pub use verdict::{Action, Basis, Classes, Component, Kind, PairVerdict, SHARE, verdict};
+
+use crate::event::{EventKind, State};
+use crate::log::MachineLog;
+use crate::replay::Trace;
+use crate::rules::Ruleset;
+
+/// What the diagnosis found of one machine: each step's class and the pair of its root, and
+/// the class of the exported last error outside the log.
+#[derive(Debug, Clone, Default)]
+pub struct Diagnosis {
+    /// By step; empty when the machine was not diagnosed.
+    pub classes: Vec<Option<Class>>,
+    /// By step: the (state, event) of the root a cascade follows.
+    pub roots: Vec<Option<(State, EventKind)>>,
+    pub outside: Option<Class>,
+}
+
+impl Diagnosis {
+    /// Diagnoses one machine's replay under `rules`.
+    pub fn of(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> Diagnosis {
+        let unexpected = trace
+            .steps
+            .iter()
+            .filter(|s| s.verdict == crate::replay::Verdict::Unexpected)
+            .count();
+        let roots = if unexpected > 1 {
+            cascade::roots(log, trace, rules)
+        } else {
+            vec![None; trace.steps.len()]
+        };
+        let classes = if unexpected > 0 {
+            class::classify(trace, &roots)
+        } else {
+            vec![None; trace.steps.len()]
+        };
+        Diagnosis {
+            classes,
+            roots: roots
+                .iter()
+                .map(|r| r.map(|i| (trace.steps[i].from, trace.steps[i].event)))
+                .collect(),
+            outside: trace.last_error_only.as_ref().map(class::outside),
+        }
+    }
+
+    /// The class of step `i`, if the machine was diagnosed.
+    pub fn class(&self, i: usize) -> Option<Class> {
+        self.classes.get(i).copied().flatten()
+    }
+
+    /// The root pair of step `i`, if it is a cascade.
+    pub fn root(&self, i: usize) -> Option<(State, EventKind)> {
+        self.roots.get(i).copied().flatten()
+    }
+}

@@ -1,0 +1,392 @@
+//! Every class and each edge on hand-made machines: what the machine sent goes through
+//! metal-api's FSM under a rule set, and what metal-api stored is the export diagnosed.
+
+use chrono::{DateTime, TimeDelta, Utc};
+
+use super::*;
+use crate::event::{Event, EventKind::*, EventName};
+use crate::log::{Format, MachineLog};
+use crate::replay::{Replayer, Trace, replay};
+
+fn at(seconds: i64) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2025-01-01T00:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+        + TimeDelta::seconds(seconds)
+}
+
+/// What metal-api stores of what a machine sent (seconds, event), as an export holds it:
+/// stored events with their recorded verdicts, oldest first.
+fn exported(rules: &str, sent: &[(i64, EventKind)]) -> MachineLog {
+    let rules = Ruleset::resolve(rules).unwrap();
+    let mut replayer = Replayer::new(&rules);
+    for &(t, event) in sent {
+        replayer.step(at(t), event, "", None, 0);
+    }
+    let mut log = MachineLog::new("m".to_string(), "m.json", 1, Format::LogsJson);
+    let container = replayer.finish();
+    log.events = container
+        .events
+        .iter()
+        .rev()
+        .map(|e| Event::from_recorded(e.time, EventName::Known(e.event), &e.message, 0))
+        .collect();
+    log
+}
+
+/// The same log as a raw stream: every event sent, no recorded verdicts.
+fn streamed(sent: &[(i64, EventKind)]) -> MachineLog {
+    let mut log = MachineLog::new("m".to_string(), "m.ndjson", 1, Format::Ndjson);
+    log.annotated = false;
+    log.events = sent
+        .iter()
+        .map(|&(t, e)| Event::from_recorded(at(t), EventName::Known(e), "", 0))
+        .collect();
+    log
+}
+
+/// One diagnosed unexpected step: (state, event, class, root).
+type Diagnosed = (State, EventKind, Class, Option<(State, EventKind)>);
+
+/// Each unexpected step of the log replayed under `rules`.
+fn diagnosed(log: &MachineLog, rules: &str) -> Vec<Diagnosed> {
+    let rules = Ruleset::resolve(rules).unwrap();
+    let trace: Trace = replay(log, &rules);
+    let d = Diagnosis::of(log, &trace, &rules);
+    trace
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((s.from, s.event, d.class(i)?, d.root(i))))
+        .collect()
+}
+
+/// A machine's first life: provisioned and phoned home.
+const LIFE: [(i64, EventKind); 7] = [
+    (0, PxeBooting),
+    (60, Preparing),
+    (120, Registering),
+    (150, Waiting),
+    (1000, Installing),
+    (1200, BootingNewKernel),
+    (1300, PhonedHome),
+];
+
+fn with(more: &[(i64, EventKind)]) -> Vec<(i64, EventKind)> {
+    LIFE.iter().chain(more).copied().collect()
+}
+
+#[test]
+fn a_late_phoned_home_is_delayed_and_what_it_caused_are_its_cascades() {
+    // Reclaimed, booted again; metal-core's buffered Phoned Home arrives a minute after
+    // Preparing (v0.19.3 stores it): Registering is then unexpected too.
+    let sent = with(&[
+        (5000, MachineReclaim),
+        (5100, PxeBooting),
+        (5160, Preparing),
+        (5220, PhonedHome),
+        (5280, Registering),
+        (5300, Waiting),
+    ]);
+    let got = diagnosed(&exported("metal-api-v0.19.3", &sent), "metal-api-v0.19.3");
+    assert_eq!(
+        got,
+        vec![
+            (State::Preparing, PhonedHome, Class::Delayed, None),
+            (
+                State::PhonedHome,
+                Registering,
+                Class::Cascade,
+                Some((State::Preparing, PhonedHome))
+            ),
+        ]
+    );
+}
+
+#[test]
+fn the_five_minute_boundary_is_strict() {
+    for (gap, delayed) in [(299, true), (300, false)] {
+        let sent = with(&[
+            (5000, MachineReclaim),
+            (5100, PxeBooting),
+            (5160, Preparing),
+            (5160 + gap, PhonedHome),
+            (5160 + gap + 60, Registering),
+        ]);
+        let got = diagnosed(&exported("metal-api-v0.19.3", &sent), "metal-api-v0.19.3");
+        let class = got[0].2;
+        assert_eq!(class == Class::Delayed, delayed, "gap {gap}s: {got:?}");
+    }
+    for (gap, skipped) in [(299, true), (300, false)] {
+        let sent = [
+            (0, PxeBooting),
+            (60, Preparing),
+            (120, Registering),
+            (120 + gap, Installing),
+            (120 + gap + 100, BootingNewKernel),
+        ];
+        let got = diagnosed(&exported("metal-api-v0.19.0", &sent), "metal-api-v0.19.0");
+        assert_eq!(
+            got[0].2 == Class::SkippedStage,
+            skipped,
+            "gap {gap}s: {got:?}"
+        );
+    }
+}
+
+#[test]
+fn skipping_waiting_on_a_reinstall_is_a_skipped_stage() {
+    let sent = [
+        (0, PxeBooting),
+        (60, Preparing),
+        (120, Registering),
+        (140, Installing),
+        (300, BootingNewKernel),
+        (400, PhonedHome),
+    ];
+    let got = diagnosed(&exported("metal-api-v0.19.0", &sent), "metal-api-v0.19.0");
+    assert_eq!(
+        got,
+        vec![(State::Registering, Installing, Class::SkippedStage, None)]
+    );
+    // A skip the machine does not go on from is no skipped stage.
+    let got = diagnosed(
+        &exported("metal-api-v0.19.0", &sent[..4]),
+        "metal-api-v0.19.0",
+    );
+    assert_eq!(got[0].2, Class::Unclassified);
+}
+
+#[test]
+fn boots_again_before_waiting_are_a_crash_loop() {
+    let sent = [
+        (0, PxeBooting),
+        (60, Preparing),
+        (150, Preparing),
+        (240, Preparing),
+    ];
+    let got = diagnosed(&exported("metal-api", &sent), "metal-api");
+    assert_eq!(got.len(), 2);
+    assert!(
+        got.iter().all(|g| g.2 == Class::CrashLoop && g.3.is_none()),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn unannounced_reboots_are_named_by_where_they_came_and_what_followed() {
+    // In Waiting: the Planned Reboot did not arrive.
+    let sent = [
+        (0, PxeBooting),
+        (60, Preparing),
+        (120, Registering),
+        (150, Waiting),
+        (9000, PxeBooting),
+        (9060, Preparing),
+    ];
+    let got = diagnosed(&exported("metal-api", &sent), "metal-api");
+    assert_eq!(got[0].2, Class::UnannouncedReboot(Reboot::InWaiting));
+    // After Phoned Home, provisioning goes on: a reinstall by metal-api.
+    let reinstall = with(&[(9000, PxeBooting), (9060, Preparing), (9120, Registering)]);
+    let got = diagnosed(&exported("metal-api", &reinstall), "metal-api");
+    assert_eq!(got[0].2, Class::UnannouncedReboot(Reboot::Reinstall));
+    // After Phoned Home, the machine comes back from its disk (v0.42.2 swallows the Phoned
+    // Home in PXE Booting, so nothing more is stored): the firmware booted from the network.
+    let firmware = with(&[(9000, PxeBooting), (9120, PhonedHome)]);
+    let got = diagnosed(&exported("metal-api", &firmware), "metal-api");
+    assert_eq!(
+        got,
+        vec![(
+            State::PhonedHome,
+            PxeBooting,
+            Class::UnannouncedReboot(Reboot::Firmware),
+            None
+        )]
+    );
+    // The raw stream holds the swallowed Phoned Home: what followed is that.
+    let got = diagnosed(&streamed(&firmware), "metal-api");
+    assert_eq!(got[0].2, Class::UnannouncedReboot(Reboot::Firmware));
+    // During the installation.
+    let sent = [
+        (0, PxeBooting),
+        (60, Preparing),
+        (120, Registering),
+        (150, Waiting),
+        (900, Installing),
+        (1500, PxeBooting),
+    ];
+    let got = diagnosed(&exported("metal-api", &sent), "metal-api");
+    assert_eq!(got[0].2, Class::UnannouncedReboot(Reboot::Installation));
+}
+
+#[test]
+fn alive_where_no_state_expects_it_is_liveness() {
+    let sent = with(&[(5000, PlannedReboot), (5030, Alive)]);
+    let log = streamed(&sent);
+    let got = diagnosed(&log, "metal-api");
+    assert_eq!(
+        got,
+        vec![(State::PlannedReboot, Alive, Class::Liveness, None)]
+    );
+}
+
+#[test]
+fn a_second_network_boot_hours_later_is_a_root_of_its_own() {
+    // v0.19.0: PXE Booting in Phoned Home (a root), the Phoned Home from the disk in PXE
+    // Booting (its cascade: in Phoned Home it would have been expected), and hours later the
+    // same again: a root of its own, not a cascade of the first one's Phoned Home.
+    let sent = with(&[
+        (9000, PxeBooting),
+        (9200, PhonedHome),
+        (40000, PxeBooting),
+        (40200, PhonedHome),
+    ]);
+    let got = diagnosed(&exported("metal-api-v0.19.0", &sent), "metal-api-v0.19.0");
+    let roots: Vec<_> = got.iter().map(|g| (g.0, g.1, g.3)).collect();
+    assert_eq!(
+        roots,
+        vec![
+            (State::PhonedHome, PxeBooting, None),
+            (
+                State::PxeBooting,
+                PhonedHome,
+                Some((State::PhonedHome, PxeBooting))
+            ),
+            (State::PhonedHome, PxeBooting, None),
+            (
+                State::PxeBooting,
+                PhonedHome,
+                Some((State::PhonedHome, PxeBooting))
+            ),
+        ]
+    );
+    assert_eq!(got[0].2, Class::UnannouncedReboot(Reboot::Firmware));
+}
+
+#[test]
+fn a_cascade_of_a_cascade_follows_the_same_root() {
+    // A late Phoned Home in Waiting (v0.19.3 stores it): metal-hammer's Alive events and
+    // then Installing arrive in Phoned Home, each a cascade of the one root.
+    let sent = with(&[
+        (5000, MachineReclaim),
+        (5100, PxeBooting),
+        (5160, Preparing),
+        (5220, Registering),
+        (5250, Waiting),
+        (5330, PhonedHome),
+        (5400, Alive),
+        (5460, Alive),
+        (6000, Installing),
+    ]);
+    let got = diagnosed(&streamed(&sent), "metal-api-v0.19.3");
+    let root = Some((State::Waiting, PhonedHome));
+    assert_eq!(got[0].2, Class::Delayed);
+    assert_eq!(got.len(), 4);
+    assert!(
+        got[1..]
+            .iter()
+            .all(|g| g.2 == Class::Cascade && g.3 == root),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn an_exported_last_error_outside_the_log_has_no_context_but_alive_needs_none() {
+    let rules = Ruleset::resolve("metal-api").unwrap();
+    for (event, class) in [(PxeBooting, Class::NoContext), (Alive, Class::Liveness)] {
+        let mut log = exported("metal-api", &LIFE);
+        log.last_error_event = Some(Event::from_recorded(
+            at(9000),
+            EventName::Known(event),
+            "[unexpectedly received in state phoned home]",
+            0,
+        ));
+        let trace = replay(&log, &rules);
+        assert!(trace.last_error_only.is_some());
+        assert_eq!(Diagnosis::of(&log, &trace, &rules).outside, Some(class));
+    }
+}
+
+fn classes(list: &[(Class, u64, u64)]) -> Classes {
+    let mut c = Classes::default();
+    for &(class, n, machines) in list {
+        for i in 0..n {
+            c.add(class, None, i < machines);
+        }
+    }
+    c
+}
+
+#[test]
+fn a_pair_needs_seventy_percent_of_its_occurrences_with_context() {
+    let pair = (State::Waiting, PxeBooting);
+    let reboot = Class::UnannouncedReboot(Reboot::InWaiting);
+    let v = verdict(
+        pair,
+        &classes(&[(reboot, 7, 3), (Class::Unclassified, 3, 1)]),
+        3,
+        2,
+    );
+    assert_eq!(v.kind, Kind::UnannouncedReboot);
+    assert_eq!(v.component, Some(Component::MetalHammer));
+    assert_eq!(v.precedent, Some("metal-api#464"));
+    assert!((v.share - 0.7).abs() < 1e-9);
+    let v = verdict(
+        pair,
+        &classes(&[(reboot, 6, 3), (Class::Unclassified, 4, 1)]),
+        3,
+        2,
+    );
+    assert_eq!(v.kind, Kind::Undecided);
+    assert!(matches!(v.evidence[0], Basis::Mix(_)), "{:?}", v.evidence);
+    // Occurrences without context are left out of the share.
+    let v = verdict(
+        pair,
+        &classes(&[(reboot, 7, 3), (Class::NoContext, 30, 3)]),
+        3,
+        2,
+    );
+    assert_eq!(v.kind, Kind::UnannouncedReboot);
+    assert_eq!(v.share, 1.0);
+    let v = verdict(pair, &classes(&[(Class::NoContext, 3, 3)]), 3, 2);
+    assert_eq!(v.kind, Kind::Undecided);
+}
+
+#[test]
+fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
+    let pair = (State::Registering, Installing);
+    let one = verdict(pair, &classes(&[(Class::SkippedStage, 5, 1)]), 1, 2);
+    assert_eq!(one.kind, Kind::Undecided);
+    assert!(one.evidence.contains(&Basis::TooFewMachines {
+        machines: 1,
+        needed: 2
+    }));
+    let two = verdict(pair, &classes(&[(Class::SkippedStage, 5, 2)]), 2, 2);
+    assert_eq!((two.kind, two.action), (Kind::Accept, Action::Accept));
+    assert_eq!(two.precedent, Some("metal-api#325"));
+    let crash = verdict(
+        (State::Preparing, Preparing),
+        &classes(&[(Class::CrashLoop, 5, 1)]),
+        1,
+        2,
+    );
+    assert_eq!(crash.kind, Kind::CrashLoop);
+    // Swallowing is for Phoned Home only.
+    let late = verdict(
+        (State::Waiting, Registering),
+        &classes(&[(Class::Delayed, 4, 2)]),
+        2,
+        2,
+    );
+    assert_eq!(
+        (late.kind, late.action),
+        (Kind::Swallow, Action::Investigate)
+    );
+    let late = verdict(
+        (State::Waiting, PhonedHome),
+        &classes(&[(Class::Delayed, 4, 2)]),
+        2,
+        2,
+    );
+    assert_eq!((late.kind, late.action), (Kind::Swallow, Action::Swallow));
+}

@@ -1,0 +1,439 @@
+//! The diagnosis (issue 19): a verdict for every unexpected pair, and `rules propose` that
+//! follows the verdicts. metal-stack's own history is replayed on generated fleets: the one
+//! pair metal-api accepted (Registering → Installing, v0.19.3), the one it swallowed
+//! (buffered Phoned Home, v0.42.2), and the pairs that were problems elsewhere.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use fsmlog::sim::fleet::{Habits, machine_with};
+use fsmlog::{Exporter, Layout, Ruleset, format_time};
+use serde_json::{Value, json};
+
+use super::*;
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A fleet of `machines` recorded under `rules` with these habits: the list metalctl exports,
+/// and the raw stream the machines sent.
+fn fleet(dir: &Path, rules: &str, habits: &Habits, machines: u64) -> (PathBuf, PathBuf) {
+    let ruleset = Ruleset::resolve(rules).unwrap();
+    let list = dir.join("fleet.json");
+    let stream = dir.join("fleet.ndjson");
+    let mut exporter = Exporter::new(Layout::ListJson, Vec::new());
+    let mut lines = String::new();
+    for index in 0..machines {
+        let m = machine_with(11, index, 60, &ruleset, habits);
+        exporter.machine(&m.id, &m.container).unwrap();
+        for e in &m.sent {
+            lines.push_str(
+                &json!({"machine_id": m.id, "time": format_time(e.time), "event": e.event.name(), "message": e.message})
+                    .to_string(),
+            );
+            lines.push('\n');
+        }
+    }
+    std::fs::write(&list, exporter.finish().unwrap()).unwrap();
+    std::fs::write(&stream, lines).unwrap();
+    (list, stream)
+}
+
+/// The verdict kind of each unexpected pair `report` finds.
+fn kinds(report: &Value) -> Vec<(String, String, String)> {
+    report["unexpected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["state"].as_str().unwrap().to_string(),
+                p["event"].as_str().unwrap().to_string(),
+                p["verdict"]["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn rows(rule_file: &Value) -> Vec<Value> {
+    rule_file["transitions"].as_array().unwrap().clone()
+}
+
+#[test]
+fn skipping_waiting_under_v0_19_0_proposes_exactly_what_v0_19_3_added() {
+    let dir = tempfile::tempdir().unwrap();
+    let habits = Habits {
+        skip_waiting: 0.3,
+        ..Habits::none()
+    };
+    let (list, _) = fleet(dir.path(), "metal-api-v0.19.0", &habits, 30);
+    let (_, report, _) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        "--rules",
+        "metal-api-v0.19.0",
+        path(&list),
+    ]);
+    assert_eq!(
+        kinds(&report),
+        [("Registering".into(), "Installing".into(), "accept".into())]
+    );
+    let verdict = &report["unexpected"][0]["verdict"];
+    assert_eq!(verdict["precedent"], "metal-api#325");
+    assert_eq!(verdict["component"], "fsm");
+    let proposal = dir.path().join("proposal.json");
+    let (code, _, stderr) = stdout_of(&[
+        "rules",
+        "propose",
+        "--rules",
+        "metal-api-v0.19.0",
+        "-o",
+        "json",
+        "--out",
+        path(&proposal),
+        path(&list),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let proposed: Value =
+        serde_json::from_str(&std::fs::read_to_string(&proposal).unwrap()).unwrap();
+    let (_, base, _) = stdout_of(&["rules", "export", "metal-api-v0.19.0"]);
+    let base: Value = serde_json::from_str(&base).unwrap();
+    let added: Vec<Value> = rows(&proposed)[rows(&base).len()..].to_vec();
+    assert_eq!(
+        added,
+        [json!({"event": "Installing", "from": ["Registering"], "to": "Installing"})]
+    );
+    assert_eq!(&rows(&proposed)[..rows(&base).len()], &rows(&base)[..]);
+    // Its effect is v0.19.3's, event for event.
+    let effect = |new: &str| {
+        let (_, mut diff, _) = run_json(&[
+            "diff",
+            "--old",
+            "metal-api-v0.19.0",
+            "--new",
+            new,
+            "-o",
+            "json",
+            "--fail-on",
+            "never",
+            path(&list),
+        ]);
+        diff.as_object_mut().unwrap().remove("new");
+        diff
+    };
+    assert_eq!(effect(path(&proposal)), effect("metal-api-v0.19.3"));
+    assert!(
+        !effect("metal-api-v0.19.3")["newly_expected"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn late_buffered_phoned_home_under_v0_19_3_is_swallowed_and_what_it_caused_are_cascades() {
+    let dir = tempfile::tempdir().unwrap();
+    let habits = Habits {
+        late_phoned_home: 0.4,
+        ..Habits::none()
+    };
+    let (list, stream) = fleet(dir.path(), "metal-api-v0.19.3", &habits, 30);
+    for input in [&list, &stream] {
+        let (_, report, _) = run_json(&[
+            "report",
+            "-o",
+            "json",
+            "--rules",
+            "metal-api-v0.19.3",
+            path(input),
+        ]);
+        let pairs = report["unexpected"].as_array().unwrap();
+        let late = pairs
+            .iter()
+            .find(|p| p["event"] == "Phoned Home")
+            .unwrap_or_else(|| panic!("{report}"));
+        assert_eq!(late["state"], "Waiting");
+        assert_eq!(late["verdict"]["kind"], "swallow", "{}", late["verdict"]);
+        assert_eq!(late["verdict"]["action"], "swallow");
+        assert_eq!(late["verdict"]["precedent"], "metal-api#631");
+        for caused in pairs.iter().filter(|p| p["state"] == "Phoned Home") {
+            assert_eq!(caused["verdict"]["kind"], "cascade", "{caused}");
+            assert_eq!(caused["cascades"], caused["count"], "{caused}");
+            assert_eq!(
+                caused["roots"],
+                json!([{"state": "Waiting", "event": "Phoned Home", "count": caused["count"]}])
+            );
+        }
+        assert!(
+            pairs.iter().any(|p| p["state"] == "Phoned Home"),
+            "{report}"
+        );
+        let (_, proposed, _) = run_json(&[
+            "rules",
+            "propose",
+            "--rules",
+            "metal-api-v0.19.3",
+            "-o",
+            "json",
+            path(input),
+        ]);
+        let (_, base, _) = run_json(&["rules", "export", "metal-api-v0.19.3"]);
+        let added: Vec<Value> = rows(&proposed)[rows(&base).len()..].to_vec();
+        assert_eq!(
+            added,
+            [json!({"event": "Phoned Home", "from": ["Waiting"], "to": "self"})]
+        );
+        assert_eq!(proposed["buffered_phoned_home_seconds"], 300);
+    }
+}
+
+#[test]
+fn problems_elsewhere_are_never_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let habits = Habits {
+        reboot_in_waiting: 0.3,
+        unannounced_reboot: 0.3,
+        crash_loop: 0.3,
+        alive_in_planned_reboot: 0.6,
+        ..Habits::none()
+    };
+    for rules in RULE_SETS {
+        let (list, stream) = fleet(dir.path(), rules, &habits, 25);
+        for input in [&list, &stream] {
+            let (_, report, _) = run_json(&["report", "-o", "json", "--rules", rules, path(input)]);
+            let found = kinds(&report);
+            assert!(found.len() >= 3, "{rules}: {found:?}");
+            for (state, event, kind) in &found {
+                assert!(
+                    !matches!(kind.as_str(), "accept" | "swallow"),
+                    "{rules} {input:?}: {event} in {state} is {kind}"
+                );
+            }
+            let (code, proposed, stderr) = run_json(&[
+                "rules",
+                "propose",
+                "--rules",
+                rules,
+                "-o",
+                "json",
+                path(input),
+            ]);
+            assert_eq!(code, 0, "{stderr}");
+            let (_, base, _) = run_json(&["rules", "export", rules]);
+            assert_eq!(rows(&proposed), rows(&base), "{rules}: nothing is accepted");
+        }
+        let (_, report, _) = run_json(&["report", "-o", "json", "--rules", rules, path(&stream)]);
+        let kinds = kinds(&report);
+        let kind_of = |state: &str, event: &str| {
+            kinds
+                .iter()
+                .find(|k| k.0 == state && k.1 == event)
+                .map(|k| k.2.clone())
+        };
+        assert_eq!(
+            kind_of("Waiting", "PXE Booting").as_deref(),
+            Some("unannounced-reboot")
+        );
+        assert_eq!(
+            kind_of("Preparing", "Preparing").as_deref(),
+            Some("crash-loop")
+        );
+        assert_eq!(
+            kind_of("Planned Reboot", "Alive").as_deref(),
+            Some("liveness")
+        );
+    }
+}
+
+#[test]
+fn the_seed_machine_is_an_unannounced_reboot_in_waiting_to_fix_in_metal_hammer() {
+    let seed = testdata("seed-machine.txt");
+    let (_, out, _) = stdout_of(&["explain", path(&seed)]);
+    assert!(
+        out.contains("verdict: unannounced-reboot (the Planned Reboot did not arrive) — look at metal-hammer · 100% of the occurrences · 1 machine · as in metal-api#464"),
+        "{out}"
+    );
+    let (_, json, _) = run_json(&["explain", "-o", "json", path(&seed)]);
+    let verdict = &json["pairs"][0]["verdict"];
+    assert_eq!(verdict["kind"], "unannounced-reboot");
+    assert_eq!(verdict["component"], "metal-hammer");
+    assert_eq!(verdict["action"], "investigate");
+    assert_eq!(verdict["share"], 1.0);
+    assert_eq!(verdict["machines"], 1);
+}
+
+#[test]
+fn the_default_proposal_on_the_bundled_fleet_accepts_nothing() {
+    // Before the diagnosis, it accepted Preparing in Preparing (a crash loop) and PXE Booting
+    // in Waiting, and cleared the crash-loop flag of 5 machines.
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (_, proposed, _) = run_json(&["rules", "propose", "-o", "json", path(&fleet)]);
+    let (_, base, _) = run_json(&["rules", "export", "metal-api"]);
+    assert_eq!(rows(&proposed), rows(&base));
+    let (_, table, _) = stdout_of(&["rules", "propose", path(&fleet)]);
+    assert!(table.contains("Accepted: 0 pairs"), "{table}");
+    assert!(table.contains("verdict: crash-loop"), "{table}");
+}
+
+#[test]
+fn a_forced_self_pair_is_written_as_self_and_warned_about() {
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (code, proposed, stderr) = run_json(&[
+        "rules",
+        "propose",
+        "--pair",
+        "Preparing/Preparing",
+        "-o",
+        "json",
+        path(&fleet),
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains(
+            "warning: --pair Preparing/Preparing is accepted against its verdict: crash-loop"
+        ),
+        "{stderr}"
+    );
+    let added = rows(&proposed).last().unwrap().clone();
+    assert_eq!(
+        added,
+        json!({"event": "Preparing", "from": ["Preparing"], "to": "self"})
+    );
+}
+
+#[test]
+fn a_rule_into_its_own_state_by_name_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exported, _) = stdout_of(&["rules", "export", "metal-api"]);
+    let mut file: Value = serde_json::from_str(&exported).unwrap();
+    file["transitions"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"event": "Preparing", "from": ["Preparing"], "to": "Preparing"}));
+    let text = serde_json::to_string_pretty(&file).unwrap();
+    let line = 1 + text[..text.rfind("\"to\": \"Preparing\"").unwrap()]
+        .rfind('{')
+        .map(|i| text[..i].matches('\n').count())
+        .unwrap();
+    let rules = dir.path().join("self-by-name.json");
+    std::fs::write(&rules, &text).unwrap();
+    let (code, _, stderr) = stdout_of(&["rules", "lint", path(&rules)]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(&format!(
+            "self-by-name.json:{line}: Preparing in Preparing leads Preparing to itself by name"
+        )) && stderr.contains("write \"to\": \"self\""),
+        "{stderr}"
+    );
+    let (code, _, stderr) = stdout_of(&[
+        "report",
+        "--rules",
+        path(&rules),
+        path(&testdata("seed-machine.txt")),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
+    if !super::pictures::have("git", super::pictures::on_path("git")) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("metal-api");
+    let fsm = repo.join("cmd/metal-api/internal/fsm");
+    std::fs::create_dir_all(&fsm).unwrap();
+    std::fs::write(fsm.join("events.go"), events_go("metal-api-v0.19.3")).unwrap();
+    let git = |args: &[&str]| {
+        let out = Process::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    let habits = Habits {
+        late_phoned_home: 0.4,
+        ..Habits::none()
+    };
+    let (list, _) = fleet(dir.path(), "metal-api-v0.19.3", &habits, 30);
+    let go_file = "cmd/metal-api/internal/fsm/events.go";
+    let patch = fsm.join("../../../../proposal.patch");
+    let (code, out, stderr) = {
+        let output = fsmlog()
+            .current_dir(&repo)
+            .args([
+                "rules",
+                "propose",
+                "--rules",
+                "metal-api-v0.19.3",
+                "-o",
+                "go",
+                "--go-file",
+                go_file,
+            ])
+            .arg(&list)
+            .output()
+            .unwrap();
+        (
+            output.status.code().unwrap(),
+            String::from_utf8(output.stdout).unwrap(),
+            String::from_utf8(output.stderr).unwrap(),
+        )
+    };
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("swallows buffered Phoned Home events for 300 s"),
+        "{stderr}"
+    );
+    std::fs::write(&patch, &out).unwrap();
+    git(&["apply", "--check", path(&patch)]);
+    git(&["apply", path(&patch)]);
+    let patched = std::fs::read_to_string(fsm.join("events.go")).unwrap();
+    assert!(
+        patched.contains("states.Waiting.String(),\n\t\t\t},\n\t\t\tDst: SelfTransitionState"),
+        "{patched}"
+    );
+    let (code, imported, stderr) = stdout_of(&[
+        "rules",
+        "import-go",
+        path(&fsm.join("events.go")),
+        "--like",
+        "metal-api-v0.19.3",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let imported: Value = serde_json::from_str(&imported).unwrap();
+    let (_, proposal, _) = run_json(&[
+        "rules",
+        "propose",
+        "--rules",
+        "metal-api-v0.19.3",
+        "-o",
+        "json",
+        path(&list),
+    ]);
+    let transitions = |file: &Value| -> Ruleset {
+        let mut file = file.clone();
+        file["name"] = json!("x");
+        file["description"] = json!("x");
+        file["buffered_phoned_home_seconds"] = json!(null);
+        Ruleset::from_json(&file.to_string()).unwrap()
+    };
+    let (a, b) = (transitions(&imported), transitions(&proposal));
+    for state in fsmlog::State::ALL {
+        for event in fsmlog::EventKind::ALL {
+            assert_eq!(
+                a.lookup(state, event),
+                b.lookup(state, event),
+                "{event} in {state}"
+            );
+        }
+    }
+}
