@@ -6,7 +6,7 @@
 //! elsewhere. `--pair` forces a pair in whatever its verdict.
 
 use crate::aggregate::{PairTally, Summary, Verdicts};
-use crate::diagnose::{Kind, PairVerdict};
+use crate::diagnose::{Action, Kind, PairVerdict};
 use crate::event::{EventKind, State};
 use crate::rules::{RuleFile, RuleRow, Ruleset, Target};
 
@@ -43,8 +43,9 @@ pub struct Accepted {
 pub enum Because {
     /// Its verdict is no rule change.
     Verdict,
-    /// A delayed event other than Phoned Home: metal-api can swallow only Phoned Home.
-    OnlyPhonedHome,
+    /// A delayed event metal-api cannot swallow: another event than Phoned Home, or a state
+    /// whose callback stores it.
+    CannotSwallow,
     /// Accepted by its verdict, but on less of the fleet than `--min-share`.
     FewMachines { min_share: f64 },
     /// The base rule set accepts the event nowhere, so it has no usual target.
@@ -120,10 +121,10 @@ pub fn propose(
             continue;
         };
         let named = thresholds.named.contains(&(state, event));
-        let swallow = verdict.kind == Kind::Swallow && event == EventKind::PhonedHome;
+        let swallow = verdict.action == Action::Swallow;
         let because = match verdict.kind {
             _ if named => None,
-            Kind::Swallow if !swallow => Some(Because::OnlyPhonedHome),
+            Kind::Swallow if !swallow => Some(Because::CannotSwallow),
             Kind::Accept | Kind::Swallow if share < thresholds.min_share => {
                 Some(Because::FewMachines {
                     min_share: thresholds.min_share,

@@ -60,7 +60,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
             emit(args, patch.as_bytes())?;
             if let Some(seconds) = proposal.buffering {
                 eprintln!(
-                    "fsmlog: the proposal also swallows buffered Phoned Home events for {seconds} s; events.go cannot say so: metal-api does it from v0.42.2 on (swallowBufferedPhonedHome in fsm/states/states.go)"
+                    "fsmlog: note: the proposal swallows buffered Phoned Home events for {seconds} s, which events.go cannot say: the patch does so only in metal-api v0.42.2 or later (swallowBufferedPhonedHome in fsm/states/states.go); an older metal-api stores these events, and the pairs they cause stay"
                 );
             }
         }

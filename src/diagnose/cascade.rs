@@ -16,13 +16,18 @@ pub fn roots(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> Vec<Option<usi
     let mut roots = vec![None; steps.len()];
     // The current root, and the verdicts without it (replayed once, when first needed).
     let mut root: Option<(usize, Option<Vec<Option<Verdict>>>)> = None;
+    // No verdict after the last unexpected step is asked for.
+    let until = steps
+        .iter()
+        .rposition(|s| s.verdict == Verdict::Unexpected)
+        .map_or(0, |i| steps[i].index);
     for (i, step) in steps.iter().enumerate() {
         if step.verdict != Verdict::Unexpected {
             continue;
         }
         if let Some((r, without)) = &mut root {
             let without =
-                without.get_or_insert_with(|| verdicts_without(log, rules, steps[*r].index));
+                without.get_or_insert_with(|| verdicts_without(log, rules, steps[*r].index, until));
             if without.get(step.index).copied().flatten() == Some(Verdict::Expected) {
                 roots[i] = Some(*r);
                 continue;

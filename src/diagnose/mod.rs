@@ -36,23 +36,27 @@ impl Diagnosis {
             .iter()
             .filter(|s| s.verdict == crate::replay::Verdict::Unexpected)
             .count();
+        let outside = trace.last_error_only.as_ref().map(class::outside);
+        if unexpected == 0 {
+            // Most machines: nothing to diagnose, nothing to allocate.
+            return Diagnosis {
+                outside,
+                ..Diagnosis::default()
+            };
+        }
         let roots = if unexpected > 1 {
             cascade::roots(log, trace, rules)
         } else {
             vec![None; trace.steps.len()]
         };
-        let classes = if unexpected > 0 {
-            class::classify(trace, &roots)
-        } else {
-            vec![None; trace.steps.len()]
-        };
+        let classes = class::classify(trace, &roots);
         Diagnosis {
             classes,
             roots: roots
                 .iter()
                 .map(|r| r.map(|i| (trace.steps[i].from, trace.steps[i].event)))
                 .collect(),
-            outside: trace.last_error_only.as_ref().map(class::outside),
+            outside,
         }
     }
 

@@ -390,3 +390,32 @@ fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
     );
     assert_eq!((late.kind, late.action), (Kind::Swallow, Action::Swallow));
 }
+
+#[test]
+fn a_late_phoned_home_is_swallowed_only_where_metal_api_swallows_it() {
+    for state in [
+        State::PxeBooting,
+        State::Preparing,
+        State::Registering,
+        State::Waiting,
+    ] {
+        let v = verdict(
+            (state, PhonedHome),
+            &classes(&[(Class::Delayed, 4, 2)]),
+            2,
+            2,
+        );
+        assert_eq!(v.action, Action::Swallow, "{state}");
+    }
+    // InstallingState stores a Phoned Home a `self` rule lets in.
+    let v = verdict(
+        (State::Installing, PhonedHome),
+        &classes(&[(Class::Delayed, 4, 2)]),
+        2,
+        2,
+    );
+    assert_eq!((v.kind, v.action), (Kind::Swallow, Action::Investigate));
+    assert!(v.evidence.contains(&Basis::NoSwallowIn {
+        state: State::Installing
+    }));
+}

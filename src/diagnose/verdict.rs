@@ -166,7 +166,18 @@ pub enum Basis {
     AliveTicker,
     /// A delayed event other than Phoned Home: metal-api can swallow only Phoned Home.
     OnlyPhonedHome { event: EventKind },
+    /// A delayed Phoned Home in a state whose callback does not swallow it.
+    NoSwallowIn { state: State },
 }
+
+/// The states whose metal-api callback swallows a buffered Phoned Home
+/// (`swallowBufferedPhonedHome`, v0.42.2): elsewhere a `self` rule stores it.
+pub const SWALLOWING_STATES: [State; 4] = [
+    State::PxeBooting,
+    State::Preparing,
+    State::Registering,
+    State::Waiting,
+];
 
 /// A pair's verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -189,7 +200,7 @@ pub struct PairVerdict {
 
 /// Judges a pair from its classes.
 pub fn verdict(
-    (_state, event): (State, EventKind),
+    (state, event): (State, EventKind),
     classes: &Classes,
     pair_machines: u64,
     min_machines: u64,
@@ -265,6 +276,9 @@ pub fn verdict(
             evidence.push(Basis::Window);
             if event != EventKind::PhonedHome {
                 evidence.push(Basis::OnlyPhonedHome { event });
+                (Kind::Swallow, Action::Investigate, None, None, None)
+            } else if !SWALLOWING_STATES.contains(&state) {
+                evidence.push(Basis::NoSwallowIn { state });
                 (Kind::Swallow, Action::Investigate, None, None, None)
             } else {
                 (

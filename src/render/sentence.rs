@@ -89,9 +89,9 @@ pub fn details(issue: &Issue, now: DateTime<Utc>) -> String {
 /// A verdict in one line: its kind, what to do and where, how sure, and the precedent.
 pub fn verdict(v: &PairVerdict) -> String {
     let what = match v.action {
-        Action::Accept => "accept it: add the transition to the FSM".to_string(),
+        Action::Accept => "add the transition to the FSM".to_string(),
         Action::Swallow => {
-            "swallow it in the FSM, as metal-api v0.42.2 swallows buffered Phoned Home".to_string()
+            "let the FSM swallow it, as metal-api v0.42.2 does buffered Phoned Home".to_string()
         }
         Action::FixRoot => match v.roots.first() {
             Some(((state, event), _)) => format!("fix its root, {event} in {state}"),
@@ -130,11 +130,21 @@ pub fn verdict(v: &PairVerdict) -> String {
 }
 
 fn machines(n: u64) -> String {
+    amount(n, "machine")
+}
+
+/// The noun for `n` of it: `occurrence`, `occurrences`.
+pub fn plural(n: u64, noun: &str) -> String {
     if n == 1 {
-        "1 machine".to_string()
+        noun.to_string()
     } else {
-        format!("{n} machines")
+        format!("{noun}s")
     }
+}
+
+/// `n` and its noun: `1 occurrence`, `3 occurrences`.
+pub fn amount(n: u64, noun: &str) -> String {
+    format!("{n} {}", plural(n, noun))
 }
 
 fn reboot_phrase(reboot: Reboot) -> &'static str {
@@ -185,8 +195,8 @@ pub fn basis(e: &Basis) -> String {
     let minutes = |d: chrono::TimeDelta| d.num_minutes();
     match e {
         Basis::Share { class, n, of } => format!(
-            "{n} of {of} occurrence{} with a log context {} {}",
-            if *of == 1 { "" } else { "s" },
+            "{n} of {} with a log context {} {}",
+            amount(*of, "occurrence"),
             if *n == 1 { "is" } else { "are" },
             class_phrase(*class)
         ),
@@ -219,6 +229,9 @@ pub fn basis(e: &Basis) -> String {
         ),
         Basis::OnlyPhonedHome { event } => format!(
             "metal-api can swallow only Phoned Home (buffered by metal-core); a delayed {event} needs a fix where it is sent"
+        ),
+        Basis::NoSwallowIn { state } => format!(
+            "metal-api swallows a buffered Phoned Home only in PXE Booting, Preparing, Registering and Waiting (swallowBufferedPhonedHome); in {state} a `self` rule would store it"
         ),
     }
 }

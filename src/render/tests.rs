@@ -147,6 +147,16 @@ fn report_in_every_format() {
         let out = written(|out| render_report(format, &report, &term, out));
         insta::assert_snapshot!(name, out);
     }
+    for width in 80..=120 {
+        let term = Terminal {
+            width: Some(width),
+            ..terminal()
+        };
+        let out = written(|out| render_report(ReportFormat::Table, &report, &term, out));
+        for line in out.lines() {
+            assert!(line.chars().count() <= width, "{width}: {line}");
+        }
+    }
 }
 
 #[test]
@@ -255,6 +265,17 @@ fn explain_in_every_format() {
         let out = written(|out| render_doc(&doc, format, &terminal(), out));
         insta::assert_snapshot!(name, out);
     }
+    // Every line, table or prose, fits any terminal from 80 columns on.
+    for width in 80..=120 {
+        let term = Terminal {
+            width: Some(width),
+            ..terminal()
+        };
+        let out = written(|out| render_doc(&doc, TextFormat::Table, &term, out));
+        for line in out.lines() {
+            assert!(line.chars().count() <= width, "{width}: {line}");
+        }
+    }
     let json =
         written(|out| super::json::explain(&f.rules.name, &explanation, &verdicts, &shown(), out));
     insta::assert_snapshot!("explain_json", json);
@@ -330,4 +351,38 @@ fn propose_and_rules() {
     let matrix = view::rules::matrix(&f.rules);
     let out = written(|out| render_doc(&matrix, TextFormat::Table, &piped(), out));
     insta::assert_snapshot!("rules_matrix", out);
+}
+
+#[test]
+fn a_column_left_out_comes_back_when_a_wider_one_made_the_room() {
+    use super::doc::{Column, Doc, Grid, label};
+    // 40 columns: Key and Short (10) fit, Long (40) does not; Short goes first by rank.
+    let mut grid = Grid::new(vec![
+        Column::new("Key"),
+        Column::new("Short").or_left_out(0),
+        Column::new("Long").or_left_out(1),
+    ]);
+    grid.row(vec![
+        label("k"),
+        label("s".repeat(10)),
+        label("l".repeat(40)),
+    ]);
+    let mut doc = Doc::default();
+    doc.table(grid);
+    let narrow = Terminal {
+        width: Some(40),
+        ..terminal()
+    };
+    let out = written(|out| render_doc(&doc, TextFormat::Table, &narrow, out));
+    assert!(out.contains(&"s".repeat(10)), "{out}");
+    assert!(!out.contains("llll"), "{out}");
+    assert!(out.contains("(Long left out to fit 40 columns"), "{out}");
+    assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
+    // Where neither fits, both stay out.
+    let narrower = Terminal {
+        width: Some(15),
+        ..terminal()
+    };
+    let out = written(|out| render_doc(&doc, TextFormat::Table, &narrower, out));
+    assert!(out.contains("(Short, Long"), "{out}");
 }

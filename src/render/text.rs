@@ -107,8 +107,12 @@ impl Show<'_> {
             self.flow(pieces, strong, width, &mut flow);
             return flow.out;
         }
-        for (i, item) in pieces.split(|p| p.value == Value::Separator).enumerate() {
-            let wide: usize = item.iter().map(|p| self.text(&p.value).width()).sum();
+        let items: Vec<&[Piece]> = pieces.split(|p| p.value == Value::Separator).collect();
+        for (i, item) in items.iter().enumerate() {
+            let own: usize = item.iter().map(|p| self.text(&p.value).width()).sum();
+            // An item with another after it leaves room for the ` ·` a break would end on.
+            let tail = if i + 1 < items.len() { 2 } else { 0 };
+            let wide = own + tail;
             if i > 0 {
                 let separator = Show::toned(&Value::Separator.into(), strong);
                 if flow.used + 3 + wide > width && flow.used > 2 {
@@ -121,12 +125,12 @@ impl Show<'_> {
                 }
             }
             if flow.used + wide <= width {
-                for piece in item {
+                for piece in item.iter() {
                     flow.out.push_str(&self.styled(&Show::toned(piece, strong)));
                 }
-                flow.used += wide;
+                flow.used += own;
             } else {
-                self.flow(item, strong, width, &mut flow);
+                self.flow(item, strong, width.saturating_sub(tail), &mut flow);
             }
         }
         flow.out
@@ -135,15 +139,16 @@ impl Show<'_> {
     /// Lays pieces out from where `flow` stands, broken between pieces (never inside one)
     /// where they are wider than the terminal.
     fn flow(&self, pieces: &[Piece], strong: bool, width: usize, flow: &mut Flow) {
-        // Words are pieces too where a piece of text would not fit on a line of its own.
+        // Our own words break anywhere between words; text from input only where it would
+        // not fit on a line of its own.
         let mut words = Vec::new();
         for piece in pieces {
-            let text = match &piece.value {
-                Value::Label(text) => text.as_ref(),
-                Value::Input(text) => text.as_str(),
-                _ => "",
+            let (text, whole) = match &piece.value {
+                Value::Label(text) => (text.as_ref(), false),
+                Value::Input(text) => (text.as_str(), text.width() + 2 <= width),
+                _ => ("", true),
             };
-            if text.width() + 2 <= width || !text.contains(' ') {
+            if whole || !text.contains(' ') {
                 words.push(piece.clone());
                 continue;
             }
@@ -349,7 +354,8 @@ enum Fitting {
 
 /// Which columns to show and how wide: whole columns keep their width; wrapping columns get
 /// what is left, no less than MIN_WRAP each (and never less than their longest word) while
-/// optional columns (lowest rank first) can still be left out.
+/// optional columns (lowest rank first) can still be left out. A column left out comes back
+/// (most valuable first) when one left out after it made the room and nothing wraps for it.
 fn fit(
     grid: &Grid,
     sizes: &Sizes,
@@ -357,50 +363,66 @@ fn fit(
     limit: usize,
 ) -> (Vec<usize>, Vec<String>, Vec<usize>) {
     let (natural, longest) = (sizes.natural, sizes.longest);
-    let mut left_out = Vec::new();
-    let mut widths = natural.to_vec();
-    loop {
+    let wraps = |c: usize| grid.columns[c].fit == Fit::Wrap;
+    // The room the wrapping columns get, whether it is too little for them, and whether it
+    // is all they want.
+    let room = |shown: &[usize]| -> (usize, bool, bool) {
         let fixed: usize = shown
             .iter()
-            .filter(|&&c| grid.columns[c].fit != Fit::Wrap)
+            .filter(|&&c| !wraps(c))
             .map(|&c| natural[c])
             .sum();
-        let wrapping: Vec<usize> = shown
-            .iter()
-            .copied()
-            .filter(|&c| grid.columns[c].fit == Fit::Wrap)
-            .collect();
         let borders = 3 * shown.len() + 1;
         let room = limit.saturating_sub(fixed + borders);
-        let wanted: usize = wrapping.iter().map(|&c| natural[c]).sum();
-        let optional = shown
+        let wrapping = shown.iter().filter(|&&c| wraps(c));
+        let wanted: usize = wrapping.clone().map(|&c| natural[c]).sum();
+        let narrowest: usize = wrapping
+            .clone()
+            .map(|&c| longest[c].max(MIN_COLUMN).min(natural[c]))
+            .sum();
+        let count = wrapping.count();
+        let cramped = room < wanted.min(MIN_WRAP * count) || fixed + borders + narrowest > limit;
+        (room, cramped, room >= wanted)
+    };
+    let mut dropped = Vec::new();
+    while room(&shown).1 {
+        let Some((_, i)) = shown
             .iter()
             .enumerate()
             .filter_map(|(i, &c)| Some((grid.columns[c].optional?, i)))
-            .min();
-        let narrowest: usize = wrapping
-            .iter()
-            .map(|&c| longest[c].max(MIN_COLUMN).min(natural[c]))
-            .sum();
-        let cramped =
-            room < wanted.min(MIN_WRAP * wrapping.len()) || fixed + borders + narrowest > limit;
-        if cramped && let Some((_, i)) = optional {
-            left_out.push(grid.columns[shown.remove(i)].header.to_string());
-            continue;
-        }
-        // Share the room among the wrapping columns, the narrow ones whole first.
-        let mut room = room;
-        let mut rest = wrapping;
-        rest.sort_by_key(|&c| natural[c]);
-        let mut left = rest.len();
-        for c in rest {
-            let share = (room / left.max(1)).max(MIN_COLUMN).max(longest[c]);
-            widths[c] = natural[c].min(share);
-            room = room.saturating_sub(widths[c]);
-            left -= 1;
-        }
-        return (shown, left_out, widths);
+            .min()
+        else {
+            break;
+        };
+        dropped.push(shown.remove(i));
     }
+    for at in (0..dropped.len()).rev() {
+        let mut trial = shown.clone();
+        let c = dropped[at];
+        trial.insert(trial.partition_point(|&s| s < c), c);
+        // Back only where no wrapping column wraps for it: they were left out for those.
+        if let (_, false, true) = room(&trial) {
+            shown = trial;
+            dropped.remove(at);
+        }
+    }
+    let left_out = dropped
+        .iter()
+        .map(|&c| grid.columns[c].header.to_string())
+        .collect();
+    // Share the room among the wrapping columns, the narrow ones whole first.
+    let mut widths = natural.to_vec();
+    let mut room = room(&shown).0;
+    let mut rest: Vec<usize> = shown.iter().copied().filter(|&c| wraps(c)).collect();
+    rest.sort_by_key(|&c| natural[c]);
+    let mut left = rest.len();
+    for c in rest {
+        let share = (room / left.max(1)).max(MIN_COLUMN).max(longest[c]);
+        widths[c] = natural[c].min(share);
+        room = room.saturating_sub(widths[c]);
+        left -= 1;
+    }
+    (shown, left_out, widths)
 }
 
 /// Draws the table with comfy-table.

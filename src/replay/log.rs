@@ -18,7 +18,7 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     let mut steps = Vec::with_capacity(log.events.len());
     let mut unknown = Vec::new();
     let mut recorded = RecordedOnTop::new(log);
-    let replayer = run(log, rules, None, &mut recorded, &mut |step| {
+    let replayer = run(log, &log.events, rules, None, &mut recorded, &mut |step| {
         steps.push(step)
     });
     for event in &log.events {
@@ -55,32 +55,44 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     }
 }
 
-/// The verdict each event of a log would have had without the event at `skip` (as if it had
-/// never been stored), by the event's index; `None` for that event and unknown ones.
-pub fn verdicts_without(log: &MachineLog, rules: &Ruleset, skip: usize) -> Vec<Option<Verdict>> {
+/// The verdict each event of a log up to `until` would have had without the event at `skip`
+/// (as if it had never been stored), by the event's index; `None` for that event, unknown
+/// ones and those after `until`.
+pub fn verdicts_without(
+    log: &MachineLog,
+    rules: &Ruleset,
+    skip: usize,
+    until: usize,
+) -> Vec<Option<Verdict>> {
     let mut verdicts = vec![None; log.events.len()];
     let mut recorded = RecordedOnTop::new(log);
-    run(log, rules, Some(skip), &mut recorded, &mut |step| {
+    let events = &log.events[..log.events.len().min(until.saturating_add(1))];
+    run(log, events, rules, Some(skip), &mut recorded, &mut |step| {
         verdicts[step.index] = Some(step.verdict)
     });
     verdicts
 }
 
-/// Runs a log's known events through the FSM in order, but the one at `skip`, and hands on
-/// each step; the replayer keeps the container.
+/// Runs a log's known events (`events`, the log's or the first of them) through the FSM in
+/// order, but the one at `skip`, and hands on each step; the replayer keeps the container.
 fn run<'r>(
     log: &MachineLog,
+    events: &[Event],
     rules: &'r Ruleset,
     skip: Option<usize>,
     recorded: &mut RecordedOnTop,
     each: &mut dyn FnMut(Step),
 ) -> Replayer<'r> {
-    let mut replayer = Replayer::new(rules);
+    let mut replayer = if skip.is_some() {
+        Replayer::judging(rules)
+    } else {
+        Replayer::new(rules)
+    };
     // Sized once: growing it event by event costs more than the replay of a short log.
-    let kept = log.events.len().min(rules.kept_events.saturating_add(1));
+    let kept = events.len().min(rules.kept_events.saturating_add(1));
     replayer.container_mut().events.reserve(kept);
     let mut first = true;
-    for (index, event) in log.events.iter().enumerate() {
+    for (index, event) in events.iter().enumerate() {
         recorded.apply_before(event.time, replayer.container_mut());
         let EventName::Known(kind) = &event.name else {
             continue;

@@ -153,6 +153,14 @@ fn tables_fit_a_terminal_of_100_columns() {
             "metal-api-v0.19.0",
             "fleet-v0.19.0/describe-json",
         ][..],
+        &["explain", "fleet-v0.42.2/list-json"][..],
+        &[
+            "rules",
+            "propose",
+            "--rules",
+            "metal-api-v0.19.0",
+            "fleet-v0.19.0/list-json",
+        ][..],
     ] {
         let shown = on_terminal(100, args, &[("NO_COLOR", "1")]);
         assert!(!shown.contains('\u{1b}'), "NO_COLOR: {shown}");

@@ -467,7 +467,7 @@ fn the_go_patch_applies_and_imports_as_the_json_proposal() {
         .stderr;
     let stderr = String::from_utf8(stderr).unwrap();
     assert!(
-        stderr.contains("swallows buffered Phoned Home events for 300 s; events.go cannot say so"),
+        stderr.contains("swallows buffered Phoned Home events for 300 s, which events.go cannot say: the patch does so only in metal-api v0.42.2 or later"),
         "{stderr}"
     );
     assert!(

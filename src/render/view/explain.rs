@@ -10,9 +10,9 @@ use crate::diagnose::{Kind, PairVerdict};
 use crate::event::{EventKind, State};
 use crate::explain::{Explanation, PairContext, top_sequences};
 use crate::render::doc::{
-    Block, Column, Doc, Grid, Piece, Tone, Value, argument, bars, count, label, time,
+    Block, Column, Doc, Grid, Piece, Tone, Value, argument, bars, count, label, sep, time,
 };
-use crate::render::sentence;
+use crate::render::sentence::{self, amount};
 
 /// What an empty sequence before or after an occurrence means.
 const START: &str = "(start of the log)";
@@ -161,11 +161,7 @@ fn note(
         Value::Spark(days).into(),
         label(format!(
             " ({} with occurrences)",
-            if c.by_day.len() == 1 {
-                "1 day".to_string()
-            } else {
-                format!("{} days", c.by_day.len())
-            }
+            amount(c.by_day.len() as u64, "day")
         )),
     ]);
     doc.line(vec![label("look at:")]);
@@ -184,13 +180,19 @@ fn note(
 fn context_lines(doc: &mut Doc, state: State, c: &PairContext, context: usize) {
     match c.gap_stats() {
         Some(g) => doc.line(vec![
-            label(format!("time in {state} before it (since the previous stored event, {} occurrences): median ", g.n)),
+            label(format!(
+                "time in {state} before it (since the previous stored event, {}): median ",
+                amount(g.n as u64, "occurrence")
+            )),
             Value::Seconds(g.median).into(),
-            label(" · p90 "),
+            sep(),
+            label("p90 "),
             Value::Seconds(g.p90).into(),
-            label(" · min "),
+            sep(),
+            label("min "),
             Value::Seconds(g.min).into(),
-            label(" · max "),
+            sep(),
+            label("max "),
             Value::Seconds(g.max).into(),
         ]),
         None => doc.line(vec![label("no occurrence has a stored event before it")]),
@@ -198,7 +200,9 @@ fn context_lines(doc: &mut Doc, state: State, c: &PairContext, context: usize) {
     let of = c.with_context();
     for (title, map, none) in [("before", &c.before, START), ("after", &c.after, END)] {
         doc.line(vec![label(format!(
-            "{title} it (up to {context} stored events, of {of} occurrences in a log):"
+            "{title} it (up to {}, of {} in a log):",
+            amount(context as u64, "stored event"),
+            amount(of, "occurrence")
         ))]);
         for (events, n) in top_sequences(map) {
             doc.line(vec![label(format!(

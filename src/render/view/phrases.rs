@@ -1,15 +1,11 @@
 //! What several views say alike: counted nouns, lists of machines, a pair's examples.
 
 use crate::render::doc::{Piece, Value, count as count_piece, label, machine};
+use crate::render::sentence::plural;
 
 /// `1 machine`, `2 machines`.
 pub fn counted(n: u64, noun: &str) -> Vec<Piece> {
-    let noun = if n == 1 {
-        noun.to_string()
-    } else {
-        format!("{noun}s")
-    };
-    vec![count_piece(n), label(format!(" {noun}"))]
+    vec![count_piece(n), label(format!(" {}", plural(n, noun)))]
 }
 
 /// How many machine ids a listed set shows before it says "and N more".

@@ -3,6 +3,7 @@
 
 use super::phrases::counted;
 use crate::aggregate::Summary;
+use crate::diagnose::Basis;
 use crate::diff::Change;
 use crate::propose::{Because, LeftOut, Proposal};
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, count, input, label};
@@ -13,11 +14,20 @@ use crate::render::sentence;
 fn why(l: &LeftOut) -> String {
     match &l.because {
         Because::Verdict => sentence::verdict(&l.verdict),
-        Because::OnlyPhonedHome => format!(
-            "{}; metal-api can swallow only Phoned Home, so a delayed {} needs a fix where it is sent",
-            sentence::verdict(&l.verdict),
-            l.event
-        ),
+        Because::CannotSwallow => {
+            let why =
+                l.verdict.evidence.iter().find(|b| {
+                    matches!(b, Basis::OnlyPhonedHome { .. } | Basis::NoSwallowIn { .. })
+                });
+            match why {
+                Some(why) => format!(
+                    "{}; {}",
+                    sentence::verdict(&l.verdict),
+                    sentence::basis(why)
+                ),
+                None => sentence::verdict(&l.verdict),
+            }
+        }
         Because::FewMachines { min_share } => format!(
             "on {:.1}% of the fleet, less than --min-share {:.1}%",
             l.share * 100.0,

@@ -1,6 +1,6 @@
 //! `replay`'s text view, one machine at a time: a heading and a table of its steps.
 
-use crate::render::doc::{Column, Doc, Grid, Piece, Tone, input, label, time};
+use crate::render::doc::{Column, Doc, Grid, Piece, Tone, input, label, sep, time};
 use crate::replay::{Step, Trace, Verdict};
 
 /// The columns of the steps table; CSV adds the machine in front.
@@ -42,13 +42,14 @@ pub fn doc(trace: &Trace) -> Doc {
     doc.heading(vec![
         label("machine "),
         input(trace.machine.clone()),
-        label(format!(
-            " · state {} · crash loop {} · failed reclaim {} · {} stored events",
-            c.state(),
-            c.crash_loop,
-            c.failed_machine_reclaim,
-            c.events.len()
-        )),
+        sep(),
+        label(format!("state {}", c.state())),
+        sep(),
+        label(format!("crash loop {}", c.crash_loop)),
+        sep(),
+        label(format!("failed reclaim {}", c.failed_machine_reclaim)),
+        sep(),
+        label(format!("{} stored events", c.events.len())),
     ]);
     let mut from = vec![label("read from ").tone(Tone::Faint)];
     for (i, source) in trace.sources.iter().enumerate() {
