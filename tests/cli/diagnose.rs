@@ -437,3 +437,47 @@ fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
         }
     }
 }
+
+#[test]
+fn every_export_of_a_fleet_gets_the_same_verdicts() {
+    // The exports hold what metal-api stored, however they are shaped; a raw stream holds more
+    // (what metal-api swallowed) and is left out.
+    for fleet in FLEETS {
+        for rules in RULE_SETS {
+            let of = |format: &str| {
+                let input = testdata(&format!("{fleet}/{format}"));
+                let (_, report, _) =
+                    run_json(&["report", "-o", "json", "--rules", rules, path(&input)]);
+                report["unexpected"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| {
+                        json!([
+                            p["state"],
+                            p["event"],
+                            p["count"],
+                            p["cascades"],
+                            p["roots"],
+                            p["verdict"]
+                        ])
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let want = of("list-json");
+            assert!(!want.is_empty());
+            for format in [
+                "describe-json",
+                "logs-json",
+                "event-api",
+                "container-dump",
+                "v2-json",
+                "text",
+                "concat-text",
+                "markdown",
+            ] {
+                assert_eq!(of(format), want, "{fleet}/{format} under {rules}");
+            }
+        }
+    }
+}

@@ -50,6 +50,7 @@ fn explain_counts_what_report_counts() {
                         "machines",
                         "first_seen",
                         "last_seen",
+                        "verdict",
                     ] {
                         assert_eq!(p[key], u[key], "{key} of {fleet}/{format} {rules}");
                     }
