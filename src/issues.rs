@@ -122,6 +122,28 @@ impl IssueType {
     }
 }
 
+impl IssueType {
+    /// Where the type is explained: metal-api's troubleshooting page for its own types, and
+    /// for fsmlog's two the README's audit section in fsmlog's repository (`repository` in
+    /// Cargo.toml; empty while it has none, as the exporter writes a type without a link).
+    pub fn refurl(self) -> String {
+        match self {
+            IssueType::Stuck | IssueType::UnexpectedTransitions => {
+                let repository = env!("CARGO_PKG_REPOSITORY");
+                if repository.is_empty() {
+                    String::new()
+                } else {
+                    format!("{repository}#audit-a-fleet")
+                }
+            }
+            _ => format!(
+                "https://docs.metal-stack.io/stable/installation/troubleshoot/#{}",
+                self.id()
+            ),
+        }
+    }
+}
+
 impl fmt::Display for IssueType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.id())

@@ -3,7 +3,8 @@
 pub(super) const REPORT_EXAMPLES: &str = "Examples:
   fsmlog report fleet-export/                          every unexpected pair of a fleet
   metalctl machine logs ID -o json | fsmlog report -   one machine, straight from metalctl
-  fsmlog report -o csv exports/*.json > pairs.csv      the pairs for a spreadsheet";
+  fsmlog report -o csv exports/*.json > pairs.csv      the pairs for a spreadsheet
+  fsmlog report -o openmetrics fleet/ | curl --data-binary @- http://pushgateway:9091/metrics/job/fsmlog";
 
 pub(super) const REPLAY_EXAMPLES: &str = "Examples:
   fsmlog replay seed-machine.txt                       every event with its verdict
@@ -28,7 +29,8 @@ pub(super) const GRAPH_EXAMPLES: &str = "Examples:
 pub(super) const ISSUES_EXAMPLES: &str = "Examples:
   fsmlog issues fleet/                                   every machine with an issue, worst first
   fsmlog issues --fail-on major fleet/                   a nightly gate: exit 1 on major or critical
-  fsmlog issues --now now --only stuck -o csv fleet/     stuck machines as of the wall clock";
+  fsmlog issues --now now --only stuck -o csv fleet/     stuck machines as of the wall clock
+  fsmlog issues -o openmetrics --out /var/lib/node_exporter/textfile/fsmlog.prom fleet/";
 
 pub(super) const EXPLAIN_EXAMPLES: &str = "Examples:
   fsmlog explain fleet/                                  every unexpected pair, explained
@@ -36,7 +38,7 @@ pub(super) const EXPLAIN_EXAMPLES: &str = "Examples:
   fsmlog explain --context 5 -o json fleet/ | jq '.pairs[0].gap_seconds'";
 
 pub(super) const PROPOSE_EXAMPLES: &str = "Examples:
-  fsmlog rules propose fleet/                                 what would be accepted, and the effect
+  fsmlog rules propose fleet/                                 what the verdicts accept, and the effect
   fsmlog rules propose fleet/ -o json --out proposed.json     the rule file (fsmlog rules lint passes it)
   fsmlog rules propose fleet/ -o go --go-file cmd/metal-api/internal/fsm/events.go | git apply";
 

@@ -7,7 +7,8 @@ mod examples;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::render::format::{
-    CheckFormat, DiffFormat, GraphFormat, ProposeFormat, ReplayFormat, ReportFormat, TableFormat,
+    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, ProposeFormat, ReplayFormat, ReportFormat,
+    TableFormat,
 };
 use examples::{
     CHECK_EXAMPLES, COMPLETIONS_EXAMPLES, DIFF_EXAMPLES, EXPLAIN_EXAMPLES, EXPORT_EXAMPLES,
@@ -27,10 +28,13 @@ use crate::rules::DEFAULT_RULES;
 use crate::window::{NowSpec, Period, TimeSpec, WindowSpec, parse_now, parse_time_spec};
 use chrono::TimeDelta;
 
+/// The version and the commit it was built from (see build.rs).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("FSMLOG_COMMIT"), ")");
+
 /// Replay metal-stack machine provisioning logs through metal-api's FSM and report the
 /// transitions it does not expect.
 #[derive(Debug, Parser)]
-#[command(name = "fsmlog", version, about, max_term_width = 100)]
+#[command(name = "fsmlog", version = VERSION, about, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -189,11 +193,15 @@ pub struct ReportArgs {
     #[arg(long, value_enum, value_name = "PERIOD")]
     pub by: Option<Period>,
     /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
     pub min_machines: u64,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ReportFormat::Table)]
     pub output: ReportFormat,
+    /// Write the output to FILE instead of standard output: atomically (a temporary file
+    /// beside it, then renamed), as node_exporter's textfile collector needs.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// `fsmlog replay`.
@@ -262,9 +270,17 @@ pub struct CheckArgs {
     /// Pass the gate when no machine was read (by default that is an input error, exit 2).
     #[arg(long)]
     pub allow_empty: bool,
+    /// A verdict to accept or swallow a pair needs its kind on at least this many machines
+    /// (the verdicts of `-o openmetrics`).
+    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
+    pub min_machines: u64,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = CheckFormat::Table)]
     pub output: CheckFormat,
+    /// Write the output to FILE instead of standard output: atomically (a temporary file
+    /// beside it, then renamed), as node_exporter's textfile collector needs.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// `fsmlog graph`.
@@ -317,8 +333,12 @@ pub struct IssuesArgs {
     #[arg(long)]
     pub allow_empty: bool,
     /// Output format.
-    #[arg(short, long, value_enum, default_value_t = TableFormat::Table)]
-    pub output: TableFormat,
+    #[arg(short, long, value_enum, default_value_t = IssuesFormat::Table)]
+    pub output: IssuesFormat,
+    /// Write the output to FILE instead of standard output: atomically (a temporary file
+    /// beside it, then renamed), as node_exporter's textfile collector needs.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 fn parse_limit(text: &str) -> Result<TimeDelta, String> {
@@ -345,7 +365,7 @@ pub struct ExplainArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
     /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
     pub min_machines: u64,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = TableFormat::Table)]
@@ -361,7 +381,7 @@ pub struct ProposeArgs {
     #[arg(long, default_value = DEFAULT_RULES, value_name = "BASE")]
     pub rules: String,
     /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
     pub min_machines: u64,
     /// … and on at least this share (0–1) of the fleet's machines.
     #[arg(long, default_value_t = 0.0, value_name = "F", value_parser = parse_share)]

@@ -1,11 +1,9 @@
 //! `fsmlog check`: the fleet gate against an accepted baseline.
 
-use std::io::Write;
-
 use crate::render::terminal::Terminal;
 use anyhow::{Context, Result};
 
-use super::shared::{Outcome, print_problems, stdout, write_file};
+use super::shared::{Outcome, output, print_problems, write_file};
 use crate::cli::CheckArgs;
 use crate::fleet::{Inputs, summarize};
 use crate::gate::{self, Baseline, Nothing};
@@ -43,6 +41,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
     let mut result = gate::check(&summary, against).context("cannot check against the baseline")?;
     let nothing = Nothing::of(summary.machines, summary.events, args.allow_empty);
     result.nothing_read = nothing;
+    let verdicts = summary.verdicts(args.min_machines);
     let report = CheckReport {
         rules: &rules.name,
         summary: &summary,
@@ -50,10 +49,11 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Outcome> {
         baseline: args.baseline.as_deref(),
         inputs: &args.input.paths,
         window: shown,
+        verdicts: &verdicts,
     };
-    let mut out = stdout();
-    render_check(args.output, &report, term, &mut out)?;
-    out.flush()?;
+    output(args.out.as_deref(), |out| {
+        Ok(render_check(args.output, &report, term, out)?)
+    })?;
     print_problems(&summary.errors, &summary.skipped, &summary.notes);
     super::shared::say_nothing_read(nothing);
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {

@@ -1,19 +1,18 @@
 //! `fsmlog issues`: every machine's issues at `--now`, worst first.
 
-use std::io::Write;
-
 use anyhow::Result;
 use chrono::Utc;
 
-use super::shared::{Outcome, print_problems, stdout};
+use super::shared::{Outcome, output, print_problems};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::IssuesArgs;
 use crate::diagnose::Diagnosis;
 use crate::fleet::Inputs;
 use crate::gate::Nothing;
 use crate::issues::{Filter, MachineFacts, Policy, audit};
+use crate::render::format::IssuesFormat;
 use crate::render::terminal::Terminal;
-use crate::render::{IssuesReport, render_doc, view};
+use crate::render::{IssuesReport, issues_json, issues_metrics, judged_types, render_doc, view};
 use crate::replay::replay;
 use crate::rules::Ruleset;
 use crate::window::NowSpec;
@@ -81,24 +80,30 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
         omit: args.omit.clone(),
         severity: args.severity,
     };
+    // The metrics hold every machine, with a row of 0 for each type it does not have.
+    let metrics = args.output == IssuesFormat::Openmetrics;
     let judged = audit(
         std::mem::take(&mut gathered.machines),
         &policy,
         &filter,
-        args.all,
+        args.all || metrics,
     );
+    let types = judged_types(|kind| filter.keeps(kind));
     let report = IssuesReport {
         rules: &rules.name,
         now,
         summary: &gathered.summary,
         machines: &judged,
+        types: &types,
     };
-    let mut out = stdout();
-    match args.output.text() {
-        None => crate::render::issues_json(&report, &mut out)?,
-        Some(format) => render_doc(&view::issues::doc(&report), format, term, &mut out)?,
-    }
-    out.flush()?;
+    output(args.out.as_deref(), |out| {
+        match args.output.text() {
+            Some(format) => render_doc(&view::issues::doc(&report), format, term, out)?,
+            None if metrics => issues_metrics(&report, out)?,
+            None => issues_json(&report, out)?,
+        }
+        Ok(())
+    })?;
     let s = &gathered.summary;
     print_problems(&s.errors, &s.skipped, &s.notes);
     let nothing = Nothing::of(

@@ -1,11 +1,9 @@
 //! `fsmlog report`: the fleet's unexpected transitions, flagged machines and disagreements.
 
-use std::io::Write;
-
 use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::shared::{Outcome, finish, stdout};
+use super::shared::{Outcome, finish, output};
 use crate::cli::ReportArgs;
 use crate::fleet::{Inputs, counted, fleet_graph, summarize};
 use crate::render::format::ReportFormat;
@@ -37,8 +35,8 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
         graph: graph.as_ref(),
         verdicts: &verdicts,
     };
-    let mut out = stdout();
-    render_report(args.output, &report, term, &mut out)?;
-    out.flush()?;
+    output(args.out.as_deref(), |out| {
+        Ok(render_report(args.output, &report, term, out)?)
+    })?;
     Ok(finish(&summary.errors, &summary.skipped, &summary.notes))
 }

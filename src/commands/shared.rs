@@ -1,7 +1,6 @@
 //! What every command does alike at its end: how it ended (the exit code), standard output,
 //! files written, and the input's problems told on stderr.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
@@ -74,14 +73,71 @@ pub(crate) fn stdout() -> BufWriter<io::StdoutLock<'static>> {
     BufWriter::new(io::stdout().lock())
 }
 
-/// Writes a file through `write`, naming the file in any error.
+/// Writes a file through `write`, naming the file in any error. Atomically: into a temporary
+/// file beside it (whose name does not end like the file's, so that node_exporter's textfile
+/// collector never reads half a `.prom`), then renamed over it; a reader sees the old file or
+/// the new one. The new file keeps an existing file's permissions, else is readable by all.
 pub(crate) fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
-    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut out = BufWriter::new(file);
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "fsmlog".into(), |n| n.to_string_lossy().into_owned());
+    let temp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    let mut out = BufWriter::new(temp);
     write(&mut out).with_context(|| format!("cannot write {}", path.display()))?;
-    out.flush()
-        .with_context(|| format!("cannot write {}", path.display()))
+    let temp = out
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    if let Some(permissions) = std::fs::metadata(path)
+        .ok()
+        .map(|old| old.permissions())
+        .or_else(readable_by_all)
+    {
+        std::fs::set_permissions(temp.path(), permissions)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    temp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// A new file's permissions: 0644 (a temporary file starts as 0600, which a collector
+/// running as another user cannot read).
+#[cfg(unix)]
+fn readable_by_all() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn readable_by_all() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// Writes through `write` to `--out` when given (see [`write_file`]), else to standard output.
+pub(crate) fn output(
+    out: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    match out {
+        Some(path) => write_file(path, write),
+        None => {
+            let mut out = stdout();
+            write(&mut out)?;
+            out.flush()?;
+            Ok(())
+        }
+    }
 }

@@ -10,7 +10,9 @@ mod tests;
 mod verdict;
 
 pub use class::{ALIVE_TICK, Class, Reboot, WINDOW};
-pub use verdict::{Action, Basis, Classes, Component, Kind, PairVerdict, SHARE, verdict};
+pub use verdict::{
+    Action, Basis, Classes, Component, Kind, MIN_MACHINES, PairVerdict, SHARE, verdict,
+};
 
 use crate::event::{EventKind, State};
 use crate::log::MachineLog;

@@ -12,6 +12,10 @@ use crate::event::{EventKind, State};
 /// The share of a pair's occurrences (with a log context) one class must have.
 pub const SHARE: f64 = 0.7;
 
+/// The machines an `accept` or `swallow` needs by default (`--min-machines`): a rule change is
+/// a fleet decision, not one machine's.
+pub const MIN_MACHINES: u64 = 2;
+
 /// How many of a pair's occurrences, and on how many machines, fell in each class; and of
 /// which root pairs its cascades are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -21,6 +21,8 @@ pub enum ReportFormat {
     Csv,
     /// One self-contained page: totals, the graph, the pairs with sparklines, machines.
     Html,
+    /// Prometheus' text exposition format (OpenMetrics, ending `# EOF`).
+    Openmetrics,
 }
 
 /// Output formats of `diff`.
@@ -42,6 +44,8 @@ pub enum CheckFormat {
     Junit,
     /// A summary for a pull-request comment.
     Markdown,
+    /// Prometheus' text exposition format (OpenMetrics, ending `# EOF`).
+    Openmetrics,
 }
 
 /// Output formats of `graph`.
@@ -64,6 +68,17 @@ pub enum TableFormat {
     Csv,
 }
 
+/// Output formats of `issues`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IssuesFormat {
+    Table,
+    Json,
+    Markdown,
+    Csv,
+    /// metal-metrics-exporter's `metal_machine_issues` families, every machine and type.
+    Openmetrics,
+}
+
 /// Output formats of `replay`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReplayFormat {
@@ -82,6 +97,18 @@ pub enum ProposeFormat {
     Json,
     /// A unified diff against metal-api's events.go.
     Go,
+}
+
+impl IssuesFormat {
+    /// The text format a [`crate::render::doc::Doc`] prints in; `None` for JSON and metrics.
+    pub fn text(self) -> Option<TextFormat> {
+        match self {
+            IssuesFormat::Table => Some(TextFormat::Table),
+            IssuesFormat::Markdown => Some(TextFormat::Markdown),
+            IssuesFormat::Csv => Some(TextFormat::Csv),
+            IssuesFormat::Json | IssuesFormat::Openmetrics => None,
+        }
+    }
 }
 
 impl TableFormat {

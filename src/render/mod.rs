@@ -11,6 +11,7 @@ mod html;
 mod json;
 mod junit;
 mod markdown;
+mod metrics;
 pub mod report;
 mod sarif;
 pub mod sentence;
@@ -32,6 +33,7 @@ use terminal::Terminal;
 
 pub use json::explain as explain_json;
 pub use json::issues as issues_json;
+pub use metrics::{issues as issues_metrics, judged_types};
 
 /// Prints a text view in one of the text formats.
 pub fn render_doc(
@@ -60,6 +62,7 @@ pub fn render_report(
         ReportFormat::Markdown => render_doc(&doc(), TextFormat::Markdown, term, out),
         ReportFormat::Csv => render_doc(&doc(), TextFormat::Csv, term, out),
         ReportFormat::Json => json::report(report, out),
+        ReportFormat::Openmetrics => metrics::report(report, out),
         ReportFormat::Html => {
             let mut svg = Vec::new();
             if let Some(graph) = report.graph {
@@ -110,6 +113,7 @@ pub fn render_check(
         CheckFormat::Json => json::check(report, out),
         CheckFormat::Sarif => sarif::check(report, out),
         CheckFormat::Junit => junit::check(report, out),
+        CheckFormat::Openmetrics => metrics::check(report, out),
     }
 }
 

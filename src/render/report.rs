@@ -10,7 +10,7 @@ use crate::aggregate::{Summary, Verdicts};
 use crate::diff::RuleDiff;
 use crate::gate::GateResult;
 use crate::graph::Graph;
-use crate::issues::Judged;
+use crate::issues::{IssueType, Judged};
 use crate::replay::Trace;
 use crate::window::{Period, Shown};
 
@@ -47,6 +47,8 @@ pub struct CheckReport<'a> {
     pub inputs: &'a [PathBuf],
     /// The window occurrences were counted in.
     pub window: Shown,
+    /// Each pair's verdict.
+    pub verdicts: &'a Verdicts,
 }
 
 /// What `issues` prints: every judged machine, worst first.
@@ -56,6 +58,8 @@ pub struct IssuesReport<'a> {
     pub now: DateTime<Utc>,
     pub summary: &'a Summary,
     pub machines: &'a [Judged],
+    /// The issue types judged (after the filters), for the metrics' rows of 0.
+    pub types: &'a [IssueType],
 }
 
 /// What a picture of a graph says besides the graph.

@@ -143,6 +143,7 @@ fn report_in_every_format() {
         ("report_csv", ReportFormat::Csv, piped()),
         ("report_json", ReportFormat::Json, piped()),
         ("report_html", ReportFormat::Html, piped()),
+        ("report_openmetrics", ReportFormat::Openmetrics, piped()),
     ] {
         let out = written(|out| render_report(format, &report, &term, out));
         insta::assert_snapshot!(name, out);
@@ -218,6 +219,7 @@ fn check_in_every_format() {
     let f = fixture();
     let result = gate::check(&f.summary, None).unwrap();
     let inputs = [PathBuf::from("fleet/")];
+    let verdicts = f.summary.verdicts(2);
     let report = CheckReport {
         rules: &f.rules.name,
         summary: &f.summary,
@@ -225,6 +227,7 @@ fn check_in_every_format() {
         baseline: None,
         inputs: &inputs,
         window: shown(),
+        verdicts: &verdicts,
     };
     for (name, format) in [
         ("check_table", CheckFormat::Table),
@@ -232,6 +235,7 @@ fn check_in_every_format() {
         ("check_json", CheckFormat::Json),
         ("check_sarif", CheckFormat::Sarif),
         ("check_junit", CheckFormat::Junit),
+        ("check_openmetrics", CheckFormat::Openmetrics),
     ] {
         let out = written(|out| render_check(format, &report, &terminal(), out));
         insta::assert_snapshot!(name, out);
@@ -296,11 +300,13 @@ fn issues_in_every_format() {
         stuck_after: TimeDelta::hours(1),
     };
     let judged = audit(facts, &policy, &Filter::default(), true);
+    let types = super::judged_types(|_| true);
     let report = IssuesReport {
         rules: &f.rules.name,
         now: now(),
         summary: &f.summary,
         machines: &judged,
+        types: &types,
     };
     let doc = view::issues::doc(&report);
     for (name, format) in [
@@ -313,6 +319,8 @@ fn issues_in_every_format() {
     }
     let json = written(|out| super::json::issues(&report, out));
     insta::assert_snapshot!("issues_json", json);
+    let metrics = written(|out| super::issues_metrics(&report, out));
+    insta::assert_snapshot!("issues_openmetrics", metrics);
 }
 
 #[test]

@@ -2,10 +2,12 @@
 //! files. The fleets' `expected.json` files were worked out independently of fsmlog from
 //! metal-api's behaviour; they are the oracle here.
 
+mod action;
 mod audit;
 mod diagnose;
 mod gate;
 mod input;
+mod metrics;
 mod pictures;
 mod regressions;
 mod report;

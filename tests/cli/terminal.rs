@@ -483,3 +483,25 @@ fn help_ends_with_examples() {
         assert!(examples.matches("fsmlog ").count() >= 2, "{help}");
     }
 }
+
+#[test]
+fn the_version_names_the_commit_it_was_built_from() {
+    let (code, out, _) = stdout_of(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with(&format!("fsmlog {} (", env!("CARGO_PKG_VERSION"))),
+        "{out}"
+    );
+    if !super::pictures::have("git", super::pictures::on_path("git")) {
+        return;
+    }
+    let head = Process::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    if head.status.success() {
+        let head = String::from_utf8(head.stdout).unwrap();
+        assert!(out.contains(head.trim()), "{out} names {head}");
+    }
+}

@@ -35,6 +35,8 @@ struct IssueJson {
     kind: &'static str,
     severity: &'static str,
     description: &'static str,
+    /// Where the type is explained (metal-api's troubleshooting page for its own).
+    refurl: String,
     details: String,
     /// The unexpected pairs behind an `unexpected-transitions` issue, most frequent first.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -73,6 +75,7 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
                         kind: i.kind.id(),
                         severity: i.kind.severity().name(),
                         description: i.kind.description(),
+                        refurl: i.kind.refurl(),
                         details: sentence::details(i, report.now),
                         pairs: (i.kind == IssueType::UnexpectedTransitions).then(|| {
                             unexpected_pairs(&j.facts)

@@ -1,0 +1,31 @@
+//! Names the commit the binary is built from, for `fsmlog --version`: `git` where the source
+//! is a checkout, else `FSMLOG_COMMIT` from the environment (a source tarball), else unknown.
+
+use std::process::Command;
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
+}
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=FSMLOG_COMMIT");
+    let commit = std::env::var("FSMLOG_COMMIT")
+        .ok()
+        .filter(|c| !c.is_empty())
+        .or_else(|| {
+            // Rebuild when HEAD moves: HEAD itself, the branch it names, and packed refs.
+            let dir = git(&["rev-parse", "--git-dir"])?;
+            println!("cargo:rerun-if-changed={dir}/HEAD");
+            println!("cargo:rerun-if-changed={dir}/packed-refs");
+            if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+                println!("cargo:rerun-if-changed={dir}/{branch}");
+            }
+            let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
+            let date = git(&["show", "-s", "--format=%cs", "HEAD"]).unwrap_or_default();
+            Some(format!("{commit} {date}").trim().to_string())
+        })
+        .unwrap_or_else(|| "commit unknown".to_string());
+    println!("cargo:rustc-env=FSMLOG_COMMIT={commit}");
+}

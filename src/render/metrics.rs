@@ -1,0 +1,294 @@
+//! `-o openmetrics`: the Prometheus text exposition format, readable by Prometheus' scrape
+//! (OpenMetrics), node_exporter's textfile collector, the Pushgateway and promtool (the classic
+//! text format, which reads the OpenMetrics `# EOF` as a comment). So every family is a gauge
+//! — each run judges a snapshot, and a counter's `_total` samples read differently in the two
+//! flavours — no line is blank, no sample has a timestamp, and HELP holds no `"`.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use super::escape;
+use super::report::{CheckReport, IssuesReport, Report};
+use crate::issues::IssueType;
+
+/// One metric family: its samples' labels (name, value) and values.
+struct Family {
+    name: &'static str,
+    help: &'static str,
+    samples: Vec<(Vec<(&'static str, String)>, f64)>,
+}
+
+impl Family {
+    fn new(name: &'static str, help: &'static str) -> Family {
+        Family {
+            name,
+            help,
+            samples: Vec::new(),
+        }
+    }
+
+    fn sample(mut self, labels: Vec<(&'static str, String)>, value: f64) -> Family {
+        self.add(labels, value);
+        self
+    }
+
+    fn add(&mut self, mut labels: Vec<(&'static str, String)>, value: f64) {
+        // As Prometheus' client libraries write them: labels by name.
+        labels.sort_by_key(|(name, _)| *name);
+        self.samples.push((labels, value));
+    }
+}
+
+/// A label value as the format reads it back: controls shown as `\u{1b}` as everywhere in
+/// fsmlog's output, then `\` and `"` escaped (no raw line feed is left to escape).
+fn label_value(s: &str) -> String {
+    let shown = escape::text(s);
+    let mut out = String::with_capacity(shown.len() + 2);
+    for c in shown.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A value as Go's `ParseFloat` reads it: integers without a fraction.
+fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Writes the families, sorted by name, each one's samples by their label values (as the
+/// Prometheus client libraries order them), then `# EOF`.
+fn write(mut families: Vec<Family>, out: &mut dyn Write) -> io::Result<()> {
+    families.sort_by_key(|f| f.name);
+    let mut text = String::new();
+    for family in &mut families {
+        family.samples.sort_by(|a, b| {
+            let values = |s: &(Vec<(&str, String)>, f64)| -> Vec<String> {
+                s.0.iter().map(|(_, v)| v.clone()).collect()
+            };
+            values(a).cmp(&values(b))
+        });
+        let help = family.help.replace('\\', "\\\\").replace('\n', "\\n");
+        let _ = writeln!(text, "# TYPE {} gauge", family.name);
+        let _ = writeln!(text, "# HELP {} {help}", family.name);
+        for (labels, value) in &family.samples {
+            text.push_str(family.name);
+            if !labels.is_empty() {
+                text.push('{');
+                for (i, (name, v)) in labels.iter().enumerate() {
+                    if i > 0 {
+                        text.push(',');
+                    }
+                    let _ = write!(text, "{name}=\"{}\"", label_value(v));
+                }
+                text.push('}');
+            }
+            let _ = writeln!(text, " {}", number(*value));
+        }
+        out.write_all(text.as_bytes())?;
+        text.clear();
+    }
+    out.write_all(b"# EOF\n")
+}
+
+/// The families `report` and `check` share: the fleet read and its unexpected pairs.
+fn fleet(report: &Report) -> Vec<Family> {
+    let s = report.summary;
+    let unknown: u64 = s.unknown_events.values().map(|t| t.count).sum();
+    let mut transitions = Family::new(
+        "fsmlog_unexpected_transitions",
+        "Occurrences of an event in a state that has no rule for it, as fsmlog report counts them",
+    );
+    let mut machines = Family::new(
+        "fsmlog_unexpected_machines",
+        "Machines with at least one occurrence of the unexpected pair",
+    );
+    let mut cascades = Family::new(
+        "fsmlog_unexpected_cascades",
+        "Occurrences of the pair that follow an earlier unexpected event of the machine",
+    );
+    let mut verdicts = Family::new(
+        "fsmlog_unexpected_verdict_info",
+        "The verdict on the unexpected pair: accept, swallow, a cascade, or a problem elsewhere",
+    );
+    for ((state, event), t) in s.pairs_by_count() {
+        let pair = || {
+            vec![
+                ("state", state.name().to_string()),
+                ("event", event.name().to_string()),
+            ]
+        };
+        transitions.add(pair(), t.count as f64);
+        machines.add(pair(), t.machines as f64);
+        cascades.add(pair(), t.classes.cascades() as f64);
+        if let Some(v) = report.verdicts.get(&(*state, *event)) {
+            let mut labels = pair();
+            labels.push(("kind", v.kind.name().to_string()));
+            labels.push(("action", v.action.name().to_string()));
+            labels.push((
+                "component",
+                v.component.map_or("", |c| c.name()).to_string(),
+            ));
+            verdicts.add(labels, 1.0);
+        }
+    }
+    let mut families = vec![
+        transitions,
+        machines,
+        cascades,
+        verdicts,
+        Family::new("fsmlog_machines", "Machines read").sample(vec![], s.machines as f64),
+        Family::new(
+            "fsmlog_events",
+            "Events read, by what became of them (they add up to every event read)",
+        )
+        .sample(vec![("outcome", "replayed".into())], s.replayed as f64)
+        .sample(vec![("outcome", "rejected".into())], s.rejected as f64)
+        .sample(vec![("outcome", "unknown".into())], unknown as f64)
+        .sample(vec![("outcome", "duplicate".into())], s.duplicates as f64),
+        Family::new(
+            "fsmlog_input_errors",
+            "Input problems: a file or line fsmlog could not read",
+        )
+        .sample(vec![], s.errors.len() as f64),
+    ];
+    let mut newest = Family::new(
+        "fsmlog_newest_event_timestamp_seconds",
+        "The time of the newest event read, in seconds since 1970",
+    );
+    if let Some(t) = s.newest_event {
+        newest.add(vec![], t.timestamp_millis() as f64 / 1000.0);
+    }
+    families.push(newest);
+    let mut info = Family::new(
+        "fsmlog_rules_info",
+        "The rule set the events were replayed under",
+    );
+    info.add(vec![("rules", report.rules.to_string())], 1.0);
+    families.push(info);
+    families
+}
+
+/// `report -o openmetrics`.
+pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    write(fleet(report), out)
+}
+
+/// `check -o openmetrics`: the report's families, the violations and whether the gate passed.
+pub fn check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
+    let report = Report {
+        rules: check.rules,
+        summary: check.summary,
+        window: check.window,
+        period: None,
+        graph: None,
+        verdicts: check.verdicts,
+    };
+    let mut families = fleet(&report);
+    let mut violations = Family::new(
+        "fsmlog_gate_violations",
+        "Unexpected pairs beyond the accepted baseline (1), by why they fail the gate",
+    );
+    for p in check.result.violations() {
+        if let Some(v) = &p.violation {
+            violations.add(
+                vec![
+                    ("state", p.state.name().to_string()),
+                    ("event", p.event.name().to_string()),
+                    ("violation", v.id().to_string()),
+                ],
+                1.0,
+            );
+        }
+    }
+    families.push(violations);
+    families.push(
+        Family::new(
+            "fsmlog_gate_passed",
+            "Whether the fleet passed the gate (1) or not (0)",
+        )
+        .sample(vec![], if check.result.passed() { 1.0 } else { 0.0 }),
+    );
+    write(families, out)
+}
+
+/// `issues -o openmetrics`: metal-metrics-exporter's two issue families, by its names, labels
+/// and help texts: for every machine read and every issue type judged, 1 where the machine has
+/// it and 0 where not, so that a resolved issue drops to 0 instead of vanishing.
+pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
+    let mut info = Family::new(
+        "metal_machine_issues_info",
+        "Provide general information on issues that are evaluated by the metal-api",
+    );
+    for kind in report.types {
+        info.add(
+            vec![
+                ("issueid", kind.id().to_string()),
+                ("description", kind.description().to_string()),
+                ("severity", kind.severity().name().to_string()),
+                ("refurl", kind.refurl()),
+            ],
+            1.0,
+        );
+    }
+    let mut issues = Family::new(
+        "metal_machine_issues",
+        "Provide information on machine issues",
+    );
+    for judged in report.machines {
+        for kind in report.types {
+            let has = judged.issues.iter().any(|i| i.kind == *kind);
+            issues.add(
+                vec![
+                    ("machineid", judged.facts.machine.clone()),
+                    ("issueid", kind.id().to_string()),
+                ],
+                if has { 1.0 } else { 0.0 },
+            );
+        }
+    }
+    write(vec![info, issues], out)
+}
+
+/// The issue types an audit judges, in output order, that a filter keeps.
+pub fn judged_types(keeps: impl Fn(IssueType) -> bool) -> Vec<IssueType> {
+    IssueType::ALL.into_iter().filter(|k| keeps(*k)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_escape_as_the_format_says_and_show_controls() {
+        assert_eq!(label_value(r#"a"b\c"#), r#"a\"b\\c"#);
+        assert_eq!(label_value("x\ny\u{1b}"), r"x\\u{a}y\\u{1b}");
+        assert_eq!(label_value("plain-id"), "plain-id");
+    }
+
+    #[test]
+    fn families_and_samples_come_sorted_and_end_in_eof() {
+        let families = vec![
+            Family::new("b_metric", "B")
+                .sample(vec![("z", "2".into()), ("a", "y".into())], 1.0)
+                .sample(vec![("z", "1".into()), ("a", "x".into())], 0.5),
+            Family::new("a_metric", "A\\ line").sample(vec![], 3.0),
+        ];
+        let mut out = Vec::new();
+        write(families, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "# TYPE a_metric gauge\n# HELP a_metric A\\\\ line\na_metric 3\n\
+             # TYPE b_metric gauge\n# HELP b_metric B\nb_metric{a=\"x\",z=\"1\"} 0.5\n\
+             b_metric{a=\"y\",z=\"2\"} 1\n# EOF\n"
+        );
+    }
+}

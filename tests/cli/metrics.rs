@@ -1,0 +1,626 @@
+//! `-o openmetrics` (issue 20): every output passes promtool (the classic text parser, which
+//! node_exporter's textfile collector and the Pushgateway use too) and Prometheus' OpenMetrics
+//! parser; its values are the JSON's of the same run; `issues` writes metal-metrics-exporter's
+//! families by their names, labels and help texts; `--out` writes atomically.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command as Process, Stdio};
+
+use serde_json::Value;
+
+use super::pictures::{have, on_path};
+use super::*;
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// One sample: its family's name, its labels, its value.
+#[derive(Debug, Clone, PartialEq)]
+struct Sample {
+    name: String,
+    labels: BTreeMap<String, String>,
+    value: f64,
+}
+
+/// Reads an exposition back, checking its shape on the way: `# TYPE` then `# HELP` before a
+/// family's samples, no blank line, `# EOF` last. Label values are unescaped as the format
+/// says (`\\`, `\"`, `\n`).
+fn parse(text: &str) -> (Vec<Sample>, BTreeMap<String, String>) {
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    let mut samples = Vec::new();
+    let mut help = BTreeMap::new();
+    let mut typed = None::<String>;
+    for line in text.lines() {
+        assert!(!line.is_empty(), "a blank line: {text}");
+        if line == "# EOF" {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap();
+            assert_eq!(kind, "gauge", "{line}");
+            typed = Some(name.to_string());
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# HELP ") {
+            let (name, text) = rest.split_once(' ').unwrap();
+            assert_eq!(typed.as_deref(), Some(name), "HELP after its TYPE: {line}");
+            assert!(!text.contains('"'), "{line}");
+            help.insert(name.to_string(), text.to_string());
+            continue;
+        }
+        assert!(!line.starts_with('#'), "{line}");
+        let (name, rest) = match line.find(['{', ' ']) {
+            Some(i) => line.split_at(i),
+            None => panic!("{line}"),
+        };
+        assert_eq!(
+            typed.as_deref(),
+            Some(name),
+            "a sample of its family: {line}"
+        );
+        assert!(help.contains_key(name), "{line}");
+        let mut labels = BTreeMap::new();
+        let mut chars = rest.chars().peekable();
+        if chars.peek() == Some(&'{') {
+            chars.next();
+            loop {
+                let key: String = chars.by_ref().take_while(|c| *c != '=').collect();
+                assert_eq!(chars.next(), Some('"'), "{line}");
+                let mut value = String::new();
+                loop {
+                    match chars.next().unwrap() {
+                        '\\' => match chars.next().unwrap() {
+                            '\\' => value.push('\\'),
+                            '"' => value.push('"'),
+                            'n' => value.push('\n'),
+                            other => panic!("an escape the format has not: \\{other} in {line}"),
+                        },
+                        '"' => break,
+                        c => {
+                            assert!(!c.is_control(), "a raw control in {line:?}");
+                            value.push(c)
+                        }
+                    }
+                }
+                labels.insert(key, value);
+                match chars.next() {
+                    Some(',') => continue,
+                    Some('}') => break,
+                    other => panic!("{other:?} in {line}"),
+                }
+            }
+        }
+        let value: String = chars.collect();
+        let value = value.strip_prefix(' ').unwrap_or_else(|| panic!("{line}"));
+        samples.push(Sample {
+            name: name.to_string(),
+            labels,
+            value: value.parse().unwrap_or_else(|_| panic!("{line}")),
+        });
+    }
+    (samples, help)
+}
+
+fn of<'s>(samples: &'s [Sample], name: &str) -> Vec<&'s Sample> {
+    samples.iter().filter(|s| s.name == name).collect()
+}
+
+fn one(samples: &[Sample], name: &str) -> f64 {
+    let found = of(samples, name);
+    assert_eq!(found.len(), 1, "{name}: {found:?}");
+    found[0].value
+}
+
+fn label<'s>(s: &'s Sample, key: &str) -> &'s str {
+    s.labels
+        .get(key)
+        .unwrap_or_else(|| panic!("{key} in {s:?}"))
+}
+
+/// Runs promtool's checks on an exposition: `check metrics` (the classic parser, rc 0 means
+/// neither parse errors nor lint problems), and the OpenMetrics parser of `tsdb
+/// create-blocks-from openmetrics` on a copy with a timestamp on every sample, which that
+/// command needs.
+fn promtool_accepts(text: &str, what: &str) {
+    let mut child = Process::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool check metrics, {what}: {}{}\n{text}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let stamped: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with('#') {
+                format!("{l}\n")
+            } else {
+                format!("{l} 1758515622\n")
+            }
+        })
+        .collect();
+    let file = dir.path().join("om.txt");
+    std::fs::write(&file, stamped).unwrap();
+    let out = Process::new("promtool")
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(&file)
+        .arg(dir.path().join("blocks"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "OpenMetrics parser, {what}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn have_promtool() -> bool {
+    have(
+        "promtool (Debian's prometheus package)",
+        on_path("promtool"),
+    )
+}
+
+/// Every input the checks run on: the fleets in two shapes, the seed, the damaged and
+/// hostile ones.
+fn inputs() -> Vec<PathBuf> {
+    [
+        "fleet-v0.42.2/list-json",
+        "fleet-v0.19.0/describe-json",
+        "fleet-v0.19.0/ndjson",
+        "seed-machine.txt",
+        "damaged",
+        "trust",
+        "trust-ii",
+        "metrics/hostile.json",
+    ]
+    .iter()
+    .map(|p| testdata(p))
+    .collect()
+}
+
+#[test]
+fn promtool_accepts_every_output_on_every_input() {
+    if !have_promtool() {
+        return;
+    }
+    for input in inputs() {
+        for command in ["report", "check", "issues"] {
+            let (code, text, stderr) = stdout_of(&[command, "-o", "openmetrics", path(&input)]);
+            assert!((0..=2).contains(&code), "{stderr}");
+            promtool_accepts(&text, &format!("{command} {}", input.display()));
+        }
+    }
+}
+
+#[test]
+fn report_metrics_are_the_reports_json() {
+    for input in inputs() {
+        for rules in RULE_SETS {
+            let (_, text, _) = stdout_of(&[
+                "report",
+                "-o",
+                "openmetrics",
+                "--rules",
+                rules,
+                path(&input),
+            ]);
+            let (_, json, _) = run_json(&["report", "-o", "json", "--rules", rules, path(&input)]);
+            let (samples, _) = parse(&text);
+            let what = format!("{} under {rules}", input.display());
+            let inputs = &json["inputs"];
+            assert_eq!(
+                one(&samples, "fsmlog_machines"),
+                inputs["machines"].as_f64().unwrap(),
+                "{what}"
+            );
+            assert_eq!(
+                one(&samples, "fsmlog_input_errors"),
+                inputs["errors"].as_array().unwrap().len() as f64
+            );
+            let events: BTreeMap<&str, f64> = of(&samples, "fsmlog_events")
+                .into_iter()
+                .map(|s| (label(s, "outcome"), s.value))
+                .collect();
+            let unknown: f64 = inputs["unknown_events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| u["count"].as_f64().unwrap())
+                .sum();
+            assert_eq!(events["replayed"], inputs["replayed"].as_f64().unwrap());
+            assert_eq!(events["rejected"], inputs["rejected"].as_f64().unwrap());
+            assert_eq!(events["duplicate"], inputs["duplicates"].as_f64().unwrap());
+            assert_eq!(events["unknown"], unknown);
+            assert_eq!(
+                events.values().sum::<f64>(),
+                inputs["events"].as_f64().unwrap(),
+                "every event read is one outcome: {what}"
+            );
+            let newest = json["window"]["now"].as_str().map(|t| {
+                chrono::DateTime::parse_from_rfc3339(t)
+                    .unwrap()
+                    .timestamp_millis() as f64
+                    / 1000.0
+            });
+            let found: Vec<f64> = of(&samples, "fsmlog_newest_event_timestamp_seconds")
+                .iter()
+                .map(|s| s.value)
+                .collect();
+            assert_eq!(found, newest.into_iter().collect::<Vec<_>>(), "{what}");
+            let unexpected = json["unexpected"].as_array().unwrap();
+            for (family, key) in [
+                ("fsmlog_unexpected_transitions", "count"),
+                ("fsmlog_unexpected_machines", "machines"),
+                ("fsmlog_unexpected_cascades", "cascades"),
+            ] {
+                let mut got: Vec<(String, String, f64)> = of(&samples, family)
+                    .into_iter()
+                    .map(|s| {
+                        (
+                            label(s, "state").to_string(),
+                            label(s, "event").to_string(),
+                            s.value,
+                        )
+                    })
+                    .collect();
+                let mut want: Vec<(String, String, f64)> = unexpected
+                    .iter()
+                    .map(|p| {
+                        (
+                            p["state"].as_str().unwrap().to_string(),
+                            p["event"].as_str().unwrap().to_string(),
+                            p[key].as_f64().unwrap(),
+                        )
+                    })
+                    .collect();
+                got.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                want.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                assert_eq!(got, want, "{family} of {what}");
+            }
+            for p in unexpected {
+                let v = &p["verdict"];
+                let info: Vec<&Sample> = of(&samples, "fsmlog_unexpected_verdict_info")
+                    .into_iter()
+                    .filter(|s| label(s, "state") == p["state"] && label(s, "event") == p["event"])
+                    .collect();
+                assert_eq!(info.len(), 1, "{what}");
+                assert_eq!(label(info[0], "kind"), v["kind"]);
+                assert_eq!(label(info[0], "action"), v["action"]);
+                assert_eq!(
+                    label(info[0], "component"),
+                    v["component"].as_str().unwrap_or("")
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn check_metrics_are_the_gates_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let baseline = dir.path().join("baseline.json");
+    let (code, _, _) = stdout_of(&["check", path(&fleet), "--write-baseline", path(&baseline)]);
+    assert_eq!(code, 0);
+    // One pair dropped from the baseline: it fails the gate.
+    let mut b: Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
+    b["accepted"].as_array_mut().unwrap().remove(0);
+    let narrower = dir.path().join("narrower.json");
+    std::fs::write(&narrower, b.to_string()).unwrap();
+    for (base, passes) in [(&baseline, true), (&narrower, false)] {
+        let args = ["check", path(&fleet), "--baseline", path(base)];
+        let (code, text, _) = stdout_of(&[&args[..], &["-o", "openmetrics"]].concat());
+        assert_eq!(code, if passes { 0 } else { 1 });
+        let (_, json, _) = run_json(&[&args[..], &["-o", "json"]].concat());
+        let (samples, _) = parse(&text);
+        assert_eq!(
+            one(&samples, "fsmlog_gate_passed"),
+            f64::from(u8::from(passes))
+        );
+        assert_eq!(json["passed"], passes);
+        let mut got: Vec<(String, String, String)> = of(&samples, "fsmlog_gate_violations")
+            .into_iter()
+            .map(|s| {
+                assert_eq!(s.value, 1.0);
+                (
+                    label(s, "state").into(),
+                    label(s, "event").into(),
+                    label(s, "violation").into(),
+                )
+            })
+            .collect();
+        let mut want: Vec<(String, String, String)> = json["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| !p["violation"].is_null())
+            .map(|p| {
+                (
+                    p["state"].as_str().unwrap().into(),
+                    p["event"].as_str().unwrap().into(),
+                    p["violation"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(got.is_empty(), passes);
+        // And the fleet's families, as report writes them.
+        let (_, report, _) = stdout_of(&["report", "-o", "openmetrics", path(&fleet)]);
+        let (report, _) = parse(&report);
+        for s in report {
+            assert!(samples.contains(&s), "{s:?}");
+        }
+    }
+}
+
+#[test]
+fn issues_are_metal_metrics_exporters_families() {
+    for input in inputs() {
+        let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", path(&input)]);
+        let (_, json, _) = run_json(&["issues", "-o", "json", "--all", path(&input)]);
+        let (samples, help) = parse(&text);
+        // The exporter's names, help texts and label names (metal-metrics-exporter v0.3.1).
+        assert_eq!(
+            help.keys().collect::<Vec<_>>(),
+            ["metal_machine_issues", "metal_machine_issues_info"]
+        );
+        assert_eq!(
+            help["metal_machine_issues"],
+            "Provide information on machine issues"
+        );
+        assert_eq!(
+            help["metal_machine_issues_info"],
+            "Provide general information on issues that are evaluated by the metal-api"
+        );
+        for s in &samples {
+            let keys: Vec<&str> = s.labels.keys().map(String::as_str).collect();
+            match s.name.as_str() {
+                "metal_machine_issues" => assert_eq!(keys, ["issueid", "machineid"]),
+                _ => assert_eq!(keys, ["description", "issueid", "refurl", "severity"]),
+            }
+        }
+        let info = of(&samples, "metal_machine_issues_info");
+        let types: Vec<&str> = info.iter().map(|s| label(s, "issueid")).collect();
+        assert_eq!(types.len(), 9, "every type fsmlog judges");
+        for s in &info {
+            assert_eq!(s.value, 1.0);
+            let id = label(s, "issueid");
+            if id != "stuck" && id != "unexpected-transitions" {
+                assert_eq!(
+                    label(s, "refurl"),
+                    format!("https://docs.metal-stack.io/stable/installation/troubleshoot/#{id}")
+                );
+            }
+        }
+        let crashloop = info
+            .iter()
+            .find(|s| label(s, "issueid") == "crashloop")
+            .unwrap();
+        assert_eq!(
+            label(crashloop, "description"),
+            "machine is in a provisioning crash loop (⭕)"
+        );
+        assert_eq!(label(crashloop, "severity"), "major");
+        // Every machine × every type: 1 where `issues -o json --all` lists the issue.
+        let machines = json["machines"].as_array().unwrap();
+        let rows = of(&samples, "metal_machine_issues");
+        assert_eq!(
+            rows.len(),
+            machines.len() * types.len(),
+            "{}",
+            input.display()
+        );
+        // The JSON's ids are the input's; the labels show controls as every text output
+        // does (`\u{1b}`).
+        let shown = |id: &str| fsmlog::escape::text(id).into_owned();
+        for m in machines {
+            let id = shown(m["machine"].as_str().unwrap());
+            let has: Vec<&str> = m["issues"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| {
+                    let kind = i["type"].as_str().unwrap();
+                    let row = info.iter().find(|s| label(s, "issueid") == kind).unwrap();
+                    assert_eq!(
+                        i["refurl"],
+                        label(row, "refurl"),
+                        "issues -o json names it too"
+                    );
+                    kind
+                })
+                .collect();
+            for t in &types {
+                let row: Vec<&&Sample> = rows
+                    .iter()
+                    .filter(|s| label(s, "machineid") == id && label(s, "issueid") == *t)
+                    .collect();
+                assert_eq!(row.len(), 1, "{id} {t}");
+                assert_eq!(
+                    row[0].value,
+                    f64::from(u8::from(has.contains(t))),
+                    "{id} {t}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_filters_choose_the_types_and_a_resolved_issue_is_a_zero() {
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (_, text, _) = stdout_of(&[
+        "issues",
+        "-o",
+        "openmetrics",
+        "--only",
+        "crashloop",
+        "--only",
+        "last-event-error",
+        path(&fleet),
+    ]);
+    let (samples, _) = parse(&text);
+    let types: Vec<&str> = of(&samples, "metal_machine_issues_info")
+        .iter()
+        .map(|s| label(s, "issueid"))
+        .collect();
+    assert_eq!(types, ["crashloop", "last-event-error"]);
+    assert_eq!(of(&samples, "metal_machine_issues").len(), 24);
+    // Judged a month later the last errors are old: the rows stay, at 0.
+    let (_, later, _) = stdout_of(&[
+        "issues",
+        "-o",
+        "openmetrics",
+        "--only",
+        "last-event-error",
+        "--now",
+        "2025-10-30T00:00:00Z",
+        path(&fleet),
+    ]);
+    let (later, _) = parse(&later);
+    let rows = of(&later, "metal_machine_issues");
+    assert_eq!(rows.len(), 12);
+    assert!(rows.iter().all(|s| s.value == 0.0));
+    assert!(
+        of(&samples, "metal_machine_issues")
+            .iter()
+            .any(|s| s.value == 1.0)
+    );
+}
+
+#[test]
+fn hostile_ids_are_escaped_and_read_back() {
+    let input = testdata("metrics/hostile.json");
+    let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", path(&input)]);
+    let (samples, _) = parse(&text);
+    let ids: std::collections::BTreeSet<&str> = of(&samples, "metal_machine_issues")
+        .iter()
+        .map(|s| label(s, "machineid"))
+        .collect();
+    assert_eq!(
+        ids.into_iter().collect::<Vec<_>>(),
+        [
+            "m-\"quoted\"\\back\\slash",
+            "m-# EOF",
+            "m-new\\u{a}line\\u{1b}[31m\\u{7}\\u{202e}",
+        ]
+    );
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));
+    assert_eq!(text.matches("# EOF\n").count(), 1, "{text}");
+}
+
+#[test]
+fn out_writes_atomically_and_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fsmlog.prom");
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    for command in ["report", "check", "issues"] {
+        let (code, stdout, stderr) = stdout_of(&[
+            command,
+            "-o",
+            "openmetrics",
+            "--out",
+            path(&file),
+            path(&fleet),
+        ]);
+        assert!(code == 0 || (command == "check" && code == 1), "{stderr}");
+        assert_eq!(stdout, "");
+        let written = std::fs::read_to_string(&file).unwrap();
+        let (_, direct, _) = stdout_of(&[command, "-o", "openmetrics", path(&fleet)]);
+        assert_eq!(written, direct);
+        // Nothing is left beside it.
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["fsmlog.prom"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o644, "a collector running as another user reads it");
+        }
+    }
+    // Where it cannot be written: exit 2 naming the file, and the old file unchanged.
+    let before = std::fs::read_to_string(&file).unwrap();
+    let missing = dir.path().join("no-such-dir/fsmlog.prom");
+    let (code, _, stderr) = stdout_of(&[
+        "report",
+        "-o",
+        "openmetrics",
+        "--out",
+        path(&missing),
+        path(&fleet),
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no-such-dir/fsmlog.prom"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+}
+
+#[test]
+fn the_alert_rules_in_the_ci_recipe_load() {
+    if !have_promtool() {
+        return;
+    }
+    let ci =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md")).unwrap();
+    let rules = ci
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("an alert rule block in docs/ci.md");
+    assert!(rules.contains("fsmlog_gate_passed"), "{rules}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rules.yml");
+    std::fs::write(&file, rules).unwrap();
+    let out = Process::new("promtool")
+        .args(["check", "rules"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every family the rules name is one fsmlog writes.
+    let (_, text, _) = stdout_of(&[
+        "check",
+        "-o",
+        "openmetrics",
+        path(&testdata("seed-machine.txt")),
+    ]);
+    for name in [
+        "fsmlog_gate_passed",
+        "fsmlog_unexpected_machines",
+        "fsmlog_unexpected_verdict_info",
+        "fsmlog_newest_event_timestamp_seconds",
+    ] {
+        assert!(
+            rules.contains(name) && text.contains(&format!("# TYPE {name} gauge")),
+            "{name}"
+        );
+    }
+}
