@@ -36,6 +36,10 @@ struct Args {
     /// Simulate each machine until metal-api holds this many stored events for it.
     #[arg(long, default_value_t = 100)]
     events: usize,
+    /// With it, each machine holds between this many and `--events` (the number drawn from
+    /// the seed and the machine): a fleet of machines of all ages.
+    #[arg(long)]
+    min_events: Option<usize>,
     /// Give each machine of a describe or list export what metal-api's v1 API holds besides
     /// its events (hardware, IPMI, BIOS, tags, allocation: ~6 KB), as real exports have it.
     #[arg(long)]
@@ -55,7 +59,7 @@ fn main() -> Result<()> {
         fs::create_dir_all(&args.out)
             .with_context(|| format!("cannot create {}", args.out.display()))?;
         for index in 0..args.machines {
-            let m = fleet::machine(args.seed, index, args.events, &rules);
+            let m = fleet::machine(args.seed, index, events_of(&args, index), &rules);
             let path = args
                 .out
                 .join(format!("{}.{}", m.id, args.format.extension()));
@@ -80,7 +84,7 @@ fn main() -> Result<()> {
         for batch in (0..args.machines).collect::<Vec<_>>().chunks(64) {
             let machines: Vec<_> = batch
                 .iter()
-                .map(|i| fleet::machine(args.seed, *i, args.events, &rules))
+                .map(|i| fleet::machine(args.seed, *i, events_of(&args, *i), &rules))
                 .collect();
             let mut lines: Vec<_> = machines
                 .iter()
@@ -103,11 +107,25 @@ fn main() -> Result<()> {
     }
     let mut exporter = Exporter::new(args.format, out);
     for index in 0..args.machines {
-        let m = fleet::machine(args.seed, index, args.events, &rules);
+        let m = fleet::machine(args.seed, index, events_of(&args, index), &rules);
         exporter.machine_with(&m.id, &m.container, &extra(&args, index))?;
     }
     exporter.finish()?;
     Ok(())
+}
+
+/// How many stored events machine `index` is simulated to: `--events`, or with
+/// `--min-events` a number between the two drawn from the seed and the index (a fixed mix,
+/// not a random generator's, so that the fleet is the same on every run).
+fn events_of(args: &Args, index: u64) -> usize {
+    let Some(min) = args.min_events.filter(|m| *m < args.events) else {
+        return args.events;
+    };
+    let mut x = args.seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    min + (x % (args.events - min + 1) as u64) as usize
 }
 
 fn extra(args: &Args, index: u64) -> serde_json::Map<String, serde_json::Value> {

@@ -213,3 +213,212 @@ proptest! {
         }
     }
 }
+
+/// Text as exports hold it, and the characters that make a string hard: quotes,
+/// backslashes, controls, non-ASCII, bidi.
+fn text() -> impl Strategy<Value = serde_json::Value> {
+    prop_oneof![
+        "[a-zA-Z0-9 :.-]{0,12}".prop_map(serde_json::Value::from),
+        "[a-z\"\\\\/\u{0}-\u{1f}é漢\u{202e} ]{0,12}".prop_map(serde_json::Value::from),
+        prop::sample::select(vec![
+            "2025-06-23T05:39:40.435Z",
+            "2025-06-23T05:39:40Z",
+            "2025-02-30T00:00:00Z",
+            "2025-06-23 05:39:40",
+            "Preparing",
+            "PXE Booting",
+            "[unexpectedly received in state waiting]: dhcp",
+        ])
+        .prop_map(serde_json::Value::from),
+        Just(serde_json::Value::Null),
+        (-5i64..5).prop_map(serde_json::Value::from),
+        Just(serde_json::json!(true)),
+    ]
+}
+
+/// Any JSON value, with the numbers and nestings a hardware section has.
+fn anything() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        text(),
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<u64>().prop_map(serde_json::Value::from),
+        (-1e6f64..1e6).prop_map(serde_json::Value::from),
+        Just(serde_json::json!(1e300)),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+            prop::collection::btree_map("[a-z_]{1,6}", inner, 0..4)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A machine as a v1 export holds it, now and then with another format's keys or odd values.
+fn machine_value() -> impl Strategy<Value = serde_json::Value> {
+    let event = || {
+        (text(), text(), text(), prop::option::of(anything())).prop_map(
+            |(time, event, message, extra)| {
+                let mut e = serde_json::json!({"time": time, "event": event, "message": message});
+                if let Some(extra) = extra {
+                    e["extra"] = extra;
+                }
+                e
+            },
+        )
+    };
+    let block = (
+        prop::collection::vec(event(), 0..4),
+        prop::option::of(event()),
+        text(),
+        prop::sample::select(vec![
+            serde_json::json!(true),
+            serde_json::json!(false),
+            serde_json::Value::Null,
+            serde_json::json!("x"),
+        ]),
+    )
+        .prop_map(|(log, last_error, time, flag)| {
+            serde_json::json!({"log": log, "last_error_event": last_error,
+                "last_event_time": time, "crash_loop": flag, "failed_machine_reclaim": flag})
+        });
+    (
+        text(),
+        prop::option::of(block),
+        prop::option::of(anything()),
+        prop::option::of(anything()),
+        prop::sample::select(vec!["", "uuid", "log", "status", "hardware", "liveliness"]),
+    )
+        .prop_map(|(id, events, allocation, other, other_key)| {
+            let mut m = serde_json::json!({"id": id});
+            if let Some(events) = events {
+                m["events"] = events;
+            }
+            if let Some(allocation) = allocation {
+                m["allocation"] = allocation;
+            }
+            if let (Some(other), false) = (other, other_key.is_empty()) {
+                m[other_key] = other;
+            }
+            m
+        })
+}
+
+/// The machine printed as metalctl prints it (or compact), then maybe damaged: a line said
+/// twice (a repeated key), or a byte changed, added or taken away.
+fn machine_bytes() -> impl Strategy<Value = Vec<u8>> {
+    (
+        machine_value(),
+        0usize..3,
+        any::<prop::sample::Index>(),
+        prop::sample::select(vec![
+            b'"', b'\\', b',', b'}', b'\n', b'0', b'e', 1u8, b' ', b'u',
+        ]),
+        0usize..4,
+    )
+        .prop_map(|(value, style, at, byte, damage)| {
+            use serde::Serialize;
+            let mut out = Vec::new();
+            match style {
+                0 => out = serde_json::to_vec(&value).unwrap(),
+                n => {
+                    let indent: &[u8] = if n == 1 { b"    " } else { b"  " };
+                    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent);
+                    let mut printer = serde_json::Serializer::with_formatter(&mut out, formatter);
+                    value.serialize(&mut printer).unwrap();
+                }
+            }
+            if out.is_empty() {
+                return out;
+            }
+            let i = at.index(out.len());
+            match damage {
+                1 => out[i] = byte,
+                2 => out.insert(i, byte),
+                3 => {
+                    out.remove(i);
+                }
+                _ => {
+                    // A line said twice: the same key twice in one object.
+                    let start = out[..i]
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(0, |p| p + 1);
+                    let end = out[i..]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(out.len(), |p| i + p);
+                    let line = out[start..end].to_vec();
+                    if line.ends_with(b",") {
+                        let mut twice = line.clone();
+                        twice.push(b'\n');
+                        out.splice(start..start, twice);
+                    }
+                }
+            }
+            out
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// The reader that takes a machine straight from its bytes gives what the careful path
+    /// (simd-json, then serde_json) gives, or declines and leaves the element to it.
+    #[test]
+    fn a_machine_read_straight_from_its_bytes_is_the_careful_paths(bytes in machine_bytes()) {
+        prop_assert_ne!(
+            fsmlog::direct_agrees(&bytes),
+            Some(false),
+            "{}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+}
+
+/// Every machine of a generated fleet, lean or with what the v1 API holds besides events, is
+/// read straight from its bytes as metalctl prints it: the careful path is the exception.
+#[test]
+fn metalctls_printing_is_read_straight_from_the_bytes() {
+    let rules = fsmlog::Ruleset::resolve("metal-api").unwrap();
+    for index in 0..200 {
+        let m = fsmlog::sim::fleet::machine(7, index, 30, &rules);
+        let extra = if index % 2 == 0 {
+            fsmlog::sim::details::details(7, index)
+        } else {
+            serde_json::Map::new()
+        };
+        let mut exporter = Exporter::new(Layout::DescribeJson, Vec::new());
+        exporter.machine_with(&m.id, &m.container, &extra).unwrap();
+        let bytes = exporter.finish().unwrap();
+        assert_eq!(
+            fsmlog::direct_agrees(&bytes),
+            Some(true),
+            "{}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The same for an element of a `machine logs -o json` array: an event, or what is no
+    /// event there.
+    #[test]
+    fn an_event_read_straight_from_its_bytes_is_the_careful_paths(bytes in machine_bytes()) {
+        let event = {
+            let value: Option<serde_json::Value> = serde_json::from_slice(&bytes).ok();
+            match value.as_ref().and_then(|v| v["events"]["log"].get(0)) {
+                Some(e) => serde_json::to_vec_pretty(e).unwrap(),
+                None => bytes.clone(),
+            }
+        };
+        prop_assert_ne!(
+            fsmlog::direct_agrees(&event),
+            Some(false),
+            "{}",
+            String::from_utf8_lossy(&event)
+        );
+    }
+}

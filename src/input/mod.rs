@@ -9,6 +9,7 @@ pub mod merge;
 mod ndjson;
 mod order;
 mod raw;
+pub use raw::direct_agrees;
 pub mod record;
 mod row;
 mod simd;

@@ -63,8 +63,9 @@ fn fast_rfc3339(text: &str) -> Option<DateTime<Utc>> {
     if b[16] != b':' || *b.last()? != b'Z' {
         return None;
     }
-    let date =
-        chrono::NaiveDate::from_ymd_opt(digits(0..4)? as i32, digits(5..7)?, digits(8..10)?)?;
+    let date = day(b[..10].try_into().ok()?, || {
+        chrono::NaiveDate::from_ymd_opt(digits(0..4)? as i32, digits(5..7)?, digits(8..10)?)
+    })?;
     let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
     // A fraction of one to nine digits; RFC 3339 allows more, which chrono reads.
     let fraction = &b[19..b.len() - 1];
@@ -83,6 +84,29 @@ fn fast_rfc3339(text: &str) -> Option<DateTime<Utc>> {
         date.and_hms_nano_opt(hour, minute, second, nanos)?
             .and_utc(),
     )
+}
+
+thread_local! {
+    /// The last date read on this thread: a machine's events mostly share their day, and
+    /// making a date from its digits is most of reading a time.
+    static LAST_DAY: std::cell::Cell<Option<([u8; 10], chrono::NaiveDate)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The date written `text` (`2025-09-16`), made by `make` unless it is the last one read.
+#[inline]
+fn day(
+    text: [u8; 10],
+    make: impl FnOnce() -> Option<chrono::NaiveDate>,
+) -> Option<chrono::NaiveDate> {
+    if let Some((last, date)) = LAST_DAY.get()
+        && last == text
+    {
+        return Some(date);
+    }
+    let date = make()?;
+    LAST_DAY.set(Some((text, date)));
+    Some(date)
 }
 
 const MONTHS: [&str; 12] = [

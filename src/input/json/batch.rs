@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use super::element::{array_format, machine_from_parts, parse_element};
 use super::skim::skim;
-use crate::input::raw::{MachineParts, RawItem};
+use crate::input::raw::{MachineParts, RawItem, direct_machine};
 use crate::input::record::{Batch, InputError, ReadMode, Record};
 use crate::input::simd;
 use crate::jsonsplit::{Position, values_in};
@@ -137,6 +137,17 @@ impl Batch for ElementBatch {
             skimming = skimming
                 && skim(bytes, RawItem::member, &mut scratch)
                 && scratch.len() < bytes.len() / 5 * 4;
+            // metal-api's machine object straight from the bytes; anything that reader is not
+            // sure of goes the careful way below.
+            let direct = if skimming {
+                direct_machine(&scratch)
+            } else {
+                direct_machine(bytes)
+            };
+            if let Some(item) = direct {
+                self.hand_on(item, bytes, start, sink);
+                continue;
+            }
             if !skimming {
                 scratch.clear();
                 scratch.extend_from_slice(bytes);

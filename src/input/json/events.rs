@@ -3,7 +3,7 @@
 
 use super::batch::BATCH_BYTES;
 use super::element::parse_element;
-use crate::input::raw::{LogEvents, RawItem};
+use crate::input::raw::{LogEvents, RawItem, direct_event};
 use crate::input::record::Record;
 use crate::input::simd;
 use crate::jsonsplit::{Position, values_in};
@@ -42,11 +42,26 @@ impl PendingEvents {
         if self.elements.is_empty() {
             return;
         }
-        self.bytes.push(b']');
-        let (kept, bad) = (events.events.len(), events.bad);
         events.events.reserve(self.elements.len());
-        // What pushing the events names is held back until the whole array has parsed.
+        let (kept, bad) = (events.events.len(), events.bad);
+        // What pushing the events names is held back until the whole array has been read.
         let mut held = Vec::new();
+        // Straight from the bytes where every element is an event that reader is sure of.
+        let direct = self.elements.iter().all(|&(begin, end, start)| {
+            direct_event(&self.bytes[begin..end])
+                .map(|item| events.push(item, path, start.line, &mut |r| held.push(r)))
+                .is_some()
+        });
+        if direct {
+            held.into_iter().for_each(&mut *sink);
+            self.bytes.clear();
+            self.elements.clear();
+            return;
+        }
+        events.events.truncate(kept);
+        events.bad = bad;
+        held.clear();
+        self.bytes.push(b']');
         let mut taken = 0;
         let mut scratch = self.bytes.clone();
         let each = |item: RawItem| {

@@ -3,9 +3,12 @@
 //! its last value, unknown keys are skipped, and a number where text is expected (a numeric
 //! `id`) is taken as its text, so that one odd field does not lose the whole machine.
 
+mod direct;
 mod lenient;
 mod parts;
 mod shapes;
 
+pub use direct::agrees as direct_agrees;
+pub(crate) use direct::{event as direct_event, machine as direct_machine};
 pub(crate) use parts::{LogEvents, MachineParts, convert_event};
 pub(crate) use shapes::{RawEvent, RawItem, RawLine};

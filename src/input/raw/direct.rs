@@ -1,0 +1,709 @@
+//! A machine of a v1 export read straight from its bytes: metal-api's machine object as
+//! metalctl writes it (`id`, an `events` container of `log`, `last_error_event`,
+//! `last_event_time` and the two flags, `liveliness`, `allocation`), without a tape and
+//! without serde. It is stricter than the careful path (simd-json, then serde_json): anything
+//! it does not know for certain — another shape, a number where text is read, an escape it
+//! does not decode, a number it would have to judge, damage — answers `None`, and the caller
+//! reads the element the careful way, so the answer and its errors stay what they were.
+
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
+
+use super::lenient::{Slot, Text};
+use super::shapes::{EventsField, RawEvent, RawEventBlock, RawItem};
+
+/// The machine the element holds, read as the careful path reads it; `None` where this
+/// reader cannot be sure of that.
+pub(crate) fn machine(bytes: &[u8]) -> Option<RawItem<'_>> {
+    // The careful path refuses invalid UTF-8 anywhere in the element, skipped values too.
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut r = Reader { text, bytes, at: 0 };
+    r.space();
+    let item = r.item()?;
+    r.space();
+    (r.at == bytes.len()).then_some(item)
+}
+
+/// An element of a `machine logs -o json` array read straight from its bytes: an event
+/// object (`time`, `event`, `message`), as the careful path reads it; `None` where this
+/// reader cannot be sure of that (a machine where an event should be among them).
+pub(crate) fn event(bytes: &[u8]) -> Option<RawItem<'_>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut r = Reader { text, bytes, at: 0 };
+    r.space();
+    let mut item = RawItem::default();
+    r.object(|r, key| {
+        match key {
+            b"time" => item.time = r.text()?,
+            b"event" => item.event = r.text()?,
+            b"message" => item.message = r.text()?,
+            key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => return None,
+            _ => r.skip()?,
+        }
+        Some(())
+    })?;
+    r.space();
+    (r.at == bytes.len()).then_some(item)
+}
+
+/// Whether an element read straight from its bytes gives the machine, and the errors, that
+/// the careful path gives: `None` where this reader declines it. For the differential
+/// property test and fuzz target.
+pub fn agrees(bytes: &[u8]) -> Option<bool> {
+    use super::parts::{MachineParts, convert_event};
+    use crate::input::record::{ReadMode, Record};
+    use crate::log::Format;
+    fn careful<'s>(bytes: &'s [u8], scratch: &'s mut Vec<u8>) -> Option<RawItem<'s>> {
+        scratch.clear();
+        scratch.extend_from_slice(bytes);
+        match crate::input::simd::parse::<RawItem>(scratch) {
+            Ok(item) => Some(item),
+            Err(_) => serde_json::from_slice::<RawItem>(bytes).ok(),
+        }
+    }
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    // As an element of a `machine logs` array: the same kind, the same event.
+    let as_event = event(bytes).map(|direct| match careful(bytes, &mut first) {
+        Some(careful) => {
+            let read = |item: RawItem| (item.element_kind(), convert_event(item.into_event()));
+            read(direct) == read(careful)
+        }
+        None => false,
+    });
+    let Some(direct) = machine(bytes) else {
+        return as_event;
+    };
+    let Some(careful) = careful(bytes, &mut second) else {
+        return Some(false);
+    };
+    if as_event == Some(false) {
+        return Some(false);
+    }
+    let built = |item: RawItem| {
+        let mut problems = Vec::new();
+        let log = MachineParts::of(item, Some(Format::ListJson)).and_then(|parts| {
+            parts.build("x", 1, None, ReadMode::Whole, &mut |_| 1, &mut |r| {
+                if let Record::Error(e) = r {
+                    problems.push(e.message);
+                }
+            })
+        });
+        (log, problems)
+    };
+    Some(built(direct) == built(careful))
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    /// Steps over JSON whitespace; a pretty-printed export is mostly indentation.
+    #[inline]
+    fn space(&mut self) {
+        loop {
+            self.at += leading_spaces(&self.bytes[self.at..]);
+            match self.peek() {
+                Some(b' ' | b'\n' | b'\r' | b'\t') => self.at += 1,
+                _ => return,
+            }
+        }
+    }
+
+    #[inline]
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        self.space();
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// After a member's value: `true` for `,` (another follows), `false` for the closing
+    /// bracket.
+    #[inline]
+    fn more(&mut self, close: u8) -> Option<bool> {
+        self.space();
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                Some(true)
+            }
+            b if b == close => {
+                self.at += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// The members of an object, each key handed to `member` with the reader at its value.
+    #[inline]
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &[u8]) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        self.space();
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.space();
+            let key = self.key()?;
+            self.eat(b':')?;
+            self.space();
+            member(self, key)?;
+            if !self.more(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// A key without escapes (a key with one is read the careful way).
+    #[inline]
+    fn key(&mut self) -> Option<&'a [u8]> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let start = self.at + 1;
+        let end = start + plain_run(&self.bytes[start..]);
+        (self.bytes.get(end)? == &b'"').then(|| {
+            self.at = end + 1;
+            &self.bytes[start..end]
+        })
+    }
+
+    /// `null`, consumed; `false` (nothing consumed) for anything else.
+    #[inline]
+    fn null(&mut self) -> bool {
+        let null = self.bytes[self.at..].starts_with(b"null");
+        if null {
+            self.at += 4;
+        }
+        null
+    }
+
+    /// A string's text, borrowed where it holds no escape.
+    #[inline]
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let start = self.at + 1;
+        let end = start + plain_run(&self.bytes[start..]);
+        match *self.bytes.get(end)? {
+            b'"' => {
+                self.at = end + 1;
+                Some(Cow::Borrowed(&self.text[start..end]))
+            }
+            b'\\' => {
+                let mut out = String::with_capacity(end - start + 16);
+                out.push_str(&self.text[start..end]);
+                self.at = end;
+                self.escaped(&mut out)?;
+                Some(Cow::Owned(out))
+            }
+            _ => None,
+        }
+    }
+
+    /// The rest of a string from its first escape on, decoded into `out`.
+    fn escaped(&mut self, out: &mut String) -> Option<()> {
+        loop {
+            match *self.bytes.get(self.at)? {
+                b'"' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                b'\\' => {
+                    let escape = *self.bytes.get(self.at + 1)?;
+                    let c = match escape {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let hex = self.text.get(self.at + 2..self.at + 6)?;
+                            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                                return None;
+                            }
+                            // A surrogate (half of a pair, or alone) is left to the careful
+                            // path, which judges it.
+                            char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
+                        }
+                        _ => return None,
+                    };
+                    out.push(c);
+                    self.at += if escape == b'u' { 6 } else { 2 };
+                }
+                _ => {
+                    let start = self.at;
+                    let end = start + plain_run(&self.bytes[start..]);
+                    if end == start {
+                        return None;
+                    }
+                    out.push_str(&self.text[start..end]);
+                    self.at = end;
+                }
+            }
+        }
+    }
+
+    /// Text where the careful path reads `Option<Text>`: a string, or `null` for none.
+    #[inline]
+    fn text(&mut self) -> Option<Option<Text<'a>>> {
+        if self.null() {
+            return Some(None);
+        }
+        self.string().map(|s| Some(Text(s)))
+    }
+
+    /// A flag where the careful path reads `Option<bool>`.
+    #[inline]
+    fn flag(&mut self) -> Option<Option<bool>> {
+        let rest = &self.bytes[self.at..];
+        let (value, len) = if rest.starts_with(b"true") {
+            (Some(true), 4)
+        } else if rest.starts_with(b"false") {
+            (Some(false), 5)
+        } else if rest.starts_with(b"null") {
+            (None, 4)
+        } else {
+            return None;
+        };
+        self.at += len;
+        Some(value)
+    }
+
+    /// One event object.
+    fn event(&mut self) -> Option<RawEvent<'a>> {
+        let mut event = RawEvent::default();
+        self.object(|r, key| {
+            match key {
+                b"time" => event.time = r.text()?,
+                b"event" => event.event = r.text()?,
+                b"message" => event.message = r.text()?,
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(event)
+    }
+
+    /// An event where the careful path reads `Option<RawEvent>`.
+    fn maybe_event(&mut self) -> Option<Option<RawEvent<'a>>> {
+        if self.null() {
+            return Some(None);
+        }
+        self.event().map(Some)
+    }
+
+    /// An array of events, or `null` for none.
+    fn events(&mut self) -> Option<Option<Vec<RawEvent<'a>>>> {
+        if self.null() {
+            return Some(None);
+        }
+        self.eat(b'[')?;
+        // A pretty-printed event takes some 130 bytes; sized once, not grown event by event.
+        let mut events = Vec::with_capacity(self.bytes.len().saturating_sub(self.at) / 160 + 1);
+        if self.peek() == Some(b'\n') {
+            let open = self.at;
+            if self.event_lines(&mut events).is_some() {
+                return Some(Some(events));
+            }
+            // Not printed a member a line: read token by token.
+            self.at = open;
+            events.clear();
+        }
+        self.space();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(Some(events));
+        }
+        loop {
+            self.space();
+            events.push(self.event()?);
+            if !self.more(b']')? {
+                return Some(Some(events));
+            }
+        }
+    }
+
+    /// The events of an array printed one member a line, as metalctl prints them, from the
+    /// line feed after `[` to the `]`: a line `{`, a line `"key": value,` per member (the
+    /// last without the comma), a line `}` or `},`. Anything else answers `None`, and the
+    /// array is read token by token.
+    fn event_lines(&mut self, events: &mut Vec<RawEvent<'a>>) -> Option<()> {
+        loop {
+            self.next_line()?;
+            self.byte(b'{')?;
+            let mut event = RawEvent::default();
+            loop {
+                self.next_line()?;
+                let key = self.key()?;
+                self.byte(b':')?;
+                self.byte(b' ')?;
+                let value = if self.null() {
+                    None
+                } else {
+                    Some(Text(self.string()?))
+                };
+                match key {
+                    b"time" => event.time = value,
+                    b"event" => event.event = value,
+                    b"message" => event.message = value,
+                    _ => return None,
+                }
+                if self.peek() != Some(b',') {
+                    break;
+                }
+                self.at += 1;
+            }
+            events.push(event);
+            self.next_line()?;
+            self.byte(b'}')?;
+            if self.peek() == Some(b',') {
+                self.at += 1;
+                continue;
+            }
+            self.next_line()?;
+            return self.byte(b']');
+        }
+    }
+
+    /// A line feed and the next line's indentation.
+    #[inline]
+    fn next_line(&mut self) -> Option<()> {
+        self.byte(b'\n')?;
+        self.at += leading_spaces(&self.bytes[self.at..]);
+        Some(())
+    }
+
+    /// Exactly this byte, next.
+    #[inline]
+    fn byte(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// metal-api's event container.
+    fn block(&mut self) -> Option<RawEventBlock<'a>> {
+        let mut block = RawEventBlock::default();
+        self.object(|r, key| {
+            match key {
+                b"log" => block.log = r.events()?,
+                b"last_error_event" => block.last_error_event = r.maybe_event()?,
+                b"last_event_time" => block.last_event_time = r.text()?,
+                b"crash_loop" => block.crash_loop = r.flag()?,
+                b"failed_machine_reclaim" => block.failed_machine_reclaim = r.flag()?,
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(block)
+    }
+
+    /// The machine object: its members the careful path reads are these four, and any other
+    /// key it reads (another format's) sends the element there.
+    fn item(&mut self) -> Option<RawItem<'a>> {
+        let mut item = RawItem::default();
+        self.object(|r, key| {
+            match key {
+                b"id" => item.id = r.text()?,
+                b"liveliness" => item.liveliness = r.text()?,
+                b"events" => {
+                    item.events = if r.null() {
+                        Slot::Null
+                    } else if r.peek()? == b'{' {
+                        Slot::Value(EventsField::Block(r.block()?))
+                    } else {
+                        return None;
+                    }
+                }
+                b"allocation" => {
+                    item.allocation = if r.null() {
+                        Slot::Null
+                    } else {
+                        r.skip()?;
+                        Slot::Value(IgnoredAny)
+                    }
+                }
+                key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => return None,
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(item)
+    }
+
+    /// Steps over any value, checking it as strictly as the careful path would.
+    fn skip(&mut self) -> Option<()> {
+        self.space();
+        match self.peek()? {
+            b'{' => self.object(|r, _| r.skip()),
+            b'[' => {
+                self.at += 1;
+                self.space();
+                if self.peek()? == b']' {
+                    self.at += 1;
+                    return Some(());
+                }
+                loop {
+                    self.skip()?;
+                    if !self.more(b']')? {
+                        return Some(());
+                    }
+                }
+            }
+            b'"' => self.string().map(drop),
+            b't' | b'f' => self.flag().map(drop),
+            b'n' => self.null().then_some(()),
+            _ => self.number(),
+        }
+    }
+
+    /// A number a parser takes without judging it: an integer of up to 18 digits, with or
+    /// without a fraction. An exponent or a longer integer (which parsers read differently,
+    /// or refuse) is left to the careful path.
+    fn number(&mut self) -> Option<()> {
+        let rest = &self.bytes[self.at..];
+        let mut i = usize::from(rest.first() == Some(&b'-'));
+        let digits = rest[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || digits > 18 || (digits > 1 && rest[i] == b'0') {
+            return None;
+        }
+        i += digits;
+        if rest.get(i) == Some(&b'.') {
+            let fraction = rest[i + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if fraction == 0 {
+                return None;
+            }
+            i += 1 + fraction;
+        }
+        if matches!(rest.get(i), Some(b'e' | b'E')) {
+            return None;
+        }
+        self.at += i;
+        Some(())
+    }
+}
+
+/// How many bytes from the start hold neither `"`, `\` nor a control character: a string's
+/// plain run.
+#[inline]
+fn plain_run(bytes: &[u8]) -> usize {
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    while i + 16 <= bytes.len() {
+        let stop = sse2::stops(&bytes[i..i + 16]);
+        if stop != 0 {
+            return i + stop.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    i + bytes[i..]
+        .iter()
+        .take_while(|&&b| b != b'"' && b != b'\\' && b >= 0x20)
+        .count()
+}
+
+/// How many spaces `bytes` starts with: a pretty-printed line's indentation.
+#[inline]
+fn leading_spaces(bytes: &[u8]) -> usize {
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    while i + 16 <= bytes.len() {
+        let other = !sse2::spaces(&bytes[i..i + 16]) & 0xffff;
+        if other != 0 {
+            return i + other.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    i + bytes[i..].iter().take_while(|&&b| b == b' ').count()
+}
+
+/// Sixteen bytes at a time with SSE2, which every x86-64 processor has: a string's run and an
+/// indentation are a compare and a mask each, where a byte loop takes one step a byte.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+
+    #[inline]
+    fn load(block: &[u8]) -> __m128i {
+        assert!(block.len() >= 16);
+        // SAFETY: the block holds at least 16 bytes (checked above), and an unaligned load
+        // reads exactly 16.
+        unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
+    }
+
+    /// The mask of the first 16 bytes that are `"`, `\` or below 0x20.
+    #[inline]
+    pub(super) fn stops(block: &[u8]) -> u32 {
+        let x = load(block);
+        // SAFETY: SSE2 is part of every x86-64 target; these are register operations only.
+        unsafe {
+            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+            let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+            // Unsigned: a byte is below 0x20 exactly when the minimum of it and 0x1f is itself.
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), control)) as u32
+        }
+    }
+
+    /// The mask of the first 16 bytes that are spaces.
+    #[inline]
+    pub(super) fn spaces(block: &[u8]) -> u32 {
+        let x = load(block);
+        // SAFETY: as above.
+        unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b' ' as i8))) as u32 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(json: &str) -> Option<String> {
+        machine(json.as_bytes()).map(|item| describe(&item))
+    }
+
+    /// What the careful path reads of the same bytes, in the same words.
+    fn careful(json: &str) -> Option<String> {
+        serde_json::from_str::<RawItem>(json)
+            .ok()
+            .map(|item| describe(&item))
+    }
+
+    fn describe(item: &RawItem) -> String {
+        let event = |e: &RawEvent| {
+            format!(
+                "{:?}/{:?}/{:?}",
+                e.time.as_deref(),
+                e.event.as_deref(),
+                e.message.as_deref()
+            )
+        };
+        let events = match &item.events {
+            Slot::Absent => "absent".to_string(),
+            Slot::Null => "null".to_string(),
+            Slot::Value(EventsField::Block(b)) => format!(
+                "log={:?} last_error={:?} last_time={:?} crash={:?} failed={:?}",
+                b.log
+                    .as_ref()
+                    .map(|l| l.iter().map(event).collect::<Vec<_>>()),
+                b.last_error_event.as_ref().map(event),
+                b.last_event_time.as_deref(),
+                b.crash_loop,
+                b.failed_machine_reclaim
+            ),
+            Slot::Value(EventsField::List(_)) => "list".to_string(),
+        };
+        let allocation = match item.allocation {
+            Slot::Absent => "absent",
+            Slot::Null => "null",
+            Slot::Value(_) => "value",
+        };
+        format!(
+            "id={:?} liveliness={:?} allocation={allocation} events: {events}",
+            item.id.as_deref(),
+            item.liveliness.as_deref()
+        )
+    }
+
+    #[test]
+    fn a_pretty_printed_machine_reads_as_the_careful_path_reads_it() {
+        let json = r#"{
+    "allocation": {"name": "x", "sizes": [1, 2.5, -3], "ok": true, "n": null},
+    "events": {
+        "crash_loop": false,
+        "failed_machine_reclaim": true,
+        "last_error_event": null,
+        "last_event_time": "2025-06-23T05:39:40.435Z",
+        "log": [
+            {
+                "event": "Preparing",
+                "message": "starting metal-hammer version:\"v0.13.2\" \u00e9 \/ \\",
+                "time": "2025-06-23T05:39:40.435Z"
+            },
+            {"event": "Waiting", "time": "2025-06-23T05:39:41Z", "extra": {"a": [[], {}]}}
+        ]
+    },
+    "id": "m-1",
+    "hardware": {"disks": [{"size": 1000204886016}]},
+    "liveliness": "Alive",
+    "id": "m-2"
+}"#;
+        assert_eq!(parts(json), careful(json));
+        let item = machine(json.as_bytes()).unwrap();
+        let Slot::Value(EventsField::Block(block)) = &item.events else {
+            panic!("a block")
+        };
+        let log = block.log.as_ref().unwrap();
+        assert_eq!(
+            log[0].message.as_deref(),
+            Some(r#"starting metal-hammer version:"v0.13.2" é / \"#)
+        );
+    }
+
+    #[test]
+    fn what_it_cannot_be_sure_of_goes_the_careful_way() {
+        for json in [
+            r#"{"id": 42, "events": {}}"#,
+            r#"{"id": "m", "events": []}"#,
+            r#"{"uuid": "m", "recentProvisioningEvents": {}}"#,
+            r#"{"id": "m", "log": []}"#,
+            r#"{"id": "m", "events": {"log": [{"time": 1}]}}"#,
+            r#"{"id": "m", "events": {"crash_loop": "yes"}}"#,
+            r#"{"id": "m", "x": 1e5}"#,
+            r#"{"id": "m", "x": 12345678901234567890}"#,
+            r#"{"id": "m", "x": 01}"#,
+            r#"{"id": "m\ud83d\ude00"}"#,
+            r#"{"i\u0064": "m"}"#,
+            "{\"id\": \"m\tx\"}",
+            r#"{"id": "m", "events": {"log": [}}"#,
+            r#"{"id": "m"} x"#,
+            r#"{"id": "m",}"#,
+        ] {
+            assert_eq!(parts(json), None, "{json}");
+        }
+        assert_eq!(machine(b"{\"id\": \"\xff\"}").map(|i| describe(&i)), None);
+    }
+
+    #[test]
+    fn null_and_absent_are_told_apart() {
+        for json in [
+            r#"{"id": "m", "events": null, "allocation": null}"#,
+            r#"{"id": "m"}"#,
+            r#"{"id": null, "events": {"log": null, "last_error_event": {"event": "Crashed", "time": "2025-01-01T00:00:00Z"}}}"#,
+            r#"{}"#,
+        ] {
+            assert_eq!(parts(json), careful(json), "{json}");
+            assert!(parts(json).is_some(), "{json}");
+        }
+    }
+
+    #[test]
+    fn plain_runs_stop_at_quotes_escapes_and_controls() {
+        assert_eq!(plain_run(b"abcdefghijklmnop\"x"), 16);
+        assert_eq!(plain_run(b"abc\\d"), 3);
+        assert_eq!(plain_run(b"abcdefgh\x01ij"), 8);
+        assert_eq!(
+            plain_run("é ü ß 漢字 and more\"".as_bytes()),
+            "é ü ß 漢字 and more".len()
+        );
+        assert_eq!(plain_run(b""), 0);
+    }
+}
