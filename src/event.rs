@@ -40,6 +40,17 @@ impl State {
         State::MachineReclaim,
     ];
 
+    /// The provisioning path, in the order a machine takes it.
+    pub const PROVISIONING: [State; 7] = [
+        State::PxeBooting,
+        State::Preparing,
+        State::Registering,
+        State::Waiting,
+        State::Installing,
+        State::BootingNewKernel,
+        State::PhonedHome,
+    ];
+
     /// The display name (SPEC §1), without metal-api's `State ` prefix.
     pub fn name(self) -> &'static str {
         match self {

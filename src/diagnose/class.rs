@@ -77,17 +77,7 @@ pub enum Reboot {
 
 /// Where a state is on the provisioning path.
 fn stage(state: State) -> Option<usize> {
-    [
-        State::PxeBooting,
-        State::Preparing,
-        State::Registering,
-        State::Waiting,
-        State::Installing,
-        State::BootingNewKernel,
-        State::PhonedHome,
-    ]
-    .iter()
-    .position(|s| *s == state)
+    State::PROVISIONING.iter().position(|s| *s == state)
 }
 
 /// Every step's class (`None` for a step that is not unexpected), given each step's root.
