@@ -127,12 +127,15 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize) -> Class {
             Class::UnannouncedReboot(Reboot::Installation)
         }
         State::PhonedHome if boot => {
-            // What followed: the next stored event of an export, the next event of a raw
-            // stream (which holds those metal-api swallowed too).
+            // What followed: the next stored event of an export; in a raw stream (which holds
+            // those metal-api swallowed too) the next event that can tell, past the DHCP
+            // retries and Alive ticks that an export does not store either.
             let next = if trace.annotated {
                 next_stored
             } else {
-                steps.get(i + 1)
+                steps[i + 1..]
+                    .iter()
+                    .find(|s| !matches!(s.event, EventKind::PxeBooting | EventKind::Alive))
             };
             let went_on = step.event == EventKind::Preparing
                 || next.is_some_and(|s| s.event == EventKind::Preparing);

@@ -154,8 +154,14 @@ impl Component {
 /// What a verdict rests on; output writes each as a sentence with its numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Basis {
-    /// `n` of `of` occurrences with a log context fell in `class`.
-    Share { class: Class, n: u64, of: u64 },
+    /// `n` of `of` occurrences judged fell in `class` (in classes of its kind where
+    /// `several`: unannounced reboots of more than one kind, none of them enough alone).
+    Share {
+        class: Class,
+        n: u64,
+        of: u64,
+        several: bool,
+    },
     /// `n` occurrences are exported last errors only, without a log context.
     WithoutContext { n: u64 },
     /// The classes seen, none with enough of the occurrences.
@@ -262,12 +268,18 @@ pub fn verdict(
     // Machines the class was seen on: per class, the most (classes of one kind share
     // machines, so the largest is a lower bound that never double counts).
     let machines = classes_of(rank).map(|c| c.2).max().unwrap_or(0);
+    // Unannounced reboots of several kinds are one verdict, but name a component only where
+    // one kind has the share alone.
+    let main_n: u64 = classes_of(rank).filter(|c| c.0 == main).map(|c| c.1).sum();
+    let several =
+        matches!(main, Class::UnannouncedReboot(_)) && (main_n as f64) < SHARE * total as f64;
     evidence.insert(
         0,
         Basis::Share {
             class: main,
             n,
             of: total,
+            several,
         },
     );
     let kinds: Vec<(Class, u64)> = classes_of(rank).map(|c| (c.0, c.1)).collect();
@@ -308,6 +320,13 @@ pub fn verdict(
             Kind::CrashLoop,
             Action::Investigate,
             Some(Component::Machine),
+            None,
+            None,
+        ),
+        Class::UnannouncedReboot(_) if several => (
+            Kind::UnannouncedReboot,
+            Action::Investigate,
+            None,
             None,
             None,
         ),

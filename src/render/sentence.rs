@@ -106,6 +106,9 @@ pub fn verdict(v: &PairVerdict) -> String {
             }
             Some(Component::Fsm) => "look at the FSM".to_string(),
             Some(component) => format!("look at {}", component.name()),
+            None if v.kind == Kind::UnannouncedReboot => {
+                "look at each machine: its reboots are of several kinds".to_string()
+            }
             None => "look at what sends it".to_string(),
         },
         Action::Ignore => "nothing to fix".to_string(),
@@ -194,11 +197,20 @@ fn counted_classes(classes: &[(Class, u64)]) -> String {
 pub fn basis(e: &Basis) -> String {
     let minutes = |d: chrono::TimeDelta| d.num_minutes();
     match e {
-        Basis::Share { class, n, of } => format!(
-            "{n} of {} with a log context {} {}",
+        Basis::Share {
+            class,
+            n,
+            of,
+            several,
+        } => format!(
+            "{n} of {} judged {} {}",
             amount(*of, "occurrence"),
             if *n == 1 { "is" } else { "are" },
-            class_phrase(*class)
+            if *several {
+                "unannounced reboots, of several kinds".to_string()
+            } else {
+                class_phrase(*class)
+            }
         ),
         Basis::WithoutContext { n } => format!(
             "{n} occurrence{} exported last error event{} only, with no log rows around {} to judge by",
@@ -207,7 +219,7 @@ pub fn basis(e: &Basis) -> String {
             if *n == 1 { "it" } else { "them" },
         ),
         Basis::Mix(classes) => format!(
-            "the occurrences with a log context: {}; a verdict needs one kind for {:.0}% of them",
+            "the occurrences judged: {}; a verdict needs one kind for {:.0}% of them",
             counted_classes(classes),
             SHARE * 100.0
         ),

@@ -92,19 +92,30 @@ fn run<'r>(
     let kept = events.len().min(rules.kept_events.saturating_add(1));
     replayer.container_mut().events.reserve(kept);
     let mut first = true;
+    // Where the event left out was the oldest row or began a record, the next event stands
+    // where it stood: it arrives in the state the left-out one arrived in.
+    let mut carried: Option<Option<State>> = None;
     for (index, event) in events.iter().enumerate() {
         recorded.apply_before(event.time, replayer.container_mut());
         let EventName::Known(kind) = &event.name else {
             continue;
         };
+        let seam = !first && log.seams.contains(&index);
         if skip == Some(index) {
+            if first || seam {
+                carried = Some(event.recorded_state);
+            }
             continue;
         }
-        if first && let Some(state) = event.recorded_state {
+        let (seam, arrival) = match carried.take() {
+            Some(arrival) => (!first, arrival),
+            None => (seam, event.recorded_state),
+        };
+        if first && let Some(state) = arrival {
             replayer.assume_empty_state(state);
         }
-        if !first && log.seams.contains(&index) {
-            replayer.assume_next_state(event.recorded_state.unwrap_or(State::Initial));
+        if seam {
+            replayer.assume_next_state(arrival.unwrap_or(State::Initial));
         }
         first = false;
         let mut step = replayer.step(

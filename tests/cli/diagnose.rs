@@ -481,3 +481,93 @@ fn every_export_of_a_fleet_gets_the_same_verdicts() {
         }
     }
 }
+
+/// The pairs `report` finds under `rules`, each with its verdict kind and component and how
+/// many of its occurrences are cascades.
+fn judged(rules: &str, inputs: &[&Path]) -> Vec<(String, String, u64, String, Value)> {
+    let mut args = vec!["report", "-o", "json", "--rules", rules];
+    args.extend(inputs.iter().map(|p| path(p)));
+    let (_, report, _) = run_json(&args);
+    report["unexpected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                format!(
+                    "{}/{}",
+                    p["state"].as_str().unwrap(),
+                    p["event"].as_str().unwrap()
+                ),
+                p["verdict"]["kind"].as_str().unwrap().to_string(),
+                p["cascades"].as_u64().unwrap(),
+                p["verdict"]["component"].as_str().unwrap_or("").to_string(),
+                p["verdict"]["precedent"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_root_that_begins_the_log_still_carries_its_cascade() {
+    // m1's log begins with the skipped Phoned Home in Preparing; m2's has the Preparing before
+    // it. Both machines were left in Phoned Home, so both Registerings are its cascade.
+    let first = testdata("diagnose/first-list.json");
+    let pairs = judged("metal-api-v0.19.3", &[&first]);
+    let registering = pairs
+        .iter()
+        .find(|p| p.0 == "Phoned Home/Registering")
+        .unwrap_or_else(|| panic!("{pairs:?}"));
+    assert_eq!(registering.1, "cascade");
+    assert_eq!(registering.2, 2, "{pairs:?}");
+}
+
+#[test]
+fn a_seam_between_two_files_invents_no_cascade() {
+    // a.json holds the machine's older rows, b.json its newer ones: the pair at the seam is
+    // judged as it is in b.json alone, never as a cascade of a root in a.json.
+    let seam = testdata("diagnose/seam");
+    let b = testdata("diagnose/seam/b.json");
+    for rules in ["metal-api-v0.19.3", "metal-api"] {
+        let both = judged(rules, &[&seam]);
+        assert_eq!(both, judged(rules, &[&b]), "{rules}");
+        let installing = both
+            .iter()
+            .find(|p| p.0 == "PXE Booting/Installing")
+            .unwrap_or_else(|| panic!("{both:?}"));
+        assert_ne!(installing.1, "cascade");
+        assert_eq!(installing.2, 0);
+    }
+}
+
+#[test]
+fn a_second_pxe_booting_after_phoned_home_is_still_metal_apis_reboot() {
+    // Both machines phone home, then DHCP retries (two PXE Bootings) and a fresh Preparing:
+    // the export and the raw stream must name the same component though the raw stream
+    // holds the retry metal-api swallowed.
+    for input in ["diagnose/ph2-list.json", "diagnose/ph2.ndjson"] {
+        let pairs = judged("metal-api", &[&testdata(input)]);
+        assert_eq!(pairs.len(), 1, "{input}: {pairs:?}");
+        assert_eq!(pairs[0].0, "Phoned Home/PXE Booting");
+        assert_eq!(pairs[0].1, "unannounced-reboot");
+        assert_eq!(pairs[0].3, "metal-api", "{input}");
+    }
+}
+
+#[test]
+fn reboots_of_several_kinds_name_no_component() {
+    // One machine went through reclaim (firmware), one rebooted with an Alive in between
+    // (metal-api's own reboot): neither kind holds the share, so no component and no
+    // precedent is named, and the sentence says why.
+    let mixed = testdata("diagnose/ph-list.json");
+    let pairs = judged("metal-api", &[&mixed]);
+    let reboot = pairs
+        .iter()
+        .find(|p| p.0 == "Phoned Home/PXE Booting")
+        .unwrap_or_else(|| panic!("{pairs:?}"));
+    assert_eq!(reboot.1, "unannounced-reboot");
+    assert_eq!(reboot.3, "");
+    assert_eq!(reboot.4, Value::Null);
+    let (_, out, _) = stdout_of(&["explain", path(&mixed)]);
+    assert!(out.contains("of several kinds"), "{out}");
+}
