@@ -136,7 +136,9 @@ pub fn propose(
         // A swallowed event stays where it came; an accepted one leads where the base sends
         // it, and where that is the state itself, metal-api needs `self` (a transition to the
         // current state by name is a `NoTransitionError`).
-        let target = if swallow && !named {
+        // A named pair follows its verdict where it has one to follow: `--pair` on a swallow
+        // still swallows (and so still gets the buffering), it does not accept.
+        let target = if swallow {
             Some(Target::Stay)
         } else {
             usual_target(base, event).map(|t| match t {
@@ -151,7 +153,7 @@ pub fn propose(
                 target,
                 tally: tally.clone(),
                 share,
-                forced: named && !matches!(verdict.kind, Kind::Accept | Kind::Swallow),
+                forced: named && !matches!(verdict.kind, Kind::Accept) && !swallow,
                 verdict,
             }),
             (because, _) => left_out.push(LeftOut {
@@ -186,8 +188,13 @@ pub fn propose(
     let evidence: Vec<String> = accepted
         .iter()
         .map(|a| {
+            let verb = if a.verdict.action == Action::Swallow {
+                "swallows"
+            } else {
+                "accepts"
+            };
             format!(
-                "{} in {} → {} ({}× on {} machines, {:.1}% of the fleet)",
+                "{verb} {} in {} → {} ({}× on {} machines, {:.1}% of the fleet)",
                 a.event,
                 a.state,
                 a.target,
@@ -200,7 +207,7 @@ pub fn propose(
     file.description = if evidence.is_empty() {
         format!("{} unchanged: no unexpected pair is accepted", base.name)
     } else {
-        format!("{} proposed: accepts {}", base.name, evidence.join("; "))
+        format!("{} proposed: {}", base.name, evidence.join("; "))
     };
     file.transitions.extend(accepted.iter().map(|a| RuleRow {
         event: a.event.name().to_string(),
@@ -246,6 +253,81 @@ mod tests {
             usual_target(&rules("metal-api-v0.19.0"), EventKind::PhonedHome),
             Some(Target::To(State::PhonedHome)),
             "3 lead to Phoned Home, 2 stay"
+        );
+    }
+
+    /// A fleet of 10 machines with one pair, 4 times on 2 machines, of this many delayed
+    /// occurrences: its summary and its verdicts.
+    fn delayed(pair: (State, EventKind)) -> (Summary, Verdicts) {
+        use crate::diagnose::{Class, Classes, verdict};
+        let mut classes = Classes::default();
+        for i in 0..4 {
+            classes.add(Class::Delayed, None, i < 2);
+        }
+        let time = chrono::DateTime::from_timestamp(1_756_684_800, 0).unwrap();
+        let mut tally = PairTally::new(time);
+        tally.count = 4;
+        tally.machines = 2;
+        let mut summary = Summary {
+            machines: 10,
+            ..Summary::default()
+        };
+        summary.pairs.insert(pair, tally);
+        let verdicts = Verdicts::from([(pair, verdict(pair, &classes, 2, 2))]);
+        (summary, verdicts)
+    }
+
+    #[test]
+    fn a_named_swallow_is_still_swallowed_with_its_buffering() {
+        let pair = (State::Waiting, EventKind::PhonedHome);
+        let (summary, verdicts) = delayed(pair);
+        let base = rules("metal-api-v0.19.3");
+        for named in [vec![], vec![pair]] {
+            let thresholds = Thresholds {
+                min_share: 0.0,
+                named: named.clone(),
+            };
+            let p = propose(&base, &summary, &verdicts, &thresholds, "p");
+            assert_eq!(p.accepted.len(), 1, "{named:?}");
+            assert_eq!(p.accepted[0].target, Target::Stay, "{named:?}");
+            assert!(!p.accepted[0].forced, "{named:?}");
+            assert_eq!(p.buffering, Some(BUFFERED_PHONED_HOME_SECONDS), "{named:?}");
+            assert!(
+                p.file
+                    .description
+                    .contains("swallows Phoned Home in Waiting → self"),
+                "{}",
+                p.file.description
+            );
+        }
+    }
+
+    #[test]
+    fn a_named_swallow_metal_api_cannot_run_is_forced() {
+        // Installing stores a late Phoned Home: no swallowing there, so a named one is
+        // accepted to the usual target, against its verdict.
+        let pair = (State::Installing, EventKind::PhonedHome);
+        let (summary, verdicts) = delayed(pair);
+        let base = rules("metal-api-v0.19.3");
+        let unnamed = Thresholds {
+            min_share: 0.0,
+            named: vec![],
+        };
+        let p = propose(&base, &summary, &verdicts, &unnamed, "p");
+        assert!(p.accepted.is_empty());
+        assert_eq!(p.left_out[0].because, Because::CannotSwallow);
+        let named = Thresholds {
+            min_share: 0.0,
+            named: vec![pair],
+        };
+        let p = propose(&base, &summary, &verdicts, &named, "p");
+        assert_eq!(p.accepted.len(), 1);
+        assert!(p.accepted[0].forced);
+        assert_eq!(p.buffering, None);
+        assert!(
+            p.file
+                .description
+                .contains("accepts Phoned Home in Installing")
         );
     }
 }

@@ -73,43 +73,79 @@ pub(crate) fn stdout() -> BufWriter<io::StdoutLock<'static>> {
     BufWriter::new(io::stdout().lock())
 }
 
-/// Writes a file through `write`, naming the file in any error. Atomically: into a temporary
-/// file beside it (whose name does not end like the file's, so that node_exporter's textfile
-/// collector never reads half a `.prom`), then renamed over it; a reader sees the old file or
-/// the new one. The new file keeps an existing file's permissions, else is readable by all.
+/// Writes a file through `write`, naming the file in any error. A regular file (or one not
+/// there yet) is written atomically: into a temporary file beside it (whose name does not end
+/// like the file's, so that node_exporter's textfile collector never reads half a `.prom`),
+/// then renamed over it; a reader sees the old file or the new one. The new file keeps an
+/// existing file's permissions, else is readable by all. A symbolic link is followed, so the
+/// link stays and the file it names is replaced; anything else (a pipe, `/dev/stdout`,
+/// `/dev/fd/N`, a link to nowhere) is written straight, since it cannot be renamed over.
 pub(crate) fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
-    let dir = match path.parent() {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => {
+            let real = std::fs::canonicalize(path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            write_atomically(path, &real, Some(meta.permissions()), write)
+        }
+        Err(e)
+            if e.kind() == io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_err() =>
+        {
+            write_atomically(path, path, readable_by_all(), write)
+        }
+        _ => write_straight(path, write),
+    }
+}
+
+/// Writes `real` (the file `shown` names) by renaming a finished temporary file over it.
+fn write_atomically(
+    shown: &Path,
+    real: &Path,
+    permissions: Option<std::fs::Permissions>,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    let dir = match real.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let name = path
+    let name = real
         .file_name()
         .map_or_else(|| "fsmlog".into(), |n| n.to_string_lossy().into_owned());
+    let failed = || format!("cannot write {}", shown.display());
     let temp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
         .tempfile_in(dir)
-        .with_context(|| format!("cannot create {}", path.display()))?;
+        .with_context(|| format!("cannot create {}", shown.display()))?;
     let mut out = BufWriter::new(temp);
-    write(&mut out).with_context(|| format!("cannot write {}", path.display()))?;
+    write(&mut out).with_context(failed)?;
     let temp = out
         .into_inner()
         .map_err(|e| e.into_error())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    if let Some(permissions) = std::fs::metadata(path)
-        .ok()
-        .map(|old| old.permissions())
-        .or_else(readable_by_all)
-    {
-        std::fs::set_permissions(temp.path(), permissions)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        .with_context(failed)?;
+    if let Some(permissions) = permissions {
+        std::fs::set_permissions(temp.path(), permissions).with_context(failed)?;
     }
-    temp.persist(path)
+    temp.persist(real)
         .map_err(|e| e.error)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .with_context(failed)?;
+    Ok(())
+}
+
+/// Writes `path` in place, for what is not a regular file.
+fn write_straight(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let failed = || format!("cannot write {}", path.display());
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .with_context(failed)?;
+    let mut out = BufWriter::new(file);
+    write(&mut out).with_context(failed)?;
+    out.flush().with_context(failed)?;
     Ok(())
 }
 

@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::escape;
 use super::report::{CheckReport, IssuesReport, Report};
+use crate::hidden::is_hidden;
 use crate::issues::IssueType;
 
 /// One metric family: its samples' labels (name, value) and values.
@@ -40,15 +40,16 @@ impl Family {
 }
 
 /// A label value as the format reads it back: controls shown as `\u{1b}` as everywhere in
-/// fsmlog's output, then `\` and `"` escaped (no raw line feed is left to escape).
+/// fsmlog's output, and a `\` shown as `\\` so that no id can pass for another's shown
+/// control (two samples with the same labels would make the text invalid); then `\` and `"`
+/// escaped as the format says (no raw line feed is left to escape).
 fn label_value(s: &str) -> String {
-    let shown = escape::text(s);
-    let mut out = String::with_capacity(shown.len() + 2);
-    for c in shown.chars() {
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
         match c {
-            '\\' => out.push_str("\\\\"),
+            '\\' => out.push_str(r"\\\\"),
             '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
+            c if is_hidden(c) => out.push_str(&format!("\\\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
@@ -269,8 +270,10 @@ mod tests {
 
     #[test]
     fn label_values_escape_as_the_format_says_and_show_controls() {
-        assert_eq!(label_value(r#"a"b\c"#), r#"a\"b\\c"#);
+        assert_eq!(label_value(r#"a"b\c"#), r#"a\"b\\\\c"#);
         assert_eq!(label_value("x\ny\u{1b}"), r"x\\u{a}y\\u{1b}");
+        // The id `a\u{a}b` as written is not the id with a line feed.
+        assert_eq!(label_value(r"a\u{a}b"), r"a\\\\u{a}b");
         assert_eq!(label_value("plain-id"), "plain-id");
     }
 

@@ -431,9 +431,9 @@ fn issues_are_metal_metrics_exporters_families() {
             "{}",
             input.display()
         );
-        // The JSON's ids are the input's; the labels show controls as every text output
-        // does (`\u{1b}`).
-        let shown = |id: &str| fsmlog::escape::text(id).into_owned();
+        // The JSON's ids are the input's; the labels show a `\` doubled and controls as
+        // every text output does (`\u{1b}`).
+        let shown = |id: &str| fsmlog::escape::text(&id.replace('\\', "\\\\")).into_owned();
         for m in machines {
             let id = shown(m["machine"].as_str().unwrap());
             let has: Vec<&str> = m["issues"]
@@ -521,13 +521,39 @@ fn hostile_ids_are_escaped_and_read_back() {
     assert_eq!(
         ids.into_iter().collect::<Vec<_>>(),
         [
-            "m-\"quoted\"\\back\\slash",
+            "m-\"quoted\"\\\\back\\\\slash",
             "m-# EOF",
             "m-new\\u{a}line\\u{1b}[31m\\u{7}\\u{202e}",
         ]
     );
     assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));
     assert_eq!(text.matches("# EOF\n").count(), 1, "{text}");
+}
+
+#[test]
+fn ids_that_only_look_alike_stay_apart() {
+    // `a` line feed `b`, and `a\u{a}b` written out: shown alike everywhere else, they must be
+    // two series here, or the exposition holds one series twice and is invalid.
+    let input = testdata("metrics/collide.json");
+    let (code, text, stderr) = stdout_of(&["issues", "-o", "openmetrics", path(&input)]);
+    assert_eq!(code, 0, "{stderr}");
+    let (samples, _) = parse(&text);
+    let rows = of(&samples, "metal_machine_issues");
+    let ids: std::collections::BTreeSet<&str> =
+        rows.iter().map(|s| label(s, "machineid")).collect();
+    assert_eq!(ids.len(), 7, "{ids:?}");
+    assert!(
+        ids.contains("a\\u{a}b") && ids.contains("a\\\\u{a}b"),
+        "{ids:?}"
+    );
+    let series: std::collections::BTreeSet<(&str, &str)> = rows
+        .iter()
+        .map(|s| (label(s, "machineid"), label(s, "issueid")))
+        .collect();
+    assert_eq!(series.len(), rows.len(), "{text}");
+    if have_promtool() {
+        promtool_accepts(&text, "ids that look alike");
+    }
 }
 
 #[test]
@@ -576,6 +602,85 @@ fn out_writes_atomically_and_readable() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no-such-dir/fsmlog.prom"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn out_follows_links_and_writes_pipes_straight() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (_, expected, _) = stdout_of(&["report", "-o", "openmetrics", path(&fleet)]);
+    // A link to the collector's file stays a link; the file it names is replaced.
+    let real = dir.path().join("real.prom");
+    std::fs::write(&real, "old\n").unwrap();
+    let link = dir.path().join("link.prom");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let (code, _, stderr) = stdout_of(&[
+        "report",
+        "-o",
+        "openmetrics",
+        "--out",
+        path(&link),
+        path(&fleet),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), expected);
+    // A named pipe is written, not replaced by a file.
+    let fifo = dir.path().join("fifo");
+    assert!(
+        Process::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let (code, _, stderr) = stdout_of(&[
+        "report",
+        "-o",
+        "openmetrics",
+        "--out",
+        path(&fifo),
+        path(&fleet),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(reader.join().unwrap(), expected);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    // /dev/stdout is the command's own standard output.
+    let (code, stdout, stderr) = stdout_of(&[
+        "report",
+        "-o",
+        "openmetrics",
+        "--out",
+        "/dev/stdout",
+        path(&fleet),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, expected);
+    // A directory is an error naming it.
+    let (code, _, stderr) = stdout_of(&[
+        "report",
+        "-o",
+        "openmetrics",
+        "--out",
+        path(dir.path()),
+        path(&fleet),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(&format!("cannot write {}", dir.path().display())),
+        "{stderr}"
+    );
 }
 
 #[test]
