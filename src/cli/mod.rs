@@ -195,6 +195,10 @@ pub struct ReportArgs {
     /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
     #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
     pub min_machines: u64,
+    /// With `-o openmetrics`, write the metrics when no machine was read (by default that is
+    /// exit 2 and nothing written, so that a collector keeps its last good file).
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ReportFormat::Table)]
     pub output: ReportFormat,
@@ -329,7 +333,8 @@ pub struct IssuesArgs {
     /// List the machines without issues too.
     #[arg(long)]
     pub all: bool,
-    /// With --fail-on, pass when no machine was read (by default that is exit 2).
+    /// With --fail-on, pass when no machine was read (by default that is exit 2); with `-o
+    /// openmetrics`, write the metrics then too (by default nothing is written).
     #[arg(long)]
     pub allow_empty: bool,
     /// Output format.

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use chrono::Utc;
 
-use super::shared::{Outcome, output, print_problems};
+use super::shared::{Outcome, no_metrics_of_nothing, output, print_problems};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::IssuesArgs;
 use crate::diagnose::Diagnosis;
@@ -96,6 +96,11 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
         machines: &judged,
         types: &types,
     };
+    let s = &gathered.summary;
+    if metrics && no_metrics_of_nothing(s.machines, args.allow_empty) {
+        print_problems(&s.errors, &s.skipped, &s.notes);
+        return Ok(Outcome::InputErrors);
+    }
     output(args.out.as_deref(), |out| {
         match args.output.text() {
             Some(format) => render_doc(&view::issues::doc(&report), format, term, out)?,
@@ -104,7 +109,6 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
         }
         Ok(())
     })?;
-    let s = &gathered.summary;
     print_problems(&s.errors, &s.skipped, &s.notes);
     let nothing = Nothing::of(
         s.machines,

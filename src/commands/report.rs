@@ -3,7 +3,7 @@
 use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::shared::{Outcome, finish, output};
+use super::shared::{Outcome, finish, no_metrics_of_nothing, output};
 use crate::cli::ReportArgs;
 use crate::fleet::{Inputs, counted, fleet_graph, summarize};
 use crate::render::format::ReportFormat;
@@ -35,6 +35,11 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
         graph: graph.as_ref(),
         verdicts: &verdicts,
     };
+    let metrics = args.output == ReportFormat::Openmetrics;
+    if metrics && no_metrics_of_nothing(summary.machines, args.allow_empty) {
+        finish(&summary.errors, &summary.skipped, &summary.notes);
+        return Ok(Outcome::InputErrors);
+    }
     output(args.out.as_deref(), |out| {
         Ok(render_report(args.output, &report, term, out)?)
     })?;

@@ -32,6 +32,19 @@ pub(crate) fn say_nothing_read(nothing: Option<Nothing>) {
     }
 }
 
+/// Whether metrics must not be written: no machine was read, and an empty exposition would
+/// tell a collector that every issue is resolved. Says so on stderr.
+pub(crate) fn no_metrics_of_nothing(machines: u64, allow_empty: bool) -> bool {
+    let refused = machines == 0 && !allow_empty;
+    if refused {
+        eprintln!(
+            "fsmlog: {}, so no metrics are written (an empty text would resolve every alert); check the paths, or pass --allow-empty to write it",
+            crate::render::sentence::nothing(Nothing::Machines)
+        );
+    }
+    refused
+}
+
 /// Tells what could not be read (see [`print_problems`]) and ends a command that gates on
 /// nothing: exit code 2 where some input could not be read, else 0.
 pub(crate) fn finish(

@@ -557,6 +557,43 @@ fn ids_that_only_look_alike_stay_apart() {
 }
 
 #[test]
+fn nothing_read_writes_no_metrics_and_keeps_the_last_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let list = dir.path().join("machines.json");
+    std::fs::write(&list, "[]\n").unwrap();
+    let file = dir.path().join("fsmlog.prom");
+    for command in ["report", "issues"] {
+        for input in [&empty, &list] {
+            std::fs::write(&file, "last good\n").unwrap();
+            let (code, stdout, stderr) = stdout_of(&[
+                command,
+                "-o",
+                "openmetrics",
+                "--out",
+                path(&file),
+                path(input),
+            ]);
+            assert_eq!(code, 2, "{command}: {stderr}");
+            assert_eq!(stdout, "");
+            assert!(
+                stderr.contains("no machine was read, so no metrics are written"),
+                "{stderr}"
+            );
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), "last good\n");
+            // Asked for, the empty text is written: the families, no samples of machines.
+            let (code, text, stderr) =
+                stdout_of(&[command, "-o", "openmetrics", "--allow-empty", path(input)]);
+            assert_eq!(code, 0, "{command}: {stderr}");
+            assert!(text.ends_with("# EOF\n"), "{text}");
+            let (samples, _) = parse(&text);
+            assert!(of(&samples, "metal_machine_issues").is_empty());
+        }
+    }
+}
+
+#[test]
 fn out_writes_atomically_and_readable() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("fsmlog.prom");
