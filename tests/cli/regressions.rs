@@ -333,10 +333,13 @@ fn a_trend_over_a_long_span_says_how_many_periods_a_bar_holds() {
     let dir = path(dir.path());
     let (_, csv, _) = stdout_of(&["report", "--by", "day", "-o", "csv", dir]);
     let header = csv.lines().next().unwrap();
-    assert!(header.ends_with(",Per 92 days"), "{header}");
+    assert!(header.ends_with(",Per 92 days,Verdict"), "{header}");
     let (_, csv, _) = stdout_of(&["report", "--by", "week", "-o", "csv", dir]);
     assert!(
-        csv.lines().next().unwrap().ends_with(",Per 14 weeks"),
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",Per 14 weeks,Verdict"),
         "{csv}"
     );
 }

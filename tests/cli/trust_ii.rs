@@ -509,7 +509,7 @@ fn item_8_at_80_columns_no_word_is_split_and_asked_for_columns_stay() {
         &["report", "--by", "day", path(&fleet)],
         &[("NO_COLOR", "1")],
     );
-    assert!(by_day.contains("┆ Per day │"), "{by_day}");
+    assert!(by_day.contains("┆ Per day ┆ Verdict "), "{by_day}");
     for line in by_day.lines() {
         assert!(line.chars().count() <= 80, "{line}");
     }
@@ -602,7 +602,7 @@ fn item_9_csv_guards_a_field_once_at_its_start() {
     std::fs::write(&file, list.to_string()).unwrap();
     let (_, csv, _) = stdout_of(&["report", "-o", "csv", path(&file)]);
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(",'-2+3 =cmd"), "{row}");
+    assert!(row.ends_with(",'-2+3 =cmd,unannounced-reboot"), "{row}");
 }
 
 #[test]

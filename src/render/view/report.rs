@@ -57,7 +57,6 @@ pub fn pairs_table(
         Column::new("Event"),
         Column::number("Count"),
         Column::number("Machines"),
-        Column::new("Verdict"),
         // The machines to look at stay longer than when it last happened.
         Column::new("First seen").or_left_out(2),
         Column::new("Last seen").or_left_out(0),
@@ -88,6 +87,8 @@ pub fn pairs_table(
     if with_message {
         columns.push(Column::wrapping("First message"));
     }
+    // Last, so that the columns a CSV had before verdicts keep their places.
+    columns.push(Column::new("Verdict"));
     let mut grid = Grid::new(columns);
     for ((state, event), t) in s.pairs_by_count() {
         let mut row = vec![
@@ -95,9 +96,6 @@ pub fn pairs_table(
             label(event.name()),
             count(t.count).tone(Tone::Bad),
             count(t.machines),
-            verdicts
-                .get(&(*state, *event))
-                .map_or(Value::Empty.into(), |v| label(v.kind.name())),
             time(t.first_seen),
             time(t.last_seen),
             examples(t.examples.iter(), t.machines),
@@ -108,6 +106,11 @@ pub fn pairs_table(
         if with_message {
             row.push(input(t.first_message.as_deref().unwrap_or("").to_string()));
         }
+        row.push(
+            verdicts
+                .get(&(*state, *event))
+                .map_or(Value::Empty.into(), |v| label(v.kind.name())),
+        );
         grid.row(row);
     }
     grid
