@@ -484,7 +484,7 @@ fn every_export_of_a_fleet_gets_the_same_verdicts() {
 
 /// The pairs `report` finds under `rules`, each with its verdict kind and component and how
 /// many of its occurrences are cascades.
-fn judged(rules: &str, inputs: &[&Path]) -> Vec<(String, String, u64, String, Value)> {
+fn judged(rules: &str, inputs: &[&Path]) -> Vec<Judged> {
     let mut args = vec!["report", "-o", "json", "--rules", rules];
     args.extend(inputs.iter().map(|p| path(p)));
     let (_, report, _) = run_json(&args);
@@ -508,16 +508,23 @@ fn judged(rules: &str, inputs: &[&Path]) -> Vec<(String, String, u64, String, Va
         .collect()
 }
 
+type Judged = (String, String, u64, String, Value);
+
+/// The pair named `state/event` among `pairs`.
+fn find<'a>(pairs: &'a [Judged], name: &str) -> &'a Judged {
+    pairs
+        .iter()
+        .find(|p| p.0 == name)
+        .unwrap_or_else(|| panic!("{name} in {pairs:?}"))
+}
+
 #[test]
 fn a_root_that_begins_the_log_still_carries_its_cascade() {
     // m1's log begins with the skipped Phoned Home in Preparing; m2's has the Preparing before
     // it. Both machines were left in Phoned Home, so both Registerings are its cascade.
     let first = testdata("diagnose/first-list.json");
     let pairs = judged("metal-api-v0.19.3", &[&first]);
-    let registering = pairs
-        .iter()
-        .find(|p| p.0 == "Phoned Home/Registering")
-        .unwrap_or_else(|| panic!("{pairs:?}"));
+    let registering = find(&pairs, "Phoned Home/Registering");
     assert_eq!(registering.1, "cascade");
     assert_eq!(registering.2, 2, "{pairs:?}");
 }
@@ -531,10 +538,7 @@ fn a_seam_between_two_files_invents_no_cascade() {
     for rules in ["metal-api-v0.19.3", "metal-api"] {
         let both = judged(rules, &[&seam]);
         assert_eq!(both, judged(rules, &[&b]), "{rules}");
-        let installing = both
-            .iter()
-            .find(|p| p.0 == "PXE Booting/Installing")
-            .unwrap_or_else(|| panic!("{both:?}"));
+        let installing = find(&both, "PXE Booting/Installing");
         assert_ne!(installing.1, "cascade");
         assert_eq!(installing.2, 0);
     }
@@ -561,10 +565,7 @@ fn reboots_of_several_kinds_name_no_component() {
     // precedent is named, and the sentence says why.
     let mixed = testdata("diagnose/ph-list.json");
     let pairs = judged("metal-api", &[&mixed]);
-    let reboot = pairs
-        .iter()
-        .find(|p| p.0 == "Phoned Home/PXE Booting")
-        .unwrap_or_else(|| panic!("{pairs:?}"));
+    let reboot = find(&pairs, "Phoned Home/PXE Booting");
     assert_eq!(reboot.1, "unannounced-reboot");
     assert_eq!(reboot.3, "");
     assert_eq!(reboot.4, Value::Null);
