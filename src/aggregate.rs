@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::diagnose::{Classes, Diagnosis, PairVerdict, verdict};
+use crate::diagnose::{Class, Classes, Diagnosis, PairVerdict, verdict};
 use crate::event::{EventKind, Location, State};
 use crate::input::merge::Merged;
 use crate::input::record::InputError;
@@ -241,6 +241,7 @@ impl Summary {
         self.machines += 1;
         let mut seen_pairs = BTreeSet::new();
         let mut seen_classes = BTreeSet::new();
+        let mut seen_reboots = BTreeSet::new();
         let judged = trace.steps.iter().chain(trace.last_error_only.iter());
         for (i, step) in judged.enumerate() {
             self.events += 1;
@@ -263,6 +264,9 @@ impl Summary {
                 if let Some(class) = class {
                     let first = seen_classes.insert((pair, class));
                     tally.classes.add(class, diagnosis.root(i), first);
+                    if matches!(class, Class::UnannouncedReboot(_)) && seen_reboots.insert(pair) {
+                        tally.classes.add_reboot_machine();
+                    }
                 }
             }
             if trace.annotated

@@ -24,6 +24,9 @@ pub struct Classes {
     pub counts: BTreeMap<Class, (u64, u64)>,
     /// The root pairs of the cascades, with how many cascades each.
     pub roots: BTreeMap<(State, EventKind), u64>,
+    /// Machines with an unannounced reboot of any kind: the reboot classes' own counts would
+    /// count a machine with two kinds twice.
+    pub reboot_machines: u64,
 }
 
 impl Classes {
@@ -36,6 +39,12 @@ impl Classes {
         if let Some(root) = root {
             *self.roots.entry(root).or_default() += 1;
         }
+    }
+
+    /// Counts a machine on which the pair was an unannounced reboot (of any kind) for the
+    /// first time.
+    pub fn add_reboot_machine(&mut self) {
+        self.reboot_machines += 1;
     }
 
     /// How many occurrences are cascades.
@@ -61,6 +70,7 @@ impl AddAssign for Classes {
         for (root, n) in other.roots {
             *self.roots.entry(root).or_default() += n;
         }
+        self.reboot_machines += other.reboot_machines;
     }
 }
 
@@ -265,9 +275,13 @@ pub fn verdict(
         );
         return undecided(evidence);
     }
-    // Machines the class was seen on: per class, the most (classes of one kind share
-    // machines, so the largest is a lower bound that never double counts).
-    let machines = classes_of(rank).map(|c| c.2).max().unwrap_or(0);
+    // Machines the kind was seen on: per class, the most (classes of one kind share
+    // machines, so the largest is a lower bound that never double counts); unannounced
+    // reboots, the one kind of several classes, are counted by machine as well.
+    let mut machines = classes_of(rank).map(|c| c.2).max().unwrap_or(0);
+    if matches!(main, Class::UnannouncedReboot(_)) {
+        machines = machines.max(classes.reboot_machines);
+    }
     // Unannounced reboots of several kinds are one verdict, but name a component only where
     // one kind has the share alone.
     let main_n: u64 = classes_of(rank).filter(|c| c.0 == main).map(|c| c.1).sum();

@@ -571,4 +571,8 @@ fn reboots_of_several_kinds_name_no_component() {
     assert_eq!(reboot.4, Value::Null);
     let (_, out, _) = stdout_of(&["explain", path(&mixed)]);
     assert!(out.contains("of several kinds"), "{out}");
+    // Each machine has one of the kinds: the verdict is on both.
+    let (_, json, _) = run_json(&["report", "-o", "json", path(&mixed)]);
+    assert_eq!(json["unexpected"][0]["verdict"]["machines"], 2, "{json}");
+    assert!(out.contains("· 2 machines"), "{out}");
 }
