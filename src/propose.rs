@@ -34,7 +34,7 @@ pub struct Accepted {
     pub tally: PairTally,
     pub share: f64,
     pub verdict: PairVerdict,
-    /// Named with `--pair` against a verdict that is neither accept nor swallow.
+    /// Named with `--pair` against its verdict: neither accept nor a swallow metal-api runs.
     pub forced: bool,
 }
 

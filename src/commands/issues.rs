@@ -3,7 +3,7 @@
 use anyhow::Result;
 use chrono::Utc;
 
-use super::shared::{Outcome, no_metrics_of_nothing, output, print_problems};
+use super::shared::{Outcome, no_metrics_of_nothing, output, print_problems, say_no_metrics};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::IssuesArgs;
 use crate::diagnose::Diagnosis;
@@ -99,6 +99,7 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
     let s = &gathered.summary;
     if metrics && no_metrics_of_nothing(s.machines, args.allow_empty) {
         print_problems(&s.errors, &s.skipped, &s.notes);
+        say_no_metrics();
         return Ok(Outcome::InputErrors);
     }
     output(args.out.as_deref(), |out| {

@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 
 use super::shared::{Outcome, print_problems, stdout, write_file};
 use crate::cli::ProposeArgs;
+use crate::diagnose::Kind;
 use crate::diff::RuleDiff;
 use crate::fleet::{Inputs, summarize};
 use crate::propose::{Proposal, Thresholds, propose};
@@ -15,7 +16,7 @@ use crate::render::format::{ProposeFormat, TextFormat};
 use crate::render::terminal::Terminal;
 use crate::render::{DiffReport, render_doc, view};
 use crate::replay::replay;
-use crate::rules::{Ruleset, go_patch};
+use crate::rules::{Ruleset, Target, go_patch};
 
 /// Tallies the fleet under the base rules, proposes, replays under both, renders.
 pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
@@ -96,8 +97,17 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
 /// Says on stderr which `--pair`s go against their verdict.
 fn warn_forced(proposal: &Proposal) {
     for a in proposal.accepted.iter().filter(|a| a.forced) {
+        // A swallow metal-api cannot run, written `self`, reads like the swallow it is not.
+        let stored = if a.verdict.kind == Kind::Swallow && a.target == Target::Stay {
+            format!(
+                "; its `self` rule lets the event in and metal-api stores it in {}: accepted, not swallowed",
+                a.state
+            )
+        } else {
+            String::new()
+        };
         eprintln!(
-            "fsmlog: warning: --pair {}/{} is accepted against its {}",
+            "fsmlog: warning: --pair {}/{} is accepted against its {}{stored}",
             a.state,
             a.event,
             escape::text(&crate::render::sentence::verdict(&a.verdict))

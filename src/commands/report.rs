@@ -3,7 +3,7 @@
 use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::shared::{Outcome, finish, no_metrics_of_nothing, output};
+use super::shared::{Outcome, finish, no_metrics_of_nothing, output, say_no_metrics};
 use crate::cli::ReportArgs;
 use crate::fleet::{Inputs, counted, fleet_graph, summarize};
 use crate::render::format::ReportFormat;
@@ -38,6 +38,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
     let metrics = args.output == ReportFormat::Openmetrics;
     if metrics && no_metrics_of_nothing(summary.machines, args.allow_empty) {
         finish(&summary.errors, &summary.skipped, &summary.notes);
+        say_no_metrics();
         return Ok(Outcome::InputErrors);
     }
     output(args.out.as_deref(), |out| {

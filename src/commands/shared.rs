@@ -33,16 +33,17 @@ pub(crate) fn say_nothing_read(nothing: Option<Nothing>) {
 }
 
 /// Whether metrics must not be written: no machine was read, and an empty exposition would
-/// tell a collector that every issue is resolved. Says so on stderr.
+/// tell a collector that every issue is resolved.
 pub(crate) fn no_metrics_of_nothing(machines: u64, allow_empty: bool) -> bool {
-    let refused = machines == 0 && !allow_empty;
-    if refused {
-        eprintln!(
-            "fsmlog: {}, so no metrics are written (an empty text would resolve every alert); check the paths, or pass --allow-empty to write it",
-            crate::render::sentence::nothing(Nothing::Machines)
-        );
-    }
-    refused
+    machines == 0 && !allow_empty
+}
+
+/// Says on stderr that no metrics were written and why, after the input's problems.
+pub(crate) fn say_no_metrics() {
+    eprintln!(
+        "fsmlog: {}, so no metrics are written (an empty text would resolve every alert); check the paths, or pass --allow-empty to write it",
+        crate::render::sentence::nothing(Nothing::Machines)
+    );
 }
 
 /// Tells what could not be read (see [`print_problems`]) and ends a command that gates on
@@ -90,26 +91,43 @@ pub(crate) fn stdout() -> BufWriter<io::StdoutLock<'static>> {
 /// there yet) is written atomically: into a temporary file beside it (whose name does not end
 /// like the file's, so that node_exporter's textfile collector never reads half a `.prom`),
 /// then renamed over it; a reader sees the old file or the new one. The new file keeps an
-/// existing file's permissions, else is readable by all. A symbolic link is followed, so the
-/// link stays and the file it names is replaced; anything else (a pipe, `/dev/stdout`,
-/// `/dev/fd/N`, a link to nowhere) is written straight, since it cannot be renamed over.
+/// existing file's permissions, else is readable by all. Symbolic links are followed, so a
+/// link stays and the file it names (there or not yet) is replaced. Anything else is written
+/// straight, since it cannot be renamed over: a pipe, a device, and whatever lies under
+/// `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/N` name a descriptor the caller holds, which
+/// may be a file the shell opened for `>>`).
 pub(crate) fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => {
-            let real = std::fs::canonicalize(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            write_atomically(path, &real, Some(meta.permissions()), write)
+    let mut target = path.to_path_buf();
+    // As many links as Linux follows before it says ELOOP.
+    for _ in 0..40 {
+        if target.starts_with("/dev") || target.starts_with("/proc") {
+            // Appended to: reopening a descriptor's file must not cut what the shell's `>>`
+            // kept (a `>` has already emptied it).
+            return write_straight(path, true, write);
         }
-        Err(e)
-            if e.kind() == io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_err() =>
-        {
-            write_atomically(path, path, readable_by_all(), write)
+        match std::fs::symlink_metadata(&target) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let Ok(next) = std::fs::read_link(&target) else {
+                    break;
+                };
+                target = match target.parent() {
+                    Some(dir) if next.is_relative() => dir.join(next),
+                    _ => next,
+                };
+            }
+            Ok(meta) if meta.is_file() => {
+                return write_atomically(path, &target, Some(meta.permissions()), write);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return write_atomically(path, &target, readable_by_all(), write);
+            }
+            _ => break,
         }
-        _ => write_straight(path, write),
     }
+    write_straight(path, false, write)
 }
 
 /// Writes `real` (the file `shown` names) by renaming a finished temporary file over it.
@@ -147,13 +165,18 @@ fn write_atomically(
     Ok(())
 }
 
-/// Writes `path` in place, for what is not a regular file.
-fn write_straight(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+/// Writes `path` in place, for what is not a regular file; at its end where `append`.
+fn write_straight(
+    path: &Path,
+    append: bool,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
     let failed = || format!("cannot write {}", path.display());
     let file = std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .append(append)
+        .create(!append)
+        .truncate(!append)
         .open(path)
         .with_context(failed)?;
     let mut out = BufWriter::new(file);

@@ -107,9 +107,10 @@ fn run<'r>(
             }
             continue;
         }
+        // An event that begins a record of its own says where it stands itself.
         let (seam, arrival) = match carried.take() {
-            Some(arrival) => (!first, arrival),
-            None => (seam, event.recorded_state),
+            Some(arrival) if !log.seams.contains(&index) => (!first, arrival),
+            _ => (seam, event.recorded_state),
         };
         if first && let Some(state) = arrival {
             replayer.assume_empty_state(state);

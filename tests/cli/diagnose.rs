@@ -304,6 +304,41 @@ fn a_forced_self_pair_is_written_as_self_and_warned_about() {
 }
 
 #[test]
+fn a_forced_swallow_metal_api_cannot_run_is_warned_to_be_stored() {
+    // Three machines with a late Phoned Home in Installing: metal-api swallows none there, so
+    // the default leaves the pair out, and forcing it writes `self`, which stores the event.
+    let fleet = testdata("diagnose/late-in-installing");
+    let (_, proposed, _) = run_json(&["rules", "propose", "-o", "json", path(&fleet)]);
+    let (_, base, _) = run_json(&["rules", "export", "metal-api"]);
+    assert_eq!(rows(&proposed), rows(&base));
+    let (code, proposed, stderr) = run_json(&[
+        "rules",
+        "propose",
+        "--pair",
+        "Installing/Phoned Home",
+        "-o",
+        "json",
+        path(&fleet),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("metal-api stores it in Installing: accepted, not swallowed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        rows(&proposed).last().unwrap(),
+        &json!({"event": "Phoned Home", "from": ["Installing"], "to": "self"})
+    );
+    assert!(
+        proposed["description"]
+            .as_str()
+            .unwrap()
+            .contains("accepts Phoned Home in Installing"),
+        "{proposed}"
+    );
+}
+
+#[test]
 fn a_rule_into_its_own_state_by_name_is_refused_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let (_, exported, _) = stdout_of(&["rules", "export", "metal-api"]);
@@ -542,6 +577,18 @@ fn a_seam_between_two_files_invents_no_cascade() {
         assert_ne!(installing.1, "cascade");
         assert_eq!(installing.2, 0);
     }
+}
+
+#[test]
+fn a_left_out_root_carries_its_state_only_to_the_next_event_of_its_record() {
+    // b.json holds only the root (Phoned Home in Waiting); c.json begins with Installing in
+    // Planned Reboot, the machine's own record of where it stood then. Without the root the
+    // Installing is still unexpected: it is no cascade of it.
+    let dir = testdata("diagnose/seam2");
+    let pairs = judged("metal-api-v0.19.0", &[&dir]);
+    let installing = find(&pairs, "Planned Reboot/Installing");
+    assert_eq!(installing.1, "undecided", "{pairs:?}");
+    assert_eq!(installing.2, 0, "{pairs:?}");
 }
 
 #[test]

@@ -704,6 +704,59 @@ fn out_follows_links_and_writes_pipes_straight() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, expected);
+    // /dev/stdout into a file the shell opened for `>>`: what was there stays.
+    let log = dir.path().join("app.log");
+    std::fs::write(&log, "previous line\n").unwrap();
+    let appended = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let status = Process::new(assert_cmd::cargo::cargo_bin("fsmlog"))
+        .args([
+            "report",
+            "-o",
+            "openmetrics",
+            "--out",
+            "/dev/stdout",
+            path(&fleet),
+        ])
+        .stdout(appended)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("previous line\n{expected}")
+    );
+    // A link to a file not there yet, relative, from another directory: the file is made
+    // where the link points, readable by the collector whatever the umask.
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let dangling = sub.join("dangling.prom");
+    std::os::unix::fs::symlink("../made.prom", &dangling).unwrap();
+    let out = Process::new("sh")
+        .arg("-c")
+        .arg("umask 077; exec \"$0\" report -o openmetrics --out \"$1\" \"$2\"")
+        .arg(assert_cmd::cargo::cargo_bin("fsmlog"))
+        .arg(&dangling)
+        .arg(&fleet)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let made = dir.path().join("made.prom");
+    assert_eq!(std::fs::read_to_string(&made).unwrap(), expected);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&made).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+    assert!(
+        std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     // A directory is an error naming it.
     let (code, _, stderr) = stdout_of(&[
         "report",
