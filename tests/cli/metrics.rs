@@ -556,6 +556,11 @@ fn ids_that_only_look_alike_stay_apart() {
     }
 }
 
+/// Runs `fsmlog COMMAND -o openmetrics --out OUT INPUT`.
+fn metrics_out(command: &str, out: &str, input: &str) -> (i32, String, String) {
+    stdout_of(&[command, "-o", "openmetrics", "--out", out, input])
+}
+
 #[test]
 fn nothing_read_writes_no_metrics_and_keeps_the_last_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -567,14 +572,7 @@ fn nothing_read_writes_no_metrics_and_keeps_the_last_file() {
     for command in ["report", "issues"] {
         for input in [&empty, &list] {
             std::fs::write(&file, "last good\n").unwrap();
-            let (code, stdout, stderr) = stdout_of(&[
-                command,
-                "-o",
-                "openmetrics",
-                "--out",
-                path(&file),
-                path(input),
-            ]);
+            let (code, stdout, stderr) = metrics_out(command, path(&file), path(input));
             assert_eq!(code, 2, "{command}: {stderr}");
             assert_eq!(stdout, "");
             assert!(
@@ -599,14 +597,7 @@ fn out_writes_atomically_and_readable() {
     let file = dir.path().join("fsmlog.prom");
     let fleet = testdata("fleet-v0.42.2/list-json");
     for command in ["report", "check", "issues"] {
-        let (code, stdout, stderr) = stdout_of(&[
-            command,
-            "-o",
-            "openmetrics",
-            "--out",
-            path(&file),
-            path(&fleet),
-        ]);
+        let (code, stdout, stderr) = metrics_out(command, path(&file), path(&fleet));
         assert!(code == 0 || (command == "check" && code == 1), "{stderr}");
         assert_eq!(stdout, "");
         let written = std::fs::read_to_string(&file).unwrap();
@@ -628,14 +619,7 @@ fn out_writes_atomically_and_readable() {
     // Where it cannot be written: exit 2 naming the file, and the old file unchanged.
     let before = std::fs::read_to_string(&file).unwrap();
     let missing = dir.path().join("no-such-dir/fsmlog.prom");
-    let (code, _, stderr) = stdout_of(&[
-        "report",
-        "-o",
-        "openmetrics",
-        "--out",
-        path(&missing),
-        path(&fleet),
-    ]);
+    let (code, _, stderr) = metrics_out("report", path(&missing), path(&fleet));
     assert_eq!(code, 2);
     assert!(stderr.contains("no-such-dir/fsmlog.prom"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
@@ -652,14 +636,7 @@ fn out_follows_links_and_writes_pipes_straight() {
     std::fs::write(&real, "old\n").unwrap();
     let link = dir.path().join("link.prom");
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    let (code, _, stderr) = stdout_of(&[
-        "report",
-        "-o",
-        "openmetrics",
-        "--out",
-        path(&link),
-        path(&fleet),
-    ]);
+    let (code, _, stderr) = metrics_out("report", path(&link), path(&fleet));
     assert_eq!(code, 0, "{stderr}");
     assert!(
         std::fs::symlink_metadata(&link)
@@ -681,27 +658,13 @@ fn out_follows_links_and_writes_pipes_straight() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
-    let (code, _, stderr) = stdout_of(&[
-        "report",
-        "-o",
-        "openmetrics",
-        "--out",
-        path(&fifo),
-        path(&fleet),
-    ]);
+    let (code, _, stderr) = metrics_out("report", path(&fifo), path(&fleet));
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(reader.join().unwrap(), expected);
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     // /dev/stdout is the command's own standard output.
-    let (code, stdout, stderr) = stdout_of(&[
-        "report",
-        "-o",
-        "openmetrics",
-        "--out",
-        "/dev/stdout",
-        path(&fleet),
-    ]);
+    let (code, stdout, stderr) = metrics_out("report", "/dev/stdout", path(&fleet));
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, expected);
     // /dev/stdout into a file the shell opened for `>>`: what was there stays.
@@ -758,14 +721,7 @@ fn out_follows_links_and_writes_pipes_straight() {
             .is_symlink()
     );
     // A directory is an error naming it.
-    let (code, _, stderr) = stdout_of(&[
-        "report",
-        "-o",
-        "openmetrics",
-        "--out",
-        path(dir.path()),
-        path(&fleet),
-    ]);
+    let (code, _, stderr) = metrics_out("report", path(dir.path()), path(&fleet));
     assert_eq!(code, 2);
     assert!(
         stderr.contains(&format!("cannot write {}", dir.path().display())),
