@@ -25,9 +25,10 @@ pub enum Outcome {
 /// problems.
 pub(crate) fn say_nothing_read(nothing: Option<Nothing>) {
     if let Some(nothing) = nothing {
-        eprintln!(
-            "fsmlog: {}, so there is nothing to gate on; check the paths, or pass --allow-empty to accept an empty input",
-            crate::render::sentence::nothing(nothing)
+        say_nothing(
+            nothing,
+            "there is nothing to gate on",
+            "accept an empty input",
         );
     }
 }
@@ -40,9 +41,19 @@ pub(crate) fn no_metrics_of_nothing(machines: u64, allow_empty: bool) -> bool {
 
 /// Says on stderr that no metrics were written and why, after the input's problems.
 pub(crate) fn say_no_metrics() {
+    say_nothing(
+        Nothing::Machines,
+        "no metrics are written (an empty text would resolve every alert)",
+        "write it",
+    );
+}
+
+/// `fsmlog: <what was not read>, so <consequence>; check the paths, or pass --allow-empty to
+/// <what that does>`.
+fn say_nothing(nothing: Nothing, consequence: &str, allowed: &str) {
     eprintln!(
-        "fsmlog: {}, so no metrics are written (an empty text would resolve every alert); check the paths, or pass --allow-empty to write it",
-        crate::render::sentence::nothing(Nothing::Machines)
+        "fsmlog: {}, so {consequence}; check the paths, or pass --allow-empty to {allowed}",
+        crate::render::sentence::nothing(nothing)
     );
 }
 

@@ -426,33 +426,6 @@ impl Step {
     }
 }
 
-fn git(repo: &Path, args: &[&str]) {
-    let out = Process::new("git")
-        .args([
-            "-c",
-            "user.name=fsmlog",
-            "-c",
-            "user.email=fsmlog@example.invalid",
-        ])
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(repo)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", repo)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A checkout whose origin/main holds `base`'s events.go and whose work tree `proposed`'s,
 /// as actions/checkout with fetch-depth 0 leaves a pull request.
 fn pull_request(runner: &Runner, base: &str, proposed: &str) {

@@ -4,7 +4,6 @@
 //! (buffered Phoned Home, v0.42.2), and the pairs that were problems elsewhere.
 
 use std::path::{Path, PathBuf};
-use std::process::Command as Process;
 
 use fsmlog::sim::fleet::{Habits, machine_with};
 use fsmlog::{Exporter, Layout, Ruleset, format_time};
@@ -381,19 +380,7 @@ fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
     let fsm = repo.join("cmd/metal-api/internal/fsm");
     std::fs::create_dir_all(&fsm).unwrap();
     std::fs::write(fsm.join("events.go"), events_go("metal-api-v0.19.3")).unwrap();
-    let git = |args: &[&str]| {
-        let out = Process::new("git")
-            .args(args)
-            .current_dir(&repo)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    git(&["init", "-q"]);
+    git(&repo, &["init", "-q"]);
     let habits = Habits {
         late_phoned_home: 0.4,
         ..Habits::none()
@@ -429,8 +416,8 @@ fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
         "{stderr}"
     );
     std::fs::write(&patch, &out).unwrap();
-    git(&["apply", "--check", path(&patch)]);
-    git(&["apply", path(&patch)]);
+    git(&repo, &["apply", "--check", path(&patch)]);
+    git(&repo, &["apply", path(&patch)]);
     let patched = std::fs::read_to_string(fsm.join("events.go")).unwrap();
     assert!(
         patched.contains("states.Waiting.String(),\n\t\t\t},\n\t\t\tDst: SelfTransitionState"),

@@ -160,3 +160,31 @@ pub fn generated_fleet_under(
     exporter.finish().unwrap();
     file
 }
+
+/// Runs `git ARGS…` in `repo`, with an identity and without the machine's own git config.
+pub fn git(repo: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=fsmlog",
+            "-c",
+            "user.email=fsmlog@example.invalid",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(repo)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

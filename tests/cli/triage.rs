@@ -2,7 +2,6 @@
 //! counts, and `rules propose` closes the loop to a rule change that `diff` and CI check.
 
 use std::path::Path;
-use std::process::Command as Process;
 
 use serde_json::{Value, json};
 
@@ -370,32 +369,12 @@ fn the_loop_closes_on_a_generated_fleet() {
 fn the_go_patch_applies_and_imports_as_the_json_proposal() {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path();
-    let git = |args: &[&str]| {
-        let status = Process::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "init.defaultBranch=main",
-            ])
-            .args(args)
-            .current_dir(repo)
-            .output()
-            .unwrap();
-        assert!(
-            status.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&status.stderr)
-        );
-    };
-    git(&["init", "-q"]);
+    git(repo, &["init", "-q"]);
     let go = "cmd/metal-api/internal/fsm/events.go";
     std::fs::create_dir_all(repo.join("cmd/metal-api/internal/fsm")).unwrap();
     std::fs::write(repo.join(go), events_go("metal-api-v0.19.0")).unwrap();
-    git(&["add", "."]);
-    git(&["commit", "-qm", "events"]);
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "events"]);
     let fleet = generated_fleet_under("metal-api-v0.19.0", repo, 200, 11, 60);
     let run = |args: &[&str]| {
         let output = fsmlog().current_dir(repo).args(args).output().unwrap();
@@ -423,8 +402,8 @@ fn the_go_patch_applies_and_imports_as_the_json_proposal() {
     ]
     .concat());
     std::fs::write(repo.join("fsm.patch"), &patch).unwrap();
-    git(&["apply", "--check", "fsm.patch"]);
-    git(&["apply", "fsm.patch"]);
+    git(repo, &["apply", "--check", "fsm.patch"]);
+    git(repo, &["apply", "fsm.patch"]);
     let json = run(&[
         &["rules", "propose", "-o", "json"][..],
         &named,
