@@ -39,9 +39,9 @@ pub use cli::Cli;
 pub use commands::{Outcome, run};
 pub use event::{EventKind, EventName, State, format_time, unexpected_message};
 pub use export::{Exporter, Layout};
-#[doc(hidden)]
-pub use input::direct_agrees;
 pub use input::{InputOptions, Record, read_reader};
+#[doc(hidden)]
+pub use input::{direct_agrees, whole_log_agrees};
 pub use log::{Format, MachineLog};
 pub use render::escape;
 pub use replay::{Container, Liveliness, Replayer, StoredEvent, replay};

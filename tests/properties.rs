@@ -317,46 +317,116 @@ fn machine_bytes() -> impl Strategy<Value = Vec<u8>> {
         0usize..4,
     )
         .prop_map(|(value, style, at, byte, damage)| {
-            use serde::Serialize;
-            let mut out = Vec::new();
-            match style {
-                0 => out = serde_json::to_vec(&value).unwrap(),
-                n => {
-                    let indent: &[u8] = if n == 1 { b"    " } else { b"  " };
-                    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent);
-                    let mut printer = serde_json::Serializer::with_formatter(&mut out, formatter);
-                    value.serialize(&mut printer).unwrap();
-                }
+            let out = match style {
+                0 => serde_json::to_vec(&value).unwrap(),
+                n => pretty(&value, if n == 1 { b"    " } else { b"  " }),
+            };
+            damaged(out, at, byte, damage)
+        })
+}
+
+/// A value printed with the indent given, as metalctl prints it with four spaces.
+fn pretty(value: &serde_json::Value, indent: &[u8]) -> Vec<u8> {
+    use serde::Serialize;
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent);
+    let mut printer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    value.serialize(&mut printer).unwrap();
+    out
+}
+
+/// The bytes, maybe damaged: a line said twice (a repeated key), or a byte changed, added
+/// or taken away.
+fn damaged(mut out: Vec<u8>, at: prop::sample::Index, byte: u8, damage: usize) -> Vec<u8> {
+    if out.is_empty() {
+        return out;
+    }
+    let i = at.index(out.len());
+    match damage {
+        1 => out[i] = byte,
+        2 => out.insert(i, byte),
+        3 => {
+            out.remove(i);
+        }
+        _ => {
+            // A line said twice: the same key twice in one object.
+            let start = out[..i]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            let end = out[i..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(out.len(), |p| i + p);
+            let line = out[start..end].to_vec();
+            if line.ends_with(b",") {
+                let mut twice = line.clone();
+                twice.push(b'\n');
+                out.splice(start..start, twice);
             }
-            if out.is_empty() {
+        }
+    }
+    out
+}
+
+/// An event of a `machine logs` array: mostly as metal-api writes one, now and then with a
+/// key left out or one more, or an odd value.
+fn log_event() -> impl Strategy<Value = serde_json::Value> {
+    let field = || {
+        prop_oneof![
+            4 => prop::sample::select(vec![
+                "2025-06-23T05:39:40.435Z",
+                "2025-06-23T05:41:02.1Z",
+                "2025-06-22T23:59:59Z",
+                "Preparing",
+                "PXE Booting",
+                "Phoned Home",
+                "Waiting",
+                "[unexpectedly received in state waiting]: dhcp",
+            ])
+            .prop_map(serde_json::Value::from),
+            3 => "[a-zA-Z0-9 :.\\[\\]-]{0,16}".prop_map(serde_json::Value::from),
+            2 => text(),
+        ]
+    };
+    (field(), field(), field(), 0u8..12, anything()).prop_map(
+        |(time, event, message, odd, extra)| {
+            let mut e = serde_json::json!({"event": event, "message": message, "time": time});
+            match odd {
+                0 => e["extra"] = extra,
+                1 => drop(e.as_object_mut().map(|o| o.remove("time"))),
+                2 => drop(e.as_object_mut().map(|o| o.remove("message"))),
+                _ => {}
+            }
+            e
+        },
+    )
+}
+
+/// A machine's log as `metalctl machine logs ID -o json` prints it: the events array, then
+/// now and then the `Recent last error` block, then maybe damaged.
+fn logs_bytes() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(log_event(), 0..6),
+        prop::option::of(log_event()),
+        any::<prop::sample::Index>(),
+        prop::sample::select(vec![
+            b'"', b'\\', b',', b'}', b'{', b'\n', b'\r', b'0', 1u8, b' ', b'R', b'[',
+        ]),
+        0usize..6,
+    )
+        .prop_map(|(log, last_error, at, byte, damage)| {
+            let mut out = pretty(&serde_json::Value::from(log), b"    ");
+            out.push(b'\n');
+            if let Some(last_error) = last_error {
+                out.extend_from_slice(b"\nRecent last error (1h0m0s ago):\n\n");
+                out.extend(pretty(&last_error, b"    "));
+                out.push(b'\n');
+            }
+            if damage >= 4 {
                 return out;
             }
-            let i = at.index(out.len());
-            match damage {
-                1 => out[i] = byte,
-                2 => out.insert(i, byte),
-                3 => {
-                    out.remove(i);
-                }
-                _ => {
-                    // A line said twice: the same key twice in one object.
-                    let start = out[..i]
-                        .iter()
-                        .rposition(|&b| b == b'\n')
-                        .map_or(0, |p| p + 1);
-                    let end = out[i..]
-                        .iter()
-                        .position(|&b| b == b'\n')
-                        .map_or(out.len(), |p| i + p);
-                    let line = out[start..end].to_vec();
-                    if line.ends_with(b",") {
-                        let mut twice = line.clone();
-                        twice.push(b'\n');
-                        out.splice(start..start, twice);
-                    }
-                }
-            }
-            out
+            damaged(out, at, byte, damage)
         })
 }
 
@@ -369,6 +439,22 @@ proptest! {
     fn a_machine_read_straight_from_its_bytes_is_the_careful_paths(bytes in machine_bytes()) {
         prop_assert_ne!(
             fsmlog::direct_agrees(&bytes),
+            Some(false),
+            "{}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// A `machine logs -o json` file read whole straight from its bytes gives the records the
+    /// careful path gives, in the same order, or is declined and left to it untouched.
+    #[test]
+    fn a_logs_file_read_straight_from_its_bytes_is_the_careful_paths(bytes in logs_bytes()) {
+        prop_assert_ne!(
+            fsmlog::whole_log_agrees(&bytes),
             Some(false),
             "{}",
             String::from_utf8_lossy(&bytes)
@@ -398,6 +484,29 @@ fn metalctls_printing_is_read_straight_from_the_bytes() {
             String::from_utf8_lossy(&bytes)
         );
     }
+}
+
+/// Every `machine logs -o json` file of a generated fleet, with its `Recent last error`
+/// block where the machine has one, is read straight from its bytes, as the careful path
+/// reads it.
+#[test]
+fn metalctls_logs_files_are_read_straight_from_the_bytes() {
+    let rules = fsmlog::Ruleset::resolve("metal-api").unwrap();
+    let mut trailers = 0;
+    for index in 0..200 {
+        let m = fsmlog::sim::fleet::machine(7, index, 30, &rules);
+        let mut exporter = Exporter::new(Layout::LogsJson, Vec::new());
+        exporter.machine(&m.id, &m.container).unwrap();
+        let bytes = exporter.finish().unwrap();
+        trailers += usize::from(bytes.windows(17).any(|w| w == b"Recent last error"));
+        assert_eq!(
+            fsmlog::whole_log_agrees(&bytes),
+            Some(true),
+            "{}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+    assert!(trailers > 20, "only {trailers} files with a last error");
 }
 
 proptest! {

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::progress::{self, Progress};
 use super::tally::Tally;
 use crate::input;
-use crate::input::merge::{Census, Merged, Merger};
+use crate::input::merge::{self, Census, Merged, Merger};
 use crate::input::record::{InputError, InputOptions, ReadMode, Record};
 use crate::log::Format;
 
@@ -40,7 +40,19 @@ pub struct Inputs {
 impl Inputs {
     /// Finds the files; missing paths become input errors.
     pub fn resolve(sources: &Sources) -> Result<Inputs> {
-        let found = input::discover(&sources.paths);
+        let pool = match sources.threads {
+            Some(n) => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .context("cannot start the worker threads")?,
+            ),
+            None => None,
+        };
+        let found = match &pool {
+            Some(pool) => pool.install(|| input::discover(&sources.paths)),
+            None => input::discover(&sources.paths),
+        };
         Ok(Inputs {
             files: found.files,
             errors: found.errors,
@@ -51,15 +63,7 @@ impl Inputs {
                     .then(|| Arc::new(AtomicU64::new(0))),
                 ..sources.options.clone()
             },
-            pool: match sources.threads {
-                Some(n) => Some(
-                    rayon::ThreadPoolBuilder::new()
-                        .num_threads(n)
-                        .build()
-                        .context("cannot start the worker threads")?,
-                ),
-                None => None,
-            },
+            pool,
         })
     }
 
@@ -144,10 +148,11 @@ impl Inputs {
         census: Option<&Census>,
         per_machine: &(impl Fn(&mut T, Merged) + Sync),
     ) -> T {
-        let handle = |tally: &mut T, ids: &mut Vec<String>, record: Record| match record {
+        // The census counts machines by key, so that no id is copied for it.
+        let handle = |tally: &mut T, ids: &mut Vec<u64>, record: Record| match record {
             Record::Machine(log) => {
                 if census.is_some() {
-                    ids.push(log.machine.clone());
+                    ids.push(merge::key(&log.machine));
                 }
                 if let Some(merged) = merger.offer(log) {
                     per_machine(tally, merged);
@@ -158,9 +163,9 @@ impl Inputs {
             Record::Skipped { path, reason } => tally.skipped(path, reason),
             Record::Batch(_) => unreachable!("batches are decoded before they are handled"),
         };
-        let note = |ids: &[String]| {
+        let note = |ids: &[u64]| {
             if let Some(census) = census {
-                census.note(ids.iter().map(String::as_str));
+                census.note_keys(ids);
             }
         };
         let max_in_flight = 2 * rayon::current_num_threads().max(1);

@@ -30,7 +30,9 @@ pub struct Merged {
 /// A machine id's key in the census: a fixed hash, so the census stays small. Two ids that
 /// share a hash are both held and, when neither record completes the other, handed back by
 /// [`Merger::drain`] as the separate machines they are.
-fn key(machine: &str) -> u64 {
+/// The key a census counts a machine by (a hash of its id: two ids that share one only
+/// cost a merge pass that finds nothing to merge, as merging compares whole ids).
+pub fn key(machine: &str) -> u64 {
     BuildHasherDefault::<DefaultHasher>::default().hash_one(machine)
 }
 
@@ -44,8 +46,13 @@ impl Census {
     /// Counts one record of each of these machines.
     pub fn note<'a>(&self, machines: impl IntoIterator<Item = &'a str>) {
         let keys: Vec<u64> = machines.into_iter().map(key).collect();
+        self.note_keys(&keys);
+    }
+
+    /// Counts one record of each of the machines with these keys (see [`key`]).
+    pub fn note_keys(&self, keys: &[u64]) {
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
-        for k in keys {
+        for &k in keys {
             *counts.entry(k).or_default() += 1;
         }
     }

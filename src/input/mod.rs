@@ -9,6 +9,7 @@ pub mod merge;
 mod ndjson;
 mod order;
 mod raw;
+pub use json::whole_log_agrees;
 pub use raw::direct_agrees;
 pub mod record;
 mod row;
@@ -199,6 +200,20 @@ fn read_detected(
     };
     if ctx.read_ahead {
         head.read_ahead(rest);
+    }
+    // A `machine logs` file (a directory holds thousands) is mostly read whole with its head:
+    // straight from those bytes, without cutting it into elements first.
+    if family == Family::Json
+        && head.complete
+        && head.error.is_none()
+        && json::whole_log(
+            &head.bytes[if bom { BOM.len() } else { 0 }..],
+            ctx,
+            ctx.options.format,
+            sink,
+        )
+    {
+        return;
     }
     let reader = head.into_reader(rest, if bom { BOM.len() } else { 0 });
     let outcome = match family {

@@ -105,7 +105,10 @@ pub(crate) fn into_time_order(events: &mut [Event], newest_first_by_default: boo
     if newest_first {
         events.reverse();
     }
-    events.sort_by_key(|e| e.time);
+    // Almost every record is in order once reversed; a stable sort still moves every event.
+    if !events.is_sorted_by_key(|e| e.time) {
+        events.sort_by_key(|e| e.time);
+    }
 }
 
 #[cfg(test)]

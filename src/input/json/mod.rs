@@ -18,7 +18,7 @@ use element::{array_format, element_error, machine_from_parts, parse_element};
 use events::PendingEvents;
 
 use super::order;
-use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
+use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event, direct_event_array};
 use super::simd;
 use crate::event::{Event, is_uuid};
 use crate::input::context::{FileContext, NotALog};
@@ -245,6 +245,70 @@ fn read_array<R: BufRead>(
         events_log(ctx, line, log_events.events, last_error, sink);
     }
     Ok(Ok(()))
+}
+
+/// Reads a `machine logs -o json` file held whole in memory straight from its bytes, as
+/// the careful path would read it (the same events, lines and problems); `false`, with
+/// nothing handed on, where the direct reader declines it and the careful path must read it.
+pub(crate) fn whole_log(
+    bytes: &[u8],
+    ctx: &FileContext,
+    forced: Option<Format>,
+    sink: &mut dyn FnMut(Record),
+) -> bool {
+    if forced.is_some_and(|f| f != Format::LogsJson) {
+        return false;
+    }
+    let Some(array) = direct_event_array(bytes) else {
+        return false;
+    };
+    // The first element decides what the array holds; only an event makes it a log.
+    match array.events.first() {
+        Some((first, _)) if first.element_kind() == Some(Format::LogsJson) => {}
+        _ => return false,
+    }
+    let mut log_events = LogEvents::default();
+    log_events.events.reserve(array.events.len());
+    for (raw, at) in array.events {
+        log_events.push(raw, &ctx.path, at, sink);
+    }
+    let last_error = array
+        .last_error
+        .and_then(|(raw, at)| match convert_event(raw) {
+            Ok(event) => Some(event.at_line(at)),
+            Err(message) => {
+                sink(Record::Error(InputError::at(&ctx.path, at, message)));
+                None
+            }
+        });
+    let has_last_error = last_error.is_some();
+    if log_events.is_a_machine(has_last_error) {
+        events_log(ctx, array.line, log_events.events, last_error, sink);
+    }
+    true
+}
+
+/// Whether a `machine logs -o json` file read straight from its bytes gives the records the
+/// careful path gives, in the same order; `None` where the direct reader declines it (and
+/// hands on nothing). For the differential property test and fuzz target.
+pub fn whole_log_agrees(bytes: &[u8]) -> Option<bool> {
+    let options = crate::input::record::InputOptions::default();
+    let ctx = FileContext {
+        path: "m.json".to_string(),
+        machine: "m".to_string(),
+        options: &options,
+        read_ahead: true,
+    };
+    let mut direct = Vec::new();
+    if !whole_log(bytes, &ctx, None, &mut |r| direct.push(format!("{r:?}"))) {
+        // Declined: nothing may have been handed on, or the careful path would read it twice.
+        return if direct.is_empty() { None } else { Some(false) };
+    }
+    let mut careful = Vec::new();
+    let outcome = read(std::io::Cursor::new(bytes), &ctx, None, &mut |r| {
+        careful.push(format!("{r:?}"))
+    });
+    Some(outcome.is_ok() && direct == careful)
 }
 
 /// The machine of a `machine logs -o json` array that starts at `line`: one record, or

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use serde::de::IgnoredAny;
 
 use super::lenient::{Slot, Text};
+use super::runs::{leading_spaces, plain_run};
 use super::shapes::{EventsField, RawEvent, RawEventBlock, RawItem};
 
 /// The machine the element holds, read as the careful path reads it; `None` where this
@@ -18,7 +19,7 @@ use super::shapes::{EventsField, RawEvent, RawEventBlock, RawItem};
 pub(crate) fn machine(bytes: &[u8]) -> Option<RawItem<'_>> {
     // The careful path refuses invalid UTF-8 anywhere in the element, skipped values too.
     let text = std::str::from_utf8(bytes).ok()?;
-    let mut r = Reader { text, bytes, at: 0 };
+    let mut r = Reader::new(text);
     r.space();
     let item = r.item()?;
     r.space();
@@ -30,7 +31,7 @@ pub(crate) fn machine(bytes: &[u8]) -> Option<RawItem<'_>> {
 /// reader cannot be sure of that (a machine where an event should be among them).
 pub(crate) fn event(bytes: &[u8]) -> Option<RawItem<'_>> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let mut r = Reader { text, bytes, at: 0 };
+    let mut r = Reader::new(text);
     r.space();
     let mut item = RawItem::default();
     r.object(|r, key| {
@@ -45,6 +46,65 @@ pub(crate) fn event(bytes: &[u8]) -> Option<RawItem<'_>> {
     })?;
     r.space();
     (r.at == bytes.len()).then_some(item)
+}
+
+/// A `machine logs -o json` file as [`event_array`] reads it.
+pub(crate) struct EventArray<'a> {
+    /// The line the array opens on.
+    pub line: usize,
+    /// Each event with the line its `{` is on.
+    pub events: Vec<(RawItem<'a>, usize)>,
+    /// metalctl's `Recent last error (… ago):` block after the array, with its line.
+    pub last_error: Option<(RawEvent<'a>, usize)>,
+}
+
+/// A whole `machine logs -o json` file read straight from its bytes: the array printed a
+/// member a line as metalctl prints it, then at most metalctl's `Recent last error` block,
+/// then nothing but white space. `None` for anything else (one line, CRLF, an empty array,
+/// another document after it, a key this reader does not take): the file is then read the
+/// careful way from its start.
+pub(crate) fn event_array(bytes: &[u8]) -> Option<EventArray<'_>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut r = Reader::new(text);
+    let line_at = |at: usize| 1 + memchr::memchr_iter(b'\n', &bytes[..at]).count();
+    r.space();
+    let line = line_at(r.at);
+    r.byte(b'[')?;
+    if r.peek()? != b'\n' {
+        return None;
+    }
+    let mut events = Vec::with_capacity(bytes.len() / 120 + 1);
+    let mut lines = Vec::with_capacity(events.capacity());
+    r.event_lines(&mut events, |passed| lines.push(line + passed))?;
+    r.space();
+    let mut last_error = None;
+    if bytes[r.at..].starts_with(b"Recent last error") {
+        // As the careful path reads it: the rest of that line (at most 64 KiB of it), then
+        // an event object.
+        let end = memchr::memchr(b'\n', &bytes[r.at..]).filter(|&n| n < 64 << 10)?;
+        r.at += end + 1;
+        r.space();
+        if r.peek()? != b'{' {
+            return None;
+        }
+        let at = line_at(r.at);
+        last_error = Some((r.event()?, at));
+        r.space();
+    }
+    if r.at != bytes.len() || lines.len() != events.len() {
+        return None;
+    }
+    let events = events.into_iter().map(|raw| RawItem {
+        time: raw.time,
+        event: raw.event,
+        message: raw.message,
+        ..RawItem::default()
+    });
+    Some(EventArray {
+        line,
+        events: events.zip(lines).collect(),
+        last_error,
+    })
 }
 
 /// Whether an element read straight from its bytes gives the machine, and the errors, that
@@ -98,9 +158,20 @@ struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    /// Line feeds passed by [`Reader::next_line`], where an event's line is counted.
+    lines: usize,
 }
 
 impl<'a> Reader<'a> {
+    fn new(text: &'a str) -> Reader<'a> {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+            lines: 0,
+        }
+    }
+
     #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
@@ -316,7 +387,7 @@ impl<'a> Reader<'a> {
         let mut events = Vec::with_capacity(self.bytes.len().saturating_sub(self.at) / 160 + 1);
         if self.peek() == Some(b'\n') {
             let open = self.at;
-            if self.event_lines(&mut events).is_some() {
+            if self.event_lines(&mut events, |_| {}).is_some() {
                 return Some(Some(events));
             }
             // Not printed a member a line: read token by token.
@@ -341,9 +412,14 @@ impl<'a> Reader<'a> {
     /// line feed after `[` to the `]`: a line `{`, a line `"key": value,` per member (the
     /// last without the comma), a line `}` or `},`. Anything else answers `None`, and the
     /// array is read token by token.
-    fn event_lines(&mut self, events: &mut Vec<RawEvent<'a>>) -> Option<()> {
+    fn event_lines(
+        &mut self,
+        events: &mut Vec<RawEvent<'a>>,
+        mut opened: impl FnMut(usize),
+    ) -> Option<()> {
         loop {
             self.next_line()?;
+            opened(self.lines);
             self.byte(b'{')?;
             let mut event = RawEvent::default();
             loop {
@@ -383,6 +459,7 @@ impl<'a> Reader<'a> {
     #[inline]
     fn next_line(&mut self) -> Option<()> {
         self.byte(b'\n')?;
+        self.lines += 1;
         self.at += leading_spaces(&self.bytes[self.at..]);
         Some(())
     }
@@ -495,80 +572,6 @@ impl<'a> Reader<'a> {
         }
         self.at += i;
         Some(())
-    }
-}
-
-/// How many bytes from the start hold neither `"`, `\` nor a control character: a string's
-/// plain run.
-#[inline]
-fn plain_run(bytes: &[u8]) -> usize {
-    let mut i = 0;
-    #[cfg(target_arch = "x86_64")]
-    while i + 16 <= bytes.len() {
-        let stop = sse2::stops(&bytes[i..i + 16]);
-        if stop != 0 {
-            return i + stop.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    i + bytes[i..]
-        .iter()
-        .take_while(|&&b| b != b'"' && b != b'\\' && b >= 0x20)
-        .count()
-}
-
-/// How many spaces `bytes` starts with: a pretty-printed line's indentation.
-#[inline]
-fn leading_spaces(bytes: &[u8]) -> usize {
-    let mut i = 0;
-    #[cfg(target_arch = "x86_64")]
-    while i + 16 <= bytes.len() {
-        let other = !sse2::spaces(&bytes[i..i + 16]) & 0xffff;
-        if other != 0 {
-            return i + other.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    i + bytes[i..].iter().take_while(|&&b| b == b' ').count()
-}
-
-/// Sixteen bytes at a time with SSE2, which every x86-64 processor has: a string's run and an
-/// indentation are a compare and a mask each, where a byte loop takes one step a byte.
-#[cfg(target_arch = "x86_64")]
-mod sse2 {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-
-    #[inline]
-    fn load(block: &[u8]) -> __m128i {
-        assert!(block.len() >= 16);
-        // SAFETY: the block holds at least 16 bytes (checked above), and an unaligned load
-        // reads exactly 16.
-        unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
-    }
-
-    /// The mask of the first 16 bytes that are `"`, `\` or below 0x20.
-    #[inline]
-    pub(super) fn stops(block: &[u8]) -> u32 {
-        let x = load(block);
-        // SAFETY: SSE2 is part of every x86-64 target; these are register operations only.
-        unsafe {
-            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-            let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-            // Unsigned: a byte is below 0x20 exactly when the minimum of it and 0x1f is itself.
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), control)) as u32
-        }
-    }
-
-    /// The mask of the first 16 bytes that are spaces.
-    #[inline]
-    pub(super) fn spaces(block: &[u8]) -> u32 {
-        let x = load(block);
-        // SAFETY: as above.
-        unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b' ' as i8))) as u32 }
     }
 }
 

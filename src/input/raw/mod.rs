@@ -6,9 +6,12 @@
 mod direct;
 mod lenient;
 mod parts;
+mod runs;
 mod shapes;
 
 pub use direct::agrees as direct_agrees;
-pub(crate) use direct::{event as direct_event, machine as direct_machine};
+pub(crate) use direct::{
+    event as direct_event, event_array as direct_event_array, machine as direct_machine,
+};
 pub(crate) use parts::{LogEvents, MachineParts, convert_event};
 pub(crate) use shapes::{RawEvent, RawItem, RawLine};
