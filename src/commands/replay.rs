@@ -23,11 +23,11 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
     let mut renderer = trace_renderer(args.output, *term);
     renderer.begin(&rules.name, &mut out)?;
     let mut errors = inputs.errors.clone();
-    let mut skipped = inputs.skipped.clone();
+    let mut skipped = inputs.skipped_all();
     let mut notes = Vec::new();
     let mut write_error: Option<io::Error> = None;
     let merger = inputs.merger();
-    for file in &inputs.files {
+    for file in inputs.readable() {
         input::read_file_decoded(file, &inputs.options, &mut |record| match record {
             Record::Machine(log) => {
                 if write_error.is_none()

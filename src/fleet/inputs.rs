@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
@@ -29,12 +29,18 @@ pub struct Sources {
 
 /// The files and reading options every reading command shares, resolved.
 pub struct Inputs {
+    /// Every file listed; one reached twice is read once (see [`Inputs::readable`]).
     pub files: Vec<input::InputFile>,
     pub errors: Vec<InputError>,
-    /// Entries of the paths that are not read, with the reason.
+    /// Entries of the paths that are not read, with the reason (see also
+    /// [`Inputs::skipped_all`]).
     pub skipped: Vec<(String, String)>,
     pub options: InputOptions,
     pool: Option<rayon::ThreadPool>,
+    /// The files that are a file listed before them, once every identity is known: at once
+    /// for paths named on the command line, after the first pass for files found in
+    /// directories, which learn theirs as they are opened.
+    duplicates: OnceLock<Vec<(usize, String)>>,
 }
 
 impl Inputs {
@@ -49,10 +55,11 @@ impl Inputs {
             ),
             None => None,
         };
-        let found = match &pool {
-            Some(pool) => pool.install(|| input::discover(&sources.paths)),
-            None => input::discover(&sources.paths),
-        };
+        let found = input::discover(&sources.paths);
+        let duplicates = OnceLock::new();
+        if input::identities_known(&found.files) {
+            let _ = duplicates.set(input::duplicates(&found.files));
+        }
         Ok(Inputs {
             files: found.files,
             errors: found.errors,
@@ -64,7 +71,36 @@ impl Inputs {
                 ..sources.options.clone()
             },
             pool,
+            duplicates,
         })
+    }
+
+    /// The files that are a file listed before them, learning the identity of any file that
+    /// has not been opened yet from its path.
+    fn settled(&self) -> &[(usize, String)] {
+        self.duplicates.get_or_init(|| {
+            self.install(|| self.files.par_iter().for_each(|f| f.learn_identity()));
+            input::duplicates(&self.files)
+        })
+    }
+
+    /// The files to read, in order: every file listed, but one reached a second time.
+    pub fn readable(&self) -> impl Iterator<Item = &input::InputFile> {
+        let twice = self.settled();
+        self.files
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| twice.binary_search_by_key(i, |d| d.0).is_err())
+            .map(|(_, f)| f)
+    }
+
+    /// What is not read, with the reason: [`Inputs::skipped`] and each file reached twice.
+    pub fn skipped_all(&self) -> Vec<(String, String)> {
+        let mut all = self.skipped.clone();
+        for (index, reason) in self.settled() {
+            all.push((self.files[*index].display(), reason.clone()));
+        }
+        all
     }
 
     /// Runs `work` on the chosen number of threads.
@@ -85,8 +121,9 @@ impl Inputs {
             ..self.options.clone()
         };
         let census = Census::default();
+        let readable: Vec<_> = self.readable().collect();
         self.install(|| {
-            self.files.par_iter().for_each(|file| {
+            readable.par_iter().for_each(|file| {
                 let mut ids = Vec::new();
                 input::read_file_decoded(file, &options, &mut |record| {
                     if let Record::Machine(log) = record {
@@ -107,8 +144,15 @@ impl Inputs {
     /// records; only when a machine has several does a second pass (over spooled copies of
     /// streams) merge them.
     pub fn fold<T: Tally>(&self, per_machine: impl Fn(&mut T, Merged) + Sync) -> T {
-        let census = Census::default();
+        let mut census = Census::default();
+        let learning = self.duplicates.get().is_none();
         let mut total = self.pass(&Merger::default(), Some(&census), &per_machine);
+        // The first pass read every file found in a directory and learnt its identity; where
+        // one turns out to be a file read already, the pass is made again without it.
+        if learning && !self.settled().is_empty() {
+            census = Census::default();
+            total = self.pass(&Merger::default(), Some(&census), &per_machine);
+        }
         let recurring = census.recurring();
         if !recurring.is_empty() {
             total = self.pass(&Merger::new(recurring), None, &per_machine);
@@ -116,8 +160,8 @@ impl Inputs {
         for error in &self.errors {
             total.input_error(error.clone());
         }
-        for (path, reason) in &self.skipped {
-            total.skipped(path.clone(), reason.clone());
+        for (path, reason) in self.skipped_all() {
+            total.skipped(path, reason);
         }
         total
     }
@@ -226,14 +270,19 @@ impl Inputs {
             }
             tally
         };
-        let mut total =
-            self.files
-                .par_iter()
-                .fold(T::default, read_one)
-                .reduce(T::default, |mut a, b| {
-                    a += b;
-                    a
-                });
+        // Before the files' identities are known, every file is read (and learns its own).
+        let twice = self.duplicates.get().map_or(&[][..], Vec::as_slice);
+        let mut total = self
+            .files
+            .par_iter()
+            .enumerate()
+            .filter(|(i, _)| twice.binary_search_by_key(i, |d| d.0).is_err())
+            .map(|(_, f)| f)
+            .fold(T::default, read_one)
+            .reduce(T::default, |mut a, b| {
+                a += b;
+                a
+            });
         for merged in merger.drain() {
             per_machine(&mut total, merged);
         }

@@ -22,7 +22,7 @@ mod yaml;
 pub use crate::log::Format;
 pub use context::machine_from_path;
 pub use record::{Batch, InputError, InputOptions, Record};
-pub use source::{InputFile, SourceKind, discover};
+pub use source::{InputFile, SourceKind, discover, duplicates, identities_known};
 
 use std::io::{self, Read};
 use std::path::Path;

@@ -11,8 +11,6 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use rayon::prelude::*;
-
 use super::record::InputError;
 
 /// How an input is read.
@@ -33,15 +31,30 @@ pub struct InputFile {
     pub named: bool,
     pub kind: SourceKind,
     spool: Arc<OnceLock<Spooled>>,
+    /// The file's identity once it is known: from the `stat` that found a path named on the
+    /// command line, from the open file for one found in a directory (see [`duplicates`]).
+    identity: Arc<OnceLock<Identity>>,
 }
 
 impl InputFile {
-    fn new(path: PathBuf, named: bool, kind: SourceKind) -> InputFile {
+    fn new(path: PathBuf, named: bool, kind: SourceKind, identity: Option<Identity>) -> InputFile {
+        let known = OnceLock::new();
+        if let Some(identity) = identity {
+            let _ = known.set(identity);
+        }
         InputFile {
             path,
             named,
             kind,
             spool: Arc::new(OnceLock::new()),
+            identity: Arc::new(known),
+        }
+    }
+
+    /// Learns the file's identity from its path, unless it is known already.
+    pub fn learn_identity(&self) {
+        if self.identity.get().is_none() {
+            let _ = self.identity.set(identity(&self.path));
         }
     }
 
@@ -68,8 +81,18 @@ impl InputFile {
     /// [`Reading::finish`]).
     pub fn open(&self) -> io::Result<Reading> {
         if self.kind == SourceKind::File {
+            let file = File::open(&self.path);
+            if self.identity.get().is_none() {
+                // Asked of the open file, no path is looked up again; a file that cannot be
+                // opened is asked by its path, as the walk used to ask every file.
+                let id = match &file {
+                    Ok(file) => file.metadata().ok().and_then(|m| identity_of(&m)),
+                    Err(_) => identity(&self.path),
+                };
+                let _ = self.identity.set(id);
+            }
             return Ok(Reading {
-                inner: Box::new(File::open(&self.path)?),
+                inner: Box::new(file?),
                 tee: None,
             });
         }
@@ -240,39 +263,41 @@ impl Read for FailAtEnd {
 /// The inputs behind the command line's paths, and what was not read and why.
 #[derive(Debug, Default)]
 pub struct Discovered {
+    /// Every file listed, in order; a file reached twice is listed twice (see [`duplicates`]).
     pub files: Vec<InputFile>,
     pub errors: Vec<InputError>,
     /// Entries that are not read, with the reason: hidden ones, special files found in a
-    /// directory, a file that is the same as one already listed.
+    /// directory.
     pub skipped: Vec<(String, String)>,
-    /// The identities of the inputs so far, with the index in `files` of each one's first
-    /// listing.
-    seen: HashMap<(u64, u64), usize>,
 }
 
 /// Expands the command-line paths into inputs: directories recursively and sorted, symlinks
 /// followed (a loop is named, not followed), hidden entries of a directory and special files
-/// found in one named and left out, and a file reached twice read once. The files found in
-/// directories are told apart on every worker thread: a directory of thousands of small
-/// files would otherwise wait for one `stat` after another before its first file is read.
+/// found in one named and left out. A file found in a directory is not `stat`ed here: its
+/// identity, which tells a file reached twice, is learnt when it is opened (a directory of
+/// thousands of small files would otherwise wait for one `stat` after another before its
+/// first file is read); [`duplicates`] then names the files listed twice.
 pub fn discover(paths: &[PathBuf]) -> Discovered {
-    let mut listed = Vec::new();
+    let mut found = Discovered::default();
     for path in paths {
         if path.as_os_str() == "-" {
-            let stdin = InputFile::new(path.clone(), true, SourceKind::Stdin);
-            listed.push(Listed::File(stdin, identity(Path::new("/dev/stdin"))));
+            let id = identity(Path::new("/dev/stdin"));
+            let stdin = InputFile::new(path.clone(), true, SourceKind::Stdin, Some(id));
+            found.files.push(stdin);
             continue;
         }
         match std::fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => walk(path, &mut listed),
+            Ok(meta) if meta.is_dir() => walk(path, &mut found),
             Ok(meta) => {
                 let kind = if meta.is_file() {
                     SourceKind::File
                 } else {
                     SourceKind::Stream
                 };
-                let file = InputFile::new(path.clone(), true, kind);
-                listed.push(Listed::File(file, identity_of(&meta)));
+                let id = identity_of(&meta);
+                found
+                    .files
+                    .push(InputFile::new(path.clone(), true, kind, Some(id)));
             }
             Err(err) => {
                 // ELOOP: a symlink that points at itself, or a cycle of them.
@@ -285,41 +310,44 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
                 } else {
                     format!("cannot read: {err}")
                 };
-                let error = InputError::at(&path.display().to_string(), 0, message);
-                listed.push(Listed::Error(error));
+                found
+                    .errors
+                    .push(InputError::at(&path.display().to_string(), 0, message));
             }
         }
     }
-    let found: Vec<Identity> = listed
-        .par_iter()
-        .map(|entry| match entry {
-            Listed::Found(path) => identity(path),
-            _ => None,
-        })
-        .collect();
-    let mut discovered = Discovered::default();
-    for (entry, id) in listed.into_iter().zip(found) {
-        match entry {
-            Listed::File(file, id) => discovered.add(file, id),
-            Listed::Found(path) => {
-                discovered.add(InputFile::new(path, false, SourceKind::File), id)
-            }
-            Listed::Skipped(path, reason) => discovered.skipped.push((path, reason)),
-            Listed::Error(error) => discovered.errors.push(error),
-        }
-    }
-    discovered
+    found
 }
 
-/// What the paths hold, in the order they are listed: the order decides which of two names
-/// of one file is read, and the order problems are named in.
-enum Listed {
-    /// A path named on the command line, with its identity.
-    File(InputFile, Identity),
-    /// A regular file found in a directory, its identity still to be learnt.
-    Found(PathBuf),
-    Skipped(String, String),
-    Error(InputError),
+/// The files that are a file listed before them (by device and inode), each by its index
+/// with why it is not read, in listing order; a file whose identity is not known (not
+/// opened yet, or without one) is taken as no other.
+pub fn duplicates(files: &[InputFile]) -> Vec<(usize, String)> {
+    let mut seen: HashMap<(u64, u64), usize> = HashMap::new();
+    let mut twice = Vec::new();
+    for (index, file) in files.iter().enumerate() {
+        let Some(Some(id)) = file.identity.get() else {
+            continue;
+        };
+        match seen.get(id) {
+            Some(&first) => twice.push((
+                index,
+                format!(
+                    "the same file as {}, which is read once",
+                    files[first].display()
+                ),
+            )),
+            None => {
+                seen.insert(*id, index);
+            }
+        }
+    }
+    twice
+}
+
+/// Whether every file's identity is known, so that [`duplicates`] is final.
+pub fn identities_known(files: &[InputFile]) -> bool {
+    files.iter().all(|f| f.identity.get().is_some())
 }
 
 /// A file's identity on this system (device and inode), where there is one.
@@ -340,24 +368,7 @@ fn identity_of(_meta: &std::fs::Metadata) -> Identity {
     None
 }
 
-impl Discovered {
-    fn add(&mut self, file: InputFile, id: Identity) {
-        if let Some((dev, ino)) = id {
-            if let Some(&first) = self.seen.get(&(dev, ino)) {
-                let first = self.files[first].display();
-                self.skipped.push((
-                    file.display(),
-                    format!("the same file as {first}, which is read once"),
-                ));
-                return;
-            }
-            self.seen.insert((dev, ino), self.files.len());
-        }
-        self.files.push(file);
-    }
-}
-
-fn walk(root: &Path, listed: &mut Vec<Listed>) {
+fn walk(root: &Path, found: &mut Discovered) {
     let mut entries = walkdir::WalkDir::new(root)
         .follow_links(true)
         // Siblings share their parent's path, so comparing whole paths orders them by name,
@@ -382,14 +393,14 @@ fn walk(root: &Path, listed: &mut Vec<Listed>) {
                 } else {
                     format!("cannot read directory entry: {err}")
                 };
-                listed.push(Listed::Error(InputError::at(&path, 0, message)));
+                found.errors.push(InputError::at(&path, 0, message));
                 continue;
             }
         };
         let hidden = entry.depth() > 0 && entry.file_name().as_encoded_bytes().starts_with(b".");
         let display = || entry.path().display().to_string();
         if hidden {
-            listed.push(Listed::Skipped(
+            found.skipped.push((
                 display(),
                 "hidden; name it on the command line to read it".to_string(),
             ));
@@ -403,13 +414,14 @@ fn walk(root: &Path, listed: &mut Vec<Listed>) {
             continue;
         }
         if !kind.is_file() {
-            listed.push(Listed::Skipped(
+            found.skipped.push((
                 display(),
                 "not a regular file (a pipe, socket or device in a directory is not read; name it on the command line)"
                     .to_string(),
             ));
             continue;
         }
-        listed.push(Listed::Found(entry.into_path()));
+        let file = InputFile::new(entry.into_path(), false, SourceKind::File, None);
+        found.files.push(file);
     }
 }

@@ -655,3 +655,80 @@ fn item_9_fractions_are_printed_as_read() {
         "the JSON docs say how times print"
     );
 }
+
+// A file reached twice is read once, whichever way it is reached: a hard link and a symlink
+// in the directory walked, the directory named twice, a file named beside its directory.
+// Files found in a directory learn their identity as they are read, so this is also the
+// pass that is made again once a file turns out to be one read already.
+
+#[test]
+fn a_file_reached_twice_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = dir.path().join("fleet");
+    std::fs::create_dir(&fleet).unwrap();
+    let logs = testdata("fleet-v0.42.2/logs-json");
+    let mut names: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    for name in &names {
+        std::fs::copy(logs.join(name), fleet.join(name)).unwrap();
+    }
+    let once = report(&[path(&fleet)]);
+    assert_eq!(once["inputs"]["files"], names.len());
+    let first = fleet.join(&names[0]);
+    std::fs::hard_link(&first, fleet.join("zz-hard.json")).unwrap();
+    std::os::unix::fs::symlink(&first, fleet.join("zz-soft.json")).unwrap();
+    for paths in [
+        vec![path(&fleet)],
+        vec![path(&fleet), path(&fleet)],
+        vec![path(&first), path(&fleet)],
+        vec![path(&fleet), path(&first)],
+    ] {
+        for command in [&["report", "-o", "json"][..], &["issues", "-o", "json"]] {
+            let mut args = command.to_vec();
+            args.extend(&paths);
+            let (code, out, stderr) = run_json(&args);
+            assert_eq!(code, 0, "{paths:?}: {stderr}");
+            let inputs = &out["inputs"];
+            assert_eq!(inputs["files"], names.len(), "{paths:?}");
+            assert_eq!(inputs["machines"], once["inputs"]["machines"], "{paths:?}");
+            let twice = inputs["skipped"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|s| {
+                    s["reason"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("the same file as ")
+                })
+                .count();
+            // Both links, and every file of a directory named a second time.
+            let expected = 2 + if paths.len() == 2 && paths[1] == paths[0] {
+                names.len() + 2
+            } else if paths.len() == 2 {
+                1
+            } else {
+                0
+            };
+            assert_eq!(twice, expected, "{paths:?}: {stderr}");
+        }
+        let mut args = vec!["report", "-o", "json"];
+        args.extend(&paths);
+        let (_, out, _) = run_json(&args);
+        assert_eq!(out["unexpected"], once["unexpected"], "{paths:?}");
+    }
+    // `replay` streams, so it learns every identity before it reads: the same machines.
+    let output = fsmlog()
+        .args(["replay", "-o", "ndjson", path(&fleet), path(&first)])
+        .output()
+        .unwrap();
+    let alone = fsmlog()
+        .args(["replay", "-o", "ndjson", path(&fleet)])
+        .output()
+        .unwrap();
+    assert_eq!(output.stdout, alone.stdout);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("the same file as"));
+}
