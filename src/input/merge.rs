@@ -27,11 +27,9 @@ pub struct Merged {
     pub records: usize,
 }
 
-/// A machine id's key in the census: a fixed hash, so the census stays small. Two ids that
-/// share a hash are both held and, when neither record completes the other, handed back by
-/// [`Merger::drain`] as the separate machines they are.
-/// The key a census counts a machine by (a hash of its id: two ids that share one only
-/// cost a merge pass that finds nothing to merge, as merging compares whole ids).
+/// A machine id's key in the census: a fixed hash, so the census stays small and counting
+/// copies no id. Two ids that share a hash are both held and, when neither record completes
+/// the other, handed back by [`Merger::drain`] as the separate machines they are.
 pub fn key(machine: &str) -> u64 {
     BuildHasherDefault::<DefaultHasher>::default().hash_one(machine)
 }

@@ -343,3 +343,29 @@ fn a_trend_over_a_long_span_says_how_many_periods_a_bar_holds() {
         "{csv}"
     );
 }
+
+/// A value nested tens of thousands deep, where the reader that goes straight from the bytes
+/// steps over it, is left to the careful path instead of using up the stack: in a machine of
+/// a list, and in the `Recent last error` block after a `machine logs` array (found by review).
+#[test]
+fn a_deeply_nested_value_is_read_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}{}", "[".repeat(30_000), "]".repeat(30_000));
+    let list = write(
+        dir.path(),
+        "list.json",
+        &format!(r#"[{{"id":"m","events":{{"log":[]}},"x":{deep}}}]"#),
+    );
+    let logs = write(
+        dir.path(),
+        "m.json",
+        &format!(
+            "[\n    {{\n        \"event\": \"Waiting\",\n        \"time\": \"2025-01-01T00:00:01Z\"\n    }}\n]\n\nRecent last error (1h ago):\n\n{{\"event\": \"Waiting\", \"time\": \"2025-01-01T00:00:00Z\", \"x\": {deep}}}\n"
+        ),
+    );
+    for file in [&list, &logs] {
+        let (code, out, stderr) = run_json(&["report", "-o", "json", path(file)]);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(out["inputs"]["machines"], 1, "{stderr}");
+    }
+}

@@ -299,16 +299,28 @@ pub fn whole_log_agrees(bytes: &[u8]) -> Option<bool> {
         options: &options,
         read_ahead: true,
     };
-    let mut direct = Vec::new();
-    if !whole_log(bytes, &ctx, None, &mut |r| direct.push(format!("{r:?}"))) {
-        // Declined: nothing may have been handed on, or the careful path would read it twice.
-        return if direct.is_empty() { None } else { Some(false) };
+    // As detected, and as `--format logs-json` reads it.
+    let mut read_directly = None;
+    for forced in [None, Some(Format::LogsJson)] {
+        let mut direct = Vec::new();
+        if !whole_log(bytes, &ctx, forced, &mut |r| direct.push(format!("{r:?}"))) {
+            // Declined: nothing may have been handed on, or the careful path would read it
+            // twice.
+            if !direct.is_empty() {
+                return Some(false);
+            }
+            continue;
+        }
+        let mut careful = Vec::new();
+        let outcome = read(std::io::Cursor::new(bytes), &ctx, forced, &mut |r| {
+            careful.push(format!("{r:?}"))
+        });
+        if outcome.is_err() || direct != careful {
+            return Some(false);
+        }
+        read_directly = Some(true);
     }
-    let mut careful = Vec::new();
-    let outcome = read(std::io::Cursor::new(bytes), &ctx, None, &mut |r| {
-        careful.push(format!("{r:?}"))
-    });
-    Some(outcome.is_ok() && direct == careful)
+    read_directly
 }
 
 /// The machine of a `machine logs -o json` array that starts at `line`: one record, or

@@ -71,6 +71,17 @@ pub(crate) struct EventArray<'a> {
 /// another document after it, a key this reader does not take): the file is then read the
 /// careful way from its start.
 pub(crate) fn event_array(bytes: &[u8]) -> Option<EventArray<'_>> {
+    // A list or a machine is told by its first key before the whole file is checked.
+    let open = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+    let head = bytes[open..].strip_prefix(b"[\n")?;
+    let head = head.trim_ascii_start().strip_prefix(b"{\n")?;
+    let first_key = head.trim_ascii_start();
+    if ![&b"\"event\""[..], b"\"message\"", b"\"time\""]
+        .iter()
+        .any(|key| first_key.starts_with(key))
+    {
+        return None;
+    }
     let text = utf8(bytes)?;
     let mut r = Reader::new(text);
     let line_at = |at: usize| 1 + memchr::memchr_iter(b'\n', &bytes[..at]).count();
@@ -167,7 +178,14 @@ struct Reader<'a> {
     at: usize,
     /// Line feeds passed by [`Reader::next_line`], where an event's line is counted.
     lines: usize,
+    /// How deep [`Reader::skip`] is in the value it steps over.
+    depth: usize,
 }
+
+/// How deeply nested a value this reader steps over; a deeper one is left to the careful path
+/// (each level is a call, and a document of a few hundred kilobytes could otherwise use up the
+/// stack).
+const DEEPEST: usize = 64;
 
 impl<'a> Reader<'a> {
     fn new(text: &'a str) -> Reader<'a> {
@@ -176,6 +194,7 @@ impl<'a> Reader<'a> {
             bytes: text.as_bytes(),
             at: 0,
             lines: 0,
+            depth: 0,
         }
     }
 
@@ -531,17 +550,26 @@ impl<'a> Reader<'a> {
     fn skip(&mut self) -> Option<()> {
         self.space();
         match self.peek()? {
-            b'{' => self.object(|r, _| r.skip()),
+            b'{' | b'[' if self.depth == DEEPEST => None,
+            b'{' => {
+                self.depth += 1;
+                self.object(|r, _| r.skip())?;
+                self.depth -= 1;
+                Some(())
+            }
             b'[' => {
+                self.depth += 1;
                 self.at += 1;
                 self.space();
                 if self.peek()? == b']' {
                     self.at += 1;
+                    self.depth -= 1;
                     return Some(());
                 }
                 loop {
                     self.skip()?;
                     if !self.more(b']')? {
+                        self.depth -= 1;
                         return Some(());
                     }
                 }
@@ -737,6 +765,23 @@ mod tests {
         ] {
             assert!(event_array(other.as_bytes()).is_none(), "{other}");
         }
+    }
+
+    #[test]
+    fn a_value_nested_deeper_than_it_steps_over_is_left_to_the_careful_path() {
+        let nested = |depth: usize| {
+            format!(
+                r#"{{"id": "m", "x": {}{}}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        assert!(parts(&nested(DEEPEST)).is_some());
+        assert_eq!(parts(&nested(DEEPEST + 1)), None);
+        assert!(
+            careful(&nested(DEEPEST + 1)).is_some(),
+            "the careful path reads it"
+        );
     }
 
     #[test]
