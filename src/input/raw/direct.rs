@@ -125,53 +125,6 @@ pub(crate) fn event_array(bytes: &[u8]) -> Option<EventArray<'_>> {
     })
 }
 
-/// Whether an element read straight from its bytes gives the machine, and the errors, that
-/// the careful path gives: `None` where this reader declines it. For the differential
-/// property test and fuzz target.
-pub fn agrees(bytes: &[u8]) -> Option<bool> {
-    use super::parts::{MachineParts, convert_event};
-    use crate::input::record::{ReadMode, Record};
-    use crate::log::Format;
-    fn careful<'s>(bytes: &'s [u8], scratch: &'s mut Vec<u8>) -> Option<RawItem<'s>> {
-        scratch.clear();
-        scratch.extend_from_slice(bytes);
-        match crate::input::simd::parse::<RawItem>(scratch) {
-            Ok(item) => Some(item),
-            Err(_) => serde_json::from_slice::<RawItem>(bytes).ok(),
-        }
-    }
-    let (mut first, mut second) = (Vec::new(), Vec::new());
-    // As an element of a `machine logs` array: the same kind, the same event.
-    let as_event = event(bytes).map(|direct| match careful(bytes, &mut first) {
-        Some(careful) => {
-            let read = |item: RawItem| (item.element_kind(), convert_event(item.into_event()));
-            read(direct) == read(careful)
-        }
-        None => false,
-    });
-    let Some(direct) = machine(bytes) else {
-        return as_event;
-    };
-    let Some(careful) = careful(bytes, &mut second) else {
-        return Some(false);
-    };
-    if as_event == Some(false) {
-        return Some(false);
-    }
-    let built = |item: RawItem| {
-        let mut problems = Vec::new();
-        let log = MachineParts::of(item, Some(Format::ListJson)).and_then(|parts| {
-            parts.build("x", 1, None, ReadMode::Whole, &mut |_| 1, &mut |r| {
-                if let Record::Error(e) = r {
-                    problems.push(e.message);
-                }
-            })
-        });
-        (log, problems)
-    };
-    Some(built(direct) == built(careful))
-}
-
 struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],

@@ -3,13 +3,14 @@
 //! its last value, unknown keys are skipped, and a number where text is expected (a numeric
 //! `id`) is taken as its text, so that one odd field does not lose the whole machine.
 
+mod agrees;
 mod direct;
 mod lenient;
 mod parts;
 mod runs;
 mod shapes;
 
-pub use direct::agrees as direct_agrees;
+pub use agrees::agrees as direct_agrees;
 pub(crate) use direct::{
     event as direct_event, event_array as direct_event_array, machine as direct_machine,
 };
