@@ -41,6 +41,8 @@ pub struct Inputs {
     /// for paths named on the command line, after the first pass for files found in
     /// directories, which learn theirs as they are opened.
     duplicates: OnceLock<Vec<(usize, String)>>,
+    /// The files known to be a repeat before anything is read (their identity was known).
+    early: Vec<(usize, String)>,
 }
 
 impl Inputs {
@@ -56,9 +58,13 @@ impl Inputs {
             None => None,
         };
         let found = input::discover(&sources.paths);
+        // What is a repeat already (a path named twice, `-` beside `/dev/stdin`) is never
+        // read a second time, not even in the pass that learns the other files' identities:
+        // a stream cannot be read twice.
+        let early = input::duplicates(&found.files);
         let duplicates = OnceLock::new();
         if input::identities_known(&found.files) {
-            let _ = duplicates.set(input::duplicates(&found.files));
+            let _ = duplicates.set(early.clone());
         }
         Ok(Inputs {
             files: found.files,
@@ -71,6 +77,7 @@ impl Inputs {
                 ..sources.options.clone()
             },
             pool,
+            early,
             duplicates,
         })
     }
@@ -270,8 +277,9 @@ impl Inputs {
             }
             tally
         };
-        // Before the files' identities are known, every file is read (and learns its own).
-        let twice = self.duplicates.get().map_or(&[][..], Vec::as_slice);
+        // Before the files' identities are known, every file is read (and learns its own) but
+        // those known to be a repeat already.
+        let twice = self.duplicates.get().unwrap_or(&self.early);
         let mut total = self
             .files
             .par_iter()

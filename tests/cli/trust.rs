@@ -732,3 +732,29 @@ fn a_file_reached_twice_is_read_once() {
     assert_eq!(output.stdout, alone.stdout);
     assert!(String::from_utf8_lossy(&output.stderr).contains("the same file as"));
 }
+
+// Standard input named twice beside a directory (found by review): the pass that learns the
+// directory's files' identities read both `-` at once, and each got part of the stream. What
+// is known to be a repeat before reading is never read a second time.
+#[test]
+fn standard_input_named_twice_beside_a_directory_is_read_once() {
+    let list = std::fs::read(testdata(LIST)).unwrap();
+    let dir = testdata(TEXT_DIR);
+    let text = report(&[path(&testdata(LIST)), path(&dir)]);
+    for _ in 0..6 {
+        for args in [
+            vec!["report", "-o", "json", "-", path(&dir), "-"],
+            vec!["report", "-o", "json", "-", "/dev/stdin", path(&dir)],
+        ] {
+            let (code, out, stderr) = run_json_stdin(&args, &list);
+            assert_eq!(code, 0, "{args:?}: {stderr}");
+            assert_eq!(out["inputs"]["errors"], serde_json::json!([]), "{args:?}");
+            assert_eq!(out["inputs"]["machines"], text["inputs"]["machines"]);
+            assert_eq!(
+                out["inputs"]["events"], text["inputs"]["events"],
+                "{args:?}"
+            );
+            assert!(stderr.contains("the same file as -"), "{stderr}");
+        }
+    }
+}
