@@ -274,13 +274,7 @@ pub(crate) fn whole_log(
     }
     let last_error = array
         .last_error
-        .and_then(|(raw, at)| match convert_event(raw) {
-            Ok(event) => Some(event.at_line(at)),
-            Err(message) => {
-                sink(Record::Error(InputError::at(&ctx.path, at, message)));
-                None
-            }
-        });
+        .and_then(|(raw, at)| last_error_at(raw, at, &ctx.path, sink));
     let has_last_error = last_error.is_some();
     if log_events.is_a_machine(has_last_error) {
         events_log(ctx, array.line, log_events.events, last_error, sink);
@@ -441,15 +435,7 @@ fn read_trailer<R: BufRead>(
     let mut bytes = Vec::new();
     let start = splitter.read_value(&mut bytes)?;
     let event = match serde_json::from_slice::<RawEvent>(&bytes) {
-        Ok(raw) => match convert_event(raw) {
-            Ok(event) => Some(event.at_line(start.line)),
-            Err(message) => {
-                sink(Record::Error(InputError::at(
-                    &ctx.path, start.line, message,
-                )));
-                None
-            }
-        },
+        Ok(raw) => last_error_at(raw, start.line, &ctx.path, sink),
         Err(err) => {
             sink(Record::Error(element_error(
                 &ctx.path,
@@ -461,4 +447,20 @@ fn read_trailer<R: BufRead>(
         }
     };
     Ok(event)
+}
+
+/// metalctl's last error event as read at `line`, or the problem with it named.
+fn last_error_at(
+    raw: RawEvent,
+    line: usize,
+    path: &str,
+    sink: &mut dyn FnMut(Record),
+) -> Option<Event> {
+    match convert_event(raw) {
+        Ok(event) => Some(event.at_line(line)),
+        Err(message) => {
+            sink(Record::Error(InputError::at(path, line, message)));
+            None
+        }
+    }
 }
