@@ -231,11 +231,16 @@ struct Copy {
 /// For each record, the index of its oldest event when the record begins after a gap: every
 /// other record that starts before it ends more than a second before it starts, so events
 /// between them may be missing (two exports of the newest 20 events, days apart). The replay
-/// takes such an event as it takes the oldest row of a log.
+/// takes such an event as it takes the oldest row of a log. A raw stream holds every event
+/// the machine sent, so its parts (daily files, rotated logs) are one stream: a record of one
+/// never begins at a seam, and its events are replayed on from wherever the others left.
 fn seams(parts: &[MachineLog]) -> Vec<Option<usize>> {
     parts
         .iter()
         .map(|part| {
+            if !part.annotated {
+                return None;
+            }
             let start = part.events.first()?.time;
             let earlier: Vec<_> = parts
                 .iter()
@@ -406,6 +411,50 @@ mod tests {
             ],
         );
         assert!(merge(vec![older, overlapping]).log.seams.is_empty());
+    }
+
+    #[test]
+    fn a_raw_stream_split_anywhere_is_one_stream() {
+        let kinds = [
+            EventKind::PxeBooting,
+            EventKind::Preparing,
+            EventKind::Registering,
+            EventKind::Waiting,
+            EventKind::PxeBooting,
+            EventKind::Preparing,
+            EventKind::Alive,
+        ];
+        let stream: Vec<Event> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, &kind)| {
+                // A day between the two boots, as between two daily files.
+                let day = if i < 4 { 1 } else { 2 };
+                event(&format!("2025-09-0{day}T00:0{i}:00Z"), kind, "")
+            })
+            .collect();
+        let raw = |source: &str, events: &[Event]| {
+            let mut part = log(source, events.to_vec());
+            part.annotated = false;
+            part
+        };
+        for cut in 0..=stream.len() {
+            let (a, b) = stream.split_at(cut);
+            for parts in [
+                vec![raw("a", a), raw("b", b)],
+                vec![raw("b", b), raw("a", a)],
+            ] {
+                let merged = merge(parts);
+                let got: Vec<_> = merged.log.events.iter().map(|e| (e.time, &e.name)).collect();
+                let want: Vec<_> = stream.iter().map(|e| (e.time, &e.name)).collect();
+                assert_eq!(got, want, "cut at {cut}");
+                assert!(merged.log.seams.is_empty(), "cut at {cut}");
+                assert_eq!(merged.duplicates, 0);
+            }
+        }
+        // The same parts as exports (their newest rows only) begin again after the gap.
+        let (a, b) = stream.split_at(4);
+        assert_eq!(merge(vec![log("a", a.to_vec()), log("b", b.to_vec())]).log.seams, vec![4]);
     }
 
     #[test]

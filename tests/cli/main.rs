@@ -15,6 +15,7 @@ mod terminal;
 mod triage;
 mod trust;
 mod trust_ii;
+mod trust_iii;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,114 @@
+//! Answers a gate can act on blind: a raw stream split over files, hostile YAML, Go spelt
+//! another way, long logs, ids that look like options, nested JSON at the element indent,
+//! `--out` under `/dev`, damaged lists, file names that are not UTF-8, metrics labels and the
+//! build script. Each test failed before its fix.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::*;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The bundled raw stream's lines, oldest first.
+fn stream_lines() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(testdata("fleet-v0.42.2/ndjson/events.ndjson")).unwrap();
+    let mut lines: Vec<(String, String)> = text
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            (v["time"].as_str().unwrap().to_string(), line.to_string())
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// The unexpected pairs and the event count of a report over `paths`.
+fn answer(paths: &[PathBuf]) -> (Vec<(String, String, u64, u64)>, u64, i32) {
+    let mut args = vec!["report", "-o", "json"];
+    args.extend(paths.iter().map(|p| s(p)));
+    let (code, json, stderr) = run_json(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let (check, _, _) = stdout_of(&[&["check"], &args[3..]].concat());
+    (
+        pairs(&json["unexpected"]),
+        json["inputs"]["events"].as_u64().unwrap(),
+        check,
+    )
+}
+
+fn write_lines(path: &Path, lines: &[&(String, String)]) {
+    let text: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn daily_files_of_a_raw_stream_answer_as_the_whole_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |i: u32, day: u32, event: &str| {
+        format!("{{\"machine\":\"m1\",\"time\":\"2025-09-0{day}T00:0{i}:00Z\",\"event\":\"{event}\"}}\n")
+    };
+    let day1: String = ["PXE Booting", "Preparing", "Registering", "Waiting"]
+        .iter()
+        .enumerate()
+        .map(|(i, e)| line(i as u32, 1, e))
+        .collect();
+    let day2 = line(0, 2, "PXE Booting") + &line(1, 2, "Preparing");
+    std::fs::write(dir.path().join("day1.ndjson"), &day1).unwrap();
+    std::fs::write(dir.path().join("day2.ndjson"), &day2).unwrap();
+    std::fs::write(dir.path().join("both.ndjson"), day1 + &day2).unwrap();
+    let both = answer(&[dir.path().join("both.ndjson")]);
+    let days = answer(&[dir.path().join("day1.ndjson"), dir.path().join("day2.ndjson")]);
+    let waiting_pxe = ("Waiting".to_string(), "PXE Booting".to_string(), 1, 1);
+    assert_eq!(both.0, vec![waiting_pxe]);
+    assert_eq!(both.2, 1, "the gate fails on the whole stream");
+    assert_eq!(days, both, "and on its two days");
+}
+
+#[test]
+fn the_bundled_stream_split_by_time_or_shuffled_answers_as_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = stream_lines();
+    let whole = dir.path().join("whole.ndjson");
+    write_lines(&whole, &lines.iter().collect::<Vec<_>>());
+    let expected = answer(&[whole.clone()]);
+    assert!(expected.0.len() >= 2, "the stream has unexpected pairs");
+    // Cuts by time just before each unexpected event (where a seam would hide it) and at
+    // every tenth of the stream, each file given first and last.
+    let (_, replayed, _) = stdout_of(&["replay", "-o", "ndjson", s(&whole)]);
+    let mut cuts: Vec<usize> = (1..10).map(|tenth| lines.len() * tenth / 10).collect();
+    for machine in replayed.lines() {
+        let machine: Value = serde_json::from_str(machine).unwrap();
+        for step in machine["steps"].as_array().unwrap() {
+            if step["verdict"] == "unexpected" {
+                let time = step["time"].as_str().unwrap();
+                cuts.push(lines.iter().position(|(t, _)| t.as_str() >= time).unwrap());
+            }
+        }
+    }
+    assert!(cuts.len() >= 9 + 8, "the stream's unexpected events are cut before");
+    for cut in cuts {
+        let (a, b) = (dir.path().join("a.ndjson"), dir.path().join("b.ndjson"));
+        write_lines(&a, &lines[..cut].iter().collect::<Vec<_>>());
+        write_lines(&b, &lines[cut..].iter().collect::<Vec<_>>());
+        assert_eq!(answer(&[a.clone(), b.clone()]), expected, "cut at {cut}");
+        assert_eq!(answer(&[b, a]), expected, "cut at {cut}, later file first");
+    }
+    // Each line to one of three files by a fixed shuffle, the files in every order.
+    let mut parts: [Vec<&(String, String)>; 3] = Default::default();
+    for (i, line) in lines.iter().enumerate() {
+        parts[(i * 7919 + i / 3) % 3].push(line);
+    }
+    let files: Vec<PathBuf> = (0..3).map(|i| dir.path().join(format!("part{i}.ndjson"))).collect();
+    for (file, part) in files.iter().zip(&parts) {
+        write_lines(file, part);
+    }
+    for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+        let given: Vec<PathBuf> = order.iter().map(|&i| files[i].clone()).collect();
+        assert_eq!(answer(&given), expected, "order {order:?}");
+    }
+}
