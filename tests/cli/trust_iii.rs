@@ -112,3 +112,44 @@ fn the_bundled_stream_split_by_time_or_shuffled_answers_as_the_whole() {
         assert_eq!(answer(&given), expected, "order {order:?}");
     }
 }
+
+/// Runs fsmlog with its address space capped at 1 GiB: (exit code, stdout, stderr).
+fn capped(args: &[&str]) -> (Option<i32>, String, String) {
+    let bin = assert_cmd::cargo::cargo_bin("fsmlog");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 1048576; exec \"$0\" \"$@\"")
+        .arg(bin)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn trust(rel: &str) -> PathBuf {
+    testdata("trust-iii").join(rel)
+}
+
+#[test]
+fn an_alias_bomb_is_an_error_at_its_line_and_the_rest_is_read() {
+    let dir = trust("bomb-dir");
+    let (code, out, stderr) = capped(&["report", "-o", "json", s(&dir)]);
+    assert_eq!(code, Some(2), "an input error, not a crash: {stderr}");
+    assert!(
+        stderr.contains("bomb-dir/aliases.yaml:5:") && stderr.contains("aliases repeat"),
+        "{stderr}"
+    );
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["inputs"]["machines"], 1, "the seed machine beside it is read");
+    assert_eq!(
+        pairs(&json["unexpected"]),
+        vec![("Waiting".into(), "PXE Booting".into(), 3, 1)]
+    );
+    let (code, _, stderr) = capped(&["report", "-o", "json", s(&trust("hardware-bomb.yaml"))]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("hardware-bomb.yaml:7:"), "{stderr}");
+}

@@ -99,11 +99,13 @@ pub(super) enum Frame {
     Map(Map<String, Value>, Option<String>),
 }
 
-/// A node being built and the anchor it is named by (0: none).
+/// A node being built, the anchor it is named by (0: none), and how many nodes its children
+/// hold so far.
 pub(super) struct Open {
     frame: Frame,
     line: usize,
     anchor: usize,
+    nodes: u64,
 }
 
 /// One complete top-level element: its value, its first line, and for each sequence inside it
@@ -119,8 +121,11 @@ pub(super) struct Element {
 pub(super) struct Elements<'p> {
     pub(super) parser: Parser<'p, saphyr_parser::BufferedInput<&'p mut dyn Iterator<Item = char>>>,
     pub(super) stack: Vec<Open>,
-    /// Nodes named by an anchor (`&name`), for the aliases (`*name`) that repeat them.
-    pub(super) anchors: HashMap<usize, Value>,
+    /// Nodes named by an anchor (`&name`), for the aliases (`*name`) that repeat them, with
+    /// how many nodes each holds.
+    pub(super) anchors: HashMap<usize, (Value, u64)>,
+    /// How many nodes the current document's aliases have repeated so far.
+    pub(super) repeated: u64,
     /// The path of keys down to the node being built.
     pub(super) path: Vec<String>,
     pub(super) item_lines: HashMap<String, Vec<usize>>,
@@ -136,6 +141,7 @@ impl<'p> Elements<'p> {
             parser: Parser::new_from_iter(chars),
             stack: Vec::new(),
             anchors: HashMap::new(),
+            repeated: 0,
             path: Vec::new(),
             item_lines: HashMap::new(),
             in_sequence: false,
@@ -159,6 +165,7 @@ impl<'p> Elements<'p> {
                 YamlEvent::StreamStart | YamlEvent::Nothing => continue,
                 YamlEvent::DocumentStart(_) | YamlEvent::DocumentEnd => {
                     self.in_sequence = false;
+                    self.repeated = 0;
                     continue;
                 }
                 YamlEvent::SequenceStart(..) if self.stack.is_empty() && !self.in_sequence => {
@@ -188,20 +195,34 @@ impl<'p> Elements<'p> {
                         }
                         Frame::Map(map, _) => Value::Object(map),
                     };
+                    let nodes = open.nodes + 1;
                     if open.anchor > 0 {
-                        self.anchors.insert(open.anchor, value.clone());
+                        self.anchors.insert(open.anchor, (value.clone(), nodes));
                     }
-                    (value, open.line)
+                    (value, open.line, nodes)
                 }
                 YamlEvent::Scalar(text, style, anchor, tag) => {
                     let value = scalar(&text, style, tag.as_deref());
                     if anchor > 0 {
-                        self.anchors.insert(anchor, value.clone());
+                        self.anchors.insert(anchor, (value.clone(), 1));
                     }
-                    (value, line)
+                    (value, line, 1)
                 }
                 YamlEvent::Alias(anchor) => match self.anchors.get(&anchor) {
-                    Some(value) => (value.clone(), line),
+                    Some((_, n)) if self.repeated + n > ALIAS_BUDGET => {
+                        return Err((
+                            line,
+                            span.start.col() + 1,
+                            format!(
+                                "aliases repeat more than {ALIAS_BUDGET} nodes in one document \
+                                 (an alias bomb?); reading this file stops here"
+                            ),
+                        ));
+                    }
+                    Some((value, n)) => {
+                        self.repeated += n;
+                        (value.clone(), line, *n)
+                    }
                     None => {
                         return Err((
                             line,
@@ -211,7 +232,7 @@ impl<'p> Elements<'p> {
                     }
                 },
             };
-            if let Some(done) = self.place(node.0, node.1) {
+            if let Some(done) = self.place(node.0, node.1, node.2) {
                 return Ok(Some(done));
             }
         }
@@ -229,11 +250,16 @@ impl<'p> Elements<'p> {
             frame,
             line,
             anchor,
+            nodes: 0,
         });
     }
 
-    /// Puts a finished node into its parent; a node without a parent is an element.
-    fn place(&mut self, value: Value, line: usize) -> Option<Element> {
+    /// Puts a finished node (of `nodes` nodes) into its parent; a node without a parent is an
+    /// element.
+    fn place(&mut self, value: Value, line: usize, nodes: u64) -> Option<Element> {
+        if let Some(parent) = self.stack.last_mut() {
+            parent.nodes += nodes;
+        }
         match self.stack.last_mut() {
             None => {
                 let item_lines = std::mem::take(&mut self.item_lines);
@@ -277,6 +303,12 @@ impl<'p> Elements<'p> {
         }
     }
 }
+
+/// How many nodes a document's aliases may repeat in all. metalctl never writes an alias, and
+/// a hand-made file needs few; nested aliases repeat their anchors' nodes exponentially (a
+/// few hundred bytes can stand for billions), so past this the file is refused rather than
+/// built.
+pub(super) const ALIAS_BUDGET: u64 = 100_000;
 
 /// A scalar as JSON: quoted and block scalars are text; plain ones may be null, booleans or
 /// numbers (YAML 1.2's core schema), or text.
