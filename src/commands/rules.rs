@@ -90,8 +90,18 @@ pub fn run(command: &RulesCommand, term: &Terminal) -> Result<Outcome> {
                 .with_context(|| format!("cannot read {}", events_go.display()))?;
             let like = Ruleset::resolve(like)?;
             let name = name.clone().unwrap_or_else(|| stem(events_go));
-            let file = go::import(&text, &like.file, &name)
-                .with_context(|| format!("{}", events_go.display()))?;
+            // Each problem as `PATH:LINE:COLUMN: message`, as input errors are named.
+            let file = go::import(&text, &like.file, &name).map_err(|err| {
+                let lines: Vec<String> = err
+                    .to_string()
+                    .lines()
+                    .map(|line| match line.starts_with(|c: char| c.is_ascii_digit()) {
+                        true => format!("{}:{line}", events_go.display()),
+                        false => format!("{}: {line}", events_go.display()),
+                    })
+                    .collect();
+                anyhow::anyhow!(lines.join("\n"))
+            })?;
             // Check the result the way `--rules` will load it.
             let json = file.to_json();
             Ruleset::from_json(&json).context("the imported rules do not check")?;

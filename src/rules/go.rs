@@ -1,10 +1,10 @@
 //! Reads the transition table out of metal-api's `cmd/metal-api/internal/fsm/events.go`, so a
 //! rule change can be checked before it ships.
 //!
-//! The file's `Events()` returns `fsm.Events{ {Name: metal.ProvisioningEventX.String(), Src:
-//! []string{states.Y.String(), …} or states.AllStateNames(), Dst: states.Z.String() or
-//! SelfTransitionState}, … }`. This is a reader for that shape, not for Go at large: comments
-//! are dropped, then each item's three fields are matched.
+//! The file's `Events()` returns `fsm.Events{ {Name: …, Src: …, Dst: …}, … }`. This is a
+//! reader for that shape, not for Go at large: comments are dropped, each item is cut into its
+//! fields, and every field must be one of the spellings Go allows for metal-api's events and
+//! states (docs/rules.md); anything else refuses the file, so no state is ever dropped unread.
 
 use std::sync::LazyLock;
 
@@ -14,20 +14,22 @@ use regex::Regex;
 use super::file::{RuleFile, RuleRow};
 use crate::event::{EventKind, State};
 
-pub(super) static NAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"Name:\s*metal\.ProvisioningEvent(\w+)\.String\(\)").expect("valid pattern")
+/// A state as Go spells it: `states.X.String()` or `string(states.X)`.
+static STATE_IDENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:states\.(\w+)\.String\(\)|string\(\s*states\.(\w+)\s*\))$")
+        .expect("valid pattern")
 });
-static SRC_ALL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"Src:\s*states\.AllStateNames\(\)").expect("valid pattern"));
-pub(super) static SRC_LIST: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"Src:\s*\[\]string\s*\{([^}]*)\}").expect("valid pattern"));
-pub(super) static STATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"states\.(\w+)\.String\(\)").expect("valid pattern"));
-pub(super) static DST: LazyLock<Regex> = LazyLock::new(|| {
+/// An event as Go spells it: `metal.ProvisioningEventX.String()` or
+/// `string(metal.ProvisioningEventX)`.
+static EVENT_IDENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"Dst:\s*(?:states\.(\w+)\.String\(\)|(SelfTransitionState)|"self_transition"|"self")"#,
+        r"^(?:metal\.ProvisioningEvent(\w+)\.String\(\)|string\(\s*metal\.ProvisioningEvent(\w+)\s*\))$",
     )
     .expect("valid pattern")
+});
+/// A state spelt as Go code does in `Src` and `Dst` (for the patch's new lines to match).
+pub(super) static STATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"states\.(\w+)\.String\(\)|string\(\s*states\.(\w+)\s*\)").expect("valid pattern")
 });
 static EVENTS_FN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"func\s+Events\s*\(\s*\)\s*fsm\.Events\s*\{").expect("valid pattern")
@@ -144,93 +146,270 @@ pub(super) fn items(text: &str) -> Result<Vec<(usize, &str)>> {
     )
 }
 
+/// Where a piece of the file is: line and column (1-based, in characters).
+pub(super) fn position(text: &str, offset: usize) -> String {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let column = 1 + text[line_start..offset].chars().count();
+    format!("{}:{column}", line_at(text, offset))
+}
+
+/// The pieces of `text` between commas outside brackets and strings, each trimmed, with its
+/// offset (`base` added); empty pieces (a trailing comma) are left out.
+fn split_top<'a>(text: &'a str, base: usize) -> Vec<(usize, &'a str)> {
+    let mut pieces = Vec::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut from = 0;
+    let push = |from: usize, to: usize, pieces: &mut Vec<(usize, &'a str)>| {
+        let raw = &text[from..to];
+        let trimmed = raw.trim();
+        if !trimmed.is_empty() {
+            let lead = raw.len() - raw.trim_start().len();
+            pieces.push((base + from + lead, trimmed));
+        }
+    };
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && q == '"' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '`' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                push(from, i, &mut pieces);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(from, text.len(), &mut pieces);
+    pieces
+}
+
+/// A Go string literal's text (`"…"` without escapes, or a raw `` `…` ``).
+fn literal(expr: &str) -> Option<&str> {
+    let inner = expr
+        .strip_prefix('"')
+        .and_then(|e| e.strip_suffix('"'))
+        .filter(|e| !e.contains(['"', '\\']))
+        .or_else(|| expr.strip_prefix('`').and_then(|e| e.strip_suffix('`')))?;
+    (!inner.contains('`')).then_some(inner)
+}
+
+/// A state as `Src` or `Dst` names it: `states.X.String()`, `string(states.X)`, or its
+/// string (`"State PXE Booting"`, as metal-api's `states.go` defines it).
+fn state_expr(expr: &str) -> Result<State, String> {
+    if let Some(found) = STATE_IDENT.captures(expr) {
+        let ident = found.get(1).or(found.get(2)).map_or("", |m| m.as_str());
+        return state_from_go(ident).ok_or_else(|| format!("unknown state states.{ident}"));
+    }
+    if let Some(text) = literal(expr) {
+        return State::ALL
+            .into_iter()
+            .find(|s| text.strip_prefix("State ") == Some(s.name()))
+            .ok_or_else(|| {
+                format!(
+                    "{expr} is no state metal-api has (its states are spelt \"State PXE Booting\")"
+                )
+            });
+    }
+    Err(format!(
+        "cannot read `{expr}` as a state (states.X.String(), string(states.X) or \"State X\")"
+    ))
+}
+
+/// An event as `Name` names it: `metal.ProvisioningEventX.String()`,
+/// `string(metal.ProvisioningEventX)`, or its string (`"PXE Booting"`).
+fn event_expr(expr: &str) -> Result<EventKind, String> {
+    if let Some(found) = EVENT_IDENT.captures(expr) {
+        let ident = found.get(1).or(found.get(2)).map_or("", |m| m.as_str());
+        return event_from_go(ident)
+            .ok_or_else(|| format!("unknown event ProvisioningEvent{ident}"));
+    }
+    if let Some(text) = literal(expr) {
+        return EventKind::ALL
+            .into_iter()
+            .find(|k| k.name() == text)
+            .ok_or_else(|| format!("{expr} is no event metal-api has"));
+    }
+    Err(format!(
+        "cannot read `{expr}` as an event (metal.ProvisioningEventX.String(), \
+         string(metal.ProvisioningEventX) or \"X\")"
+    ))
+}
+
+/// Where an item's transition goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dst {
+    To(State),
+    /// `SelfTransitionState` (`"self_transition"`): the event is valid, the machine stays.
+    Stay,
+}
+
+/// An item's `Src`: every state, or a list with the span of its elements in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Src {
+    All,
+    List {
+        states: Vec<(State, usize)>,
+        /// The byte range inside the list's braces.
+        inner: (usize, usize),
+    },
+}
+
+/// One item of `fsm.Events{ … }`, every field resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Entry {
+    pub(super) event: EventKind,
+    pub(super) src: Src,
+    pub(super) dst: Dst,
+}
+
+/// Reads one item (`{ Name: …, Src: …, Dst: … }` at `offset` of `clean`): every field must be
+/// one of the spellings metal-api's code uses, or the item is refused with each problem at
+/// its line and column.
+pub(super) fn entry(clean: &str, offset: usize, item: &str) -> Result<Entry, Vec<String>> {
+    let at = |o: usize| position(clean, o);
+    let mut problems = Vec::new();
+    let (mut event, mut src, mut dst) = (None, None, None);
+    let body = &item[1..item.len() - 1];
+    for (field_at, field) in split_top(body, offset + 1) {
+        let Some((key, value)) = field.split_once(':') else {
+            problems.push(format!("{}: `{field}` is no `Key: value`", at(field_at)));
+            continue;
+        };
+        let value_at = field_at + key.len() + 1 + (value.len() - value.trim_start().len());
+        let value = value.trim();
+        match key.trim() {
+            "Name" => match event_expr(value) {
+                Ok(e) => event = Some(e),
+                Err(why) => problems.push(format!("{}: {why}", at(value_at))),
+            },
+            "Src" if value.replace(' ', "") == "states.AllStateNames()" => src = Some(Src::All),
+            "Src" => {
+                let Some(open) = value
+                    .strip_prefix("[]string")
+                    .map(str::trim_start)
+                    .filter(|v| v.starts_with('{') && v.ends_with('}'))
+                else {
+                    problems.push(format!(
+                        "{}: cannot read `{value}` as a Src (`[]string{{…}}` or `states.AllStateNames()`)",
+                        at(value_at)
+                    ));
+                    continue;
+                };
+                let inner_at = value_at + (value.len() - open.len()) + 1;
+                let inner = &open[1..open.len() - 1];
+                let mut states = Vec::new();
+                for (state_at, expr) in split_top(inner, inner_at) {
+                    match state_expr(expr) {
+                        Ok(state) => states.push((state, state_at)),
+                        Err(why) => problems.push(format!("{}: {why}", at(state_at))),
+                    }
+                }
+                src = Some(Src::List {
+                    states,
+                    inner: (inner_at, inner_at + inner.len()),
+                });
+            }
+            "Dst" => match value {
+                "SelfTransitionState" | "\"self_transition\"" => dst = Some(Dst::Stay),
+                _ => match state_expr(value) {
+                    Ok(state) => dst = Some(Dst::To(state)),
+                    Err(why) => problems.push(format!("{}: {why}", at(value_at))),
+                },
+            },
+            other => problems.push(format!(
+                "{}: unknown field `{other}` (an fsm.EventDesc has Name, Src and Dst)",
+                at(field_at)
+            )),
+        }
+    }
+    let here = at(offset);
+    let missing = |what: &str| format!("{here}: item without `{what}`");
+    match (event, src, dst) {
+        (Some(event), Some(src), Some(dst)) if problems.is_empty() => Ok(Entry { event, src, dst }),
+        (event, src, dst) => {
+            if event.is_none() && !problems.iter().any(|p| p.contains("event")) {
+                problems.push(missing("Name: metal.ProvisioningEventX.String()"));
+            }
+            if src.is_none() && !problems.iter().any(|p| p.contains("Src")) {
+                problems.push(missing("Src: []string{…}` or `states.AllStateNames()"));
+            }
+            if dst.is_none() && !problems.iter().any(|p| p.contains("state")) {
+                problems.push(missing("Dst:"));
+            }
+            Err(problems)
+        }
+    }
+}
+
 /// Reads the transition rows of an `events.go`; names, description and knobs come from `like`.
+/// Problems are named as `LINE:COLUMN: message`.
 pub fn import(text: &str, like: &RuleFile, name: &str) -> Result<RuleFile> {
     let clean = strip_comments(text);
     let mut rows = Vec::new();
     let mut problems = Vec::new();
     // Each (state, event) pair with the Go line that gives it, so that a pair given twice is
     // named by its lines in events.go, not in the rule file written from it.
-    let mut given: Vec<(String, EventKind, usize)> = Vec::new();
+    let mut given: Vec<(String, EventKind, usize, String)> = Vec::new();
     let mut lines = Vec::new();
     for (offset, item) in items(&clean)? {
         let line = line_at(&clean, offset);
-        let Some(name) = NAME.captures(item) else {
-            problems.push(format!(
-                "line {line}: item without `Name: metal.ProvisioningEventX.String()`"
-            ));
-            continue;
-        };
-        let Some(event) = event_from_go(&name[1]) else {
-            problems.push(format!(
-                "line {line}: unknown event ProvisioningEvent{}",
-                &name[1]
-            ));
-            continue;
-        };
-        let from = if SRC_ALL.is_match(item) {
-            vec!["*".to_string()]
-        } else if let Some(list) = SRC_LIST.captures(item) {
-            let mut from = Vec::new();
-            for state in STATE.captures_iter(&list[1]) {
-                match state_from_go(&state[1]) {
-                    Some(s) => from.push(s.name().to_string()),
-                    None => {
-                        problems.push(format!("line {line}: unknown state states.{}", &state[1]))
-                    }
-                }
-            }
-            from
-        } else {
-            problems.push(format!(
-                "line {line}: item for {event} without `Src: []string{{…}}` or `states.AllStateNames()`"
-            ));
-            continue;
-        };
-        let to = match DST.captures(item) {
-            Some(dst) => match dst.get(1) {
-                Some(state) => match state_from_go(state.as_str()) {
-                    Some(s) => s.name().to_string(),
-                    None => {
-                        problems.push(format!(
-                            "line {line}: unknown state states.{}",
-                            state.as_str()
-                        ));
-                        continue;
-                    }
-                },
-                None => "self".to_string(),
-            },
-            None => {
-                problems.push(format!("line {line}: item for {event} without `Dst:`"));
+        let entry = match entry(&clean, offset, item) {
+            Ok(entry) => entry,
+            Err(found) => {
+                problems.extend(found);
                 continue;
             }
         };
-        for state in &from {
-            match given.iter().find(|(s, e, _)| s == state && *e == event) {
-                Some((_, _, first)) => problems.push(format!(
-                    "line {line}: duplicate pair ({state}, {event}), already given at line {first}"
+        let event = entry.event;
+        let from: Vec<(String, usize)> = match &entry.src {
+            Src::All => vec![("*".to_string(), offset)],
+            Src::List { states, .. } => states
+                .iter()
+                .map(|(s, at)| (s.name().to_string(), *at))
+                .collect(),
+        };
+        let to = match entry.dst {
+            Dst::To(state) => state.name().to_string(),
+            Dst::Stay => "self".to_string(),
+        };
+        for (state, at) in &from {
+            match given.iter().find(|(s, e, _, _)| s == state && *e == event) {
+                Some((_, _, _, first)) => problems.push(format!(
+                    "{}: duplicate pair ({state}, {event}), already given at {first}",
+                    position(&clean, *at)
                 )),
-                None => given.push((state.clone(), event, line)),
+                None => given.push((state.clone(), event, line, position(&clean, *at))),
             }
         }
         rows.push(RuleRow {
             event: event.name().to_string(),
-            from,
+            from: from.into_iter().map(|(s, _)| s).collect(),
             to,
         });
-        lines.push(line);
+        lines.push((line, position(&clean, offset)));
     }
     // A destination equal to a source state is a transition into the current state by name:
     // looplab/fsm answers `NoTransitionError`, and metal-api fails the event. A `*` row's
     // own state is overridden only by a later entry for it (looplab keeps the last).
-    for (row, line) in rows.iter().zip(&lines) {
+    for (row, (line, at)) in rows.iter().zip(&lines) {
         let event = EventKind::parse(&row.event).expect("read above");
         let into_itself: Vec<&String> = if row.from == ["*"] {
             let later = |state: &str| {
                 given
                     .iter()
-                    .any(|(s, e, at)| s == state && *e == event && at > line)
+                    .any(|(s, e, at, _)| s == state && *e == event && at > line)
             };
             (!later(&row.to) && row.to != "self")
                 .then_some(&row.to)
@@ -241,7 +420,7 @@ pub fn import(text: &str, like: &RuleFile, name: &str) -> Result<RuleFile> {
         };
         for state in into_itself {
             problems.push(format!(
-                "line {line}: {event} from {state} has Dst {state} itself, which looplab/fsm answers with NoTransitionError (metal-api then fails the event and stores nothing); write Dst: SelfTransitionState"
+                "{at}: {event} from {state} has Dst {state} itself, which looplab/fsm answers with NoTransitionError (metal-api then fails the event and stores nothing); write Dst: SelfTransitionState"
             ));
         }
     }
@@ -350,7 +529,7 @@ func Events() fsm.Events {
         let err = import(&without, &like(), "x").unwrap_err().to_string();
         assert!(
             err.contains(
-                "line 17: Planned Reboot from Planned Reboot has Dst Planned Reboot itself"
+                "17:3: Planned Reboot from Planned Reboot has Dst Planned Reboot itself"
             ) && err.contains("write Dst: SelfTransitionState"),
             "{err}"
         );
@@ -360,7 +539,7 @@ func Events() fsm.Events {
         );
         let err = import(&by_name, &like(), "x").unwrap_err().to_string();
         assert!(
-            err.contains("line 22: Phoned Home from Phoned Home has Dst Phoned Home itself"),
+            err.contains("22:3: Phoned Home from Phoned Home has Dst Phoned Home itself"),
             "{err}"
         );
     }
@@ -371,9 +550,9 @@ func Events() fsm.Events {
             .replace("ProvisioningEventPlannedReboot", "ProvisioningEventReboot")
             .replace("states.Initial.String()", "states.Limbo.String()");
         let err = import(&text, &like(), "x").unwrap_err().to_string();
-        assert!(err.contains("line 8: unknown state states.Limbo"), "{err}");
+        assert!(err.contains("13:5: unknown state states.Limbo"), "{err}");
         assert!(
-            err.contains("line 17: unknown event ProvisioningEventReboot"),
+            err.contains("18:10: unknown event ProvisioningEventReboot"),
             "{err}"
         );
     }
@@ -387,7 +566,7 @@ func Events() fsm.Events {
         let err = import(&text, &like(), "x").unwrap_err().to_string();
         assert!(
             err.contains(
-                "line 22: duplicate pair (Phoned Home, Phoned Home), already given at line 22"
+                "24:47: duplicate pair (Phoned Home, Phoned Home), already given at 24:19"
             ),
             "{err}"
         );

@@ -6,9 +6,7 @@
 use anyhow::{Result, bail};
 
 use super::file::Target;
-use super::go::{
-    DST, NAME, SRC_LIST, STATE, event_from_go, items, squash, state_from_go, strip_comments,
-};
+use super::go::{Dst, STATE, Src, entry, items, squash, strip_comments};
 use crate::event::{EventKind, State};
 
 /// An addition to the file: text inserted at a byte offset of the original.
@@ -27,7 +25,10 @@ impl Idents {
     fn of(clean: &str) -> Idents {
         let mut states = Vec::new();
         for found in STATE.captures_iter(clean) {
-            let ident = found[1].to_string();
+            let Some(ident) = found.get(1).or(found.get(2)) else {
+                continue;
+            };
+            let ident = ident.as_str().to_string();
             if !states.iter().any(|(_, i)| *i == ident) {
                 states.push((squash(&ident), ident));
             }
@@ -62,18 +63,18 @@ pub fn patched(text: &str, pairs: &[(State, EventKind, Target)]) -> Result<Strin
     let mut inserts: Vec<Insert> = Vec::new();
     let mut new_entries: Vec<(EventKind, Target, Vec<State>)> = Vec::new();
     for &(state, event, target) in pairs {
-        let entry = entries.iter().find(|(_, item)| {
-            let same_event = NAME
-                .captures(item)
-                .and_then(|c| event_from_go(&c[1]))
-                .is_some_and(|e| e == event);
-            let dst = DST.captures(item).map(|c| match c.get(1) {
-                Some(state) => state_from_go(state.as_str()).map(Target::To),
-                None => Some(Target::Stay),
-            });
-            same_event && dst == Some(Some(target)) && SRC_LIST.is_match(item)
+        let want = match target {
+            Target::To(state) => Dst::To(state),
+            Target::Stay => Dst::Stay,
+        };
+        let found = entries.iter().find_map(|&(start, item)| {
+            let read = entry(&clean, start, item).ok()?;
+            match read.src {
+                Src::List { inner, .. } if read.event == event && read.dst == want => Some(inner),
+                _ => None,
+            }
         });
-        let Some(&(start, item)) = entry else {
+        let Some((open, close)) = found else {
             match new_entries
                 .iter_mut()
                 .find(|(e, t, _)| *e == event && *t == target)
@@ -83,12 +84,6 @@ pub fn patched(text: &str, pairs: &[(State, EventKind, Target)]) -> Result<Strin
             }
             continue;
         };
-        let list = SRC_LIST
-            .captures(item)
-            .and_then(|c| c.get(1))
-            .expect("matched above");
-        let open = start + list.start();
-        let close = start + list.end();
         let ident = format!("states.{}.String()", idents.state(state));
         let inner = &text[open..close];
         if inner.contains('\n') {

@@ -153,3 +153,78 @@ fn an_alias_bomb_is_an_error_at_its_line_and_the_rest_is_read() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("hardware-bomb.yaml:7:"), "{stderr}");
 }
+
+/// The Waiting entry of metal-api v0.42.2's `events.go`, as `events_go` writes it.
+const WAITING: &str = "\t\t\tName: metal.ProvisioningEventWaiting.String(), // a comment\n\t\t\tSrc: []string{\n\t\t\t\tstates.Registering.String(),\n\t\t\t\tstates.Initial.String(),\n\t\t\t},";
+
+fn import_go(dir: &Path, go: &str) -> (i32, Value, String) {
+    let file = dir.join("events.go");
+    std::fs::write(&file, go).unwrap();
+    let (code, out, err) = stdout_of(&["rules", "import-go", s(&file)]);
+    (code, serde_json::from_str(&out).unwrap_or(Value::Null), err)
+}
+
+fn waiting_from(rules: &Value) -> Vec<String> {
+    let rows = rules["transitions"].as_array().unwrap();
+    let row = rows.iter().find(|r| r["event"] == "Waiting").unwrap();
+    let from = row["from"].as_array().unwrap();
+    from.iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn import_go_reads_every_go_spelling_of_a_state_or_an_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = events_go("metal-api-v0.42.2");
+    assert!(go.contains(WAITING), "the entry to change is there");
+    let spelt = WAITING
+        .replace(
+            "metal.ProvisioningEventWaiting.String()",
+            "string(metal.ProvisioningEventWaiting)",
+        )
+        .replace(
+            "states.Initial.String(),",
+            "states.Initial.String(), string(states.PXEBooting), \"State Preparing\",",
+        );
+    let (code, rules, err) = import_go(dir.path(), &go.replace(WAITING, &spelt));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        waiting_from(&rules),
+        ["Registering", "Initial", "PXE Booting", "Preparing"]
+    );
+    // An event as its string.
+    let literal = WAITING.replace("metal.ProvisioningEventWaiting.String()", "\"Waiting\"");
+    let (code, rules, err) = import_go(dir.path(), &go.replace(WAITING, &literal));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(waiting_from(&rules), ["Registering", "Initial"]);
+}
+
+#[test]
+fn import_go_refuses_what_it_cannot_read_naming_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = events_go("metal-api-v0.42.2");
+    let line = 1 + go[..go.find(WAITING).unwrap()].matches('\n').count();
+    for (item, says) in [
+        // The event's name is no state's string: looplab would never match it.
+        ("\"PXE Booting\"", "is no state metal-api has"),
+        ("states.Waiting", "cannot read `states.Waiting` as a state"),
+        ("fmt.Sprint(states.Waiting)", "cannot read"),
+        ("string(states.Limbo)", "unknown state states.Limbo"),
+    ] {
+        let odd = WAITING.replace(
+            "states.Initial.String(),",
+            &format!("states.Initial.String(), {item},"),
+        );
+        let (code, _, err) = import_go(dir.path(), &go.replace(WAITING, &odd));
+        assert_eq!(code, 2, "{item} is refused");
+        // Src's third line: four tabs, then `states.Initial.String(), ` (25 characters).
+        let at = format!("events.go:{}:30: ", line + 3);
+        assert!(err.contains(&at) && err.contains(says), "{item}: {err}");
+    }
+    let odd = WAITING.replace("metal.ProvisioningEventWaiting.String()", "waitingEvent");
+    let (code, _, err) = import_go(dir.path(), &go.replace(WAITING, &odd));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("events.go:{line}:10: cannot read `waitingEvent` as an event")),
+        "{err}"
+    );
+}
