@@ -95,10 +95,12 @@ pub fn run(command: &RulesCommand, term: &Terminal) -> Result<Outcome> {
                 let lines: Vec<String> = err
                     .to_string()
                     .lines()
-                    .map(|line| match line.starts_with(|c: char| c.is_ascii_digit()) {
-                        true => format!("{}:{line}", events_go.display()),
-                        false => format!("{}: {line}", events_go.display()),
-                    })
+                    .map(
+                        |line| match line.starts_with(|c: char| c.is_ascii_digit()) {
+                            true => format!("{}:{line}", events_go.display()),
+                            false => format!("{}: {line}", events_go.display()),
+                        },
+                    )
                     .collect();
                 anyhow::anyhow!(lines.join("\n"))
             })?;

@@ -7,15 +7,17 @@
 //! is a cascade of the same root.
 
 use crate::log::MachineLog;
-use crate::replay::{Trace, Verdict, verdicts_without};
+use crate::replay::{Branch, Branches, Trace, Verdict};
 use crate::rules::Ruleset;
 
 /// For each step of a trace, the step (by its index in the trace) it is a cascade of.
 pub fn roots(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> Vec<Option<usize>> {
     let steps = &trace.steps;
     let mut roots = vec![None; steps.len()];
-    // The current root, and the verdicts without it (replayed once, when first needed).
-    let mut root: Option<(usize, Option<Vec<Option<Verdict>>>)> = None;
+    let mut branches = Branches::new(log, rules);
+    // The current root, and the verdicts without it up to where that replay rejoins the real
+    // one (replayed once, when first needed; past them every verdict is the real one).
+    let mut root: Option<(usize, Option<Branch>)> = None;
     // No verdict after the last unexpected step is asked for.
     let until = steps
         .iter()
@@ -26,9 +28,8 @@ pub fn roots(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> Vec<Option<usi
             continue;
         }
         if let Some((r, without)) = &mut root {
-            let without =
-                without.get_or_insert_with(|| verdicts_without(log, rules, steps[*r].index, until));
-            if without.get(step.index).copied().flatten() == Some(Verdict::Expected) {
+            let without = without.get_or_insert_with(|| branches.without(steps[*r].index, until));
+            if without.verdict(step.index, step.verdict) == Verdict::Expected {
                 roots[i] = Some(*r);
                 continue;
             }

@@ -445,7 +445,12 @@ mod tests {
                 vec![raw("b", b), raw("a", a)],
             ] {
                 let merged = merge(parts);
-                let got: Vec<_> = merged.log.events.iter().map(|e| (e.time, &e.name)).collect();
+                let got: Vec<_> = merged
+                    .log
+                    .events
+                    .iter()
+                    .map(|e| (e.time, &e.name))
+                    .collect();
                 let want: Vec<_> = stream.iter().map(|e| (e.time, &e.name)).collect();
                 assert_eq!(got, want, "cut at {cut}");
                 assert!(merged.log.seams.is_empty(), "cut at {cut}");
@@ -454,7 +459,12 @@ mod tests {
         }
         // The same parts as exports (their newest rows only) begin again after the gap.
         let (a, b) = stream.split_at(4);
-        assert_eq!(merge(vec![log("a", a.to_vec()), log("b", b.to_vec())]).log.seams, vec![4]);
+        assert_eq!(
+            merge(vec![log("a", a.to_vec()), log("b", b.to_vec())])
+                .log
+                .seams,
+            vec![4]
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ impl Effect {
 }
 
 /// Replays events through one rule set, holding the container between events.
+#[derive(Debug, Clone)]
 pub struct Replayer<'r> {
     rules: &'r Ruleset,
     container: Container,

@@ -18,9 +18,7 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     let mut steps = Vec::with_capacity(log.events.len());
     let mut unknown = Vec::new();
     let mut recorded = RecordedOnTop::new(log);
-    let replayer = run(log, &log.events, rules, None, &mut recorded, &mut |step| {
-        steps.push(step)
-    });
+    let replayer = run(log, rules, &mut recorded, &mut |step| steps.push(step));
     for event in &log.events {
         if let EventName::Unknown(name) = &event.name {
             unknown.push(UnknownEvent {
@@ -55,60 +53,145 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
     }
 }
 
-/// The verdict each event of a log up to `until` would have had without the event at `skip`
-/// (as if it had never been stored), by the event's index; `None` for that event, unknown
-/// ones and those after `until`.
-pub fn verdicts_without(
-    log: &MachineLog,
-    rules: &Ruleset,
-    skip: usize,
-    until: usize,
-) -> Vec<Option<Verdict>> {
-    let mut verdicts = vec![None; log.events.len()];
-    let mut recorded = RecordedOnTop::new(log);
-    let events = &log.events[..log.events.len().min(until.saturating_add(1))];
-    run(log, events, rules, Some(skip), &mut recorded, &mut |step| {
-        verdicts[step.index] = Some(step.verdict)
-    });
-    verdicts
+/// The real replay's verdicts, advanced one event at a time, from which the replay without
+/// one stored event (a cascade's root) branches off. Only verdicts matter here: they depend on
+/// the newest stored event and the last event time alone (the recorded flags never decide
+/// one), so a branch that holds the same two as the real replay after the same event gives
+/// every later event the real verdict, and is followed no further.
+pub struct Branches<'l, 'r> {
+    log: &'l MachineLog,
+    base: Replayer<'r>,
+    feed: Feed,
+    /// The next event the base has not been handed.
+    next: usize,
 }
 
-/// Runs a log's known events (`events`, the log's or the first of them) through the FSM in
-/// order, but the one at `skip`, and hands on each step; the replayer keeps the container.
+impl<'l, 'r> Branches<'l, 'r> {
+    /// The real replay of `log`, before its first event.
+    pub fn new(log: &'l MachineLog, rules: &'r Ruleset) -> Self {
+        Branches {
+            log,
+            base: Replayer::judging(rules),
+            feed: Feed::default(),
+            next: 0,
+        }
+    }
+
+    /// The verdicts, by event index, the events after `skip` up to `until` would have had
+    /// without the event at `skip`, up to and including the event where that replay rejoins
+    /// the real one; every later event has its real verdict. `skip` must not be before an
+    /// event an earlier call skipped.
+    pub fn without(&mut self, skip: usize, until: usize) -> Branch {
+        let events = &self.log.events;
+        while self.next < skip.min(events.len()) {
+            self.feed.feed(self.log, self.next, false, &mut self.base);
+            self.next += 1;
+        }
+        let (mut real, mut real_feed) = (self.base.clone(), self.feed.clone());
+        let (mut branch, mut branch_feed) = (self.base.clone(), self.feed.clone());
+        if skip >= events.len() {
+            return Branch(Vec::new());
+        }
+        real_feed.feed(self.log, skip, false, &mut real);
+        branch_feed.feed(self.log, skip, true, &mut branch);
+        let mut verdicts = Vec::new();
+        for index in skip + 1..=until.min(events.len() - 1) {
+            let stepped = real_feed.feed(self.log, index, false, &mut real);
+            let Some(step) = branch_feed.feed(self.log, index, false, &mut branch) else {
+                continue;
+            };
+            verdicts.push((index, step.verdict));
+            if stepped.is_some()
+                && branch_feed.carried.is_none()
+                && same_verdicts_ahead(&real, &branch)
+            {
+                break;
+            }
+        }
+        Branch(verdicts)
+    }
+}
+
+/// The verdicts of the replay without one event, by event index, up to where it rejoins the
+/// real replay.
+#[derive(Debug, Clone)]
+pub struct Branch(Vec<(usize, Verdict)>);
+
+impl Branch {
+    /// The verdict the event at `index` would have had; `real`, the one it had, past the
+    /// rejoin.
+    pub fn verdict(&self, index: usize, real: Verdict) -> Verdict {
+        self.0
+            .binary_search_by_key(&index, |(i, _)| *i)
+            .map_or(real, |at| self.0[at].1)
+    }
+}
+
+/// Whether two replays give every later event the same verdict: the same newest stored event
+/// (the state, and the chronology guard's bound) and the same last event time (the buffer,
+/// the failed-reclaim threshold, the guard).
+fn same_verdicts_ahead(a: &Replayer, b: &Replayer) -> bool {
+    let (a, b) = (a.container(), b.container());
+    let newest = |c: &Container| c.events.front().map(|e| (e.time, e.event));
+    newest(a) == newest(b) && a.last_event_time == b.last_event_time
+}
+
+/// Runs a log's known events through the FSM in order and hands on each step; the replayer
+/// keeps the container.
 fn run<'r>(
     log: &MachineLog,
-    events: &[Event],
     rules: &'r Ruleset,
-    skip: Option<usize>,
     recorded: &mut RecordedOnTop,
     each: &mut dyn FnMut(Step),
 ) -> Replayer<'r> {
-    let mut replayer = if skip.is_some() {
-        Replayer::judging(rules)
-    } else {
-        Replayer::new(rules)
-    };
+    let mut replayer = Replayer::new(rules);
     // Sized once: growing it event by event costs more than the replay of a short log.
-    let kept = events.len().min(rules.kept_events.saturating_add(1));
+    let kept = log.events.len().min(rules.kept_events.saturating_add(1));
     replayer.container_mut().events.reserve(kept);
-    let mut first = true;
-    // Where the event left out was the oldest row or began a record, the next event stands
-    // where it stood: it arrives in the state the left-out one arrived in.
-    let mut carried: Option<Option<State>> = None;
-    for (index, event) in events.iter().enumerate() {
+    let mut feed = Feed::default();
+    for (index, event) in log.events.iter().enumerate() {
         recorded.apply_before(event.time, replayer.container_mut());
+        if let Some(step) = feed.feed(log, index, false, &mut replayer) {
+            each(step);
+        }
+    }
+    replayer
+}
+
+/// Where a log's events stand as they are handed to the FSM one by one: whether one was
+/// stepped yet (the oldest row), and what a left-out event hands on to the next.
+#[derive(Debug, Clone, Default)]
+struct Feed {
+    stepped: bool,
+    /// Where the event left out was the oldest row or began a record, the next event stands
+    /// where it stood: it arrives in the state the left-out one arrived in.
+    carried: Option<Option<State>>,
+}
+
+impl Feed {
+    /// Hands the event at `index` to the replayer, or leaves it out (`skip`), as if it had
+    /// never been stored; `None` for an event left out or unknown.
+    fn feed(
+        &mut self,
+        log: &MachineLog,
+        index: usize,
+        skip: bool,
+        replayer: &mut Replayer,
+    ) -> Option<Step> {
+        let event = &log.events[index];
         let EventName::Known(kind) = &event.name else {
-            continue;
+            return None;
         };
+        let first = !self.stepped;
         let seam = !first && log.seams.contains(&index);
-        if skip == Some(index) {
+        if skip {
             if first || seam {
-                carried = Some(event.recorded_state);
+                self.carried = Some(event.recorded_state);
             }
-            continue;
+            return None;
         }
         // An event that begins a record of its own says where it stands itself.
-        let (seam, arrival) = match carried.take() {
+        let (seam, arrival) = match self.carried.take() {
             Some(arrival) if !log.seams.contains(&index) => (!first, arrival),
             _ => (seam, event.recorded_state),
         };
@@ -118,7 +201,7 @@ fn run<'r>(
         if seam {
             replayer.assume_next_state(arrival.unwrap_or(State::Initial));
         }
-        first = false;
+        self.stepped = true;
         let mut step = replayer.step(
             event.time,
             *kind,
@@ -128,9 +211,8 @@ fn run<'r>(
         );
         step.source = event.source;
         step.index = index;
-        each(step);
+        Some(step)
     }
-    replayer
 }
 
 /// The recorded flags still to be put in place, each at the time it held.
@@ -206,4 +288,89 @@ fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
         // No row of the log.
         index: usize::MAX,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EventKind;
+    use crate::log::Format;
+    use chrono::TimeDelta;
+
+    /// The verdicts without `skip` from a replay of the whole log, not stopped anywhere.
+    fn from_scratch(log: &MachineLog, rules: &Ruleset, skip: usize) -> Vec<Option<Verdict>> {
+        let mut replayer = Replayer::judging(rules);
+        let mut feed = Feed::default();
+        (0..log.events.len())
+            .map(|i| {
+                feed.feed(log, i, i == skip, &mut replayer)
+                    .map(|s| s.verdict)
+            })
+            .collect()
+    }
+
+    /// Logs of random events at random steps in time (some equal, some backwards), some with
+    /// recorded verdicts and seams.
+    fn random_logs() -> Vec<MachineLog> {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let start = DateTime::parse_from_rfc3339("2025-09-01T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        (0..600)
+            .map(|_| {
+                let mut log = MachineLog::new("m".into(), "m", 1, Format::LogsJson);
+                let mut time = start;
+                for i in 0..(5 + next(60) as usize) {
+                    // Steps around the five minutes of the buffer and the reclaim threshold,
+                    // and Alive and Phoned Home often, which touch the time only.
+                    time += TimeDelta::seconds(next(240) as i64 - 20);
+                    let often = [EventKind::Alive, EventKind::PhonedHome];
+                    let kind = match next(3) {
+                        0 => often[next(2) as usize],
+                        _ => EventKind::ALL[next(EventKind::ALL.len() as u64) as usize],
+                    };
+                    let mut event = Event::from_recorded(time, EventName::Known(kind), "m", 0);
+                    if next(8) == 0 {
+                        event.recorded_state =
+                            Some(State::ALL[next(State::ALL.len() as u64) as usize]);
+                    }
+                    if i > 0 && next(12) == 0 {
+                        log.seams.push(i);
+                    }
+                    log.events.push(event);
+                }
+                log
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_branch_followed_to_where_it_rejoins_gives_the_verdicts_of_a_whole_replay() {
+        for rules in ["metal-api-v0.19.0", "metal-api-v0.42.2"] {
+            let rules = Ruleset::resolve(rules).unwrap();
+            for log in random_logs() {
+                let real = from_scratch(&log, &rules, usize::MAX);
+                let until = log.events.len() - 1;
+                let mut branches = Branches::new(&log, &rules);
+                for skip in 0..log.events.len() {
+                    let expected = from_scratch(&log, &rules, skip);
+                    let span = branches.without(skip, until).0;
+                    for index in skip + 1..log.events.len() {
+                        let got = match span.binary_search_by_key(&index, |(i, _)| *i) {
+                            Ok(at) => Some(span[at].1),
+                            Err(_) if span.last().is_some_and(|(i, _)| index < *i) => None,
+                            Err(_) => real[index],
+                        };
+                        assert_eq!(got, expected[index], "skip {skip}, event {index}: {log:?}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -10,4 +10,4 @@ mod tests;
 
 pub use container::{Container, Liveliness, Step, StoredEvent, Trace, Verdict};
 pub use fsm::Replayer;
-pub use log::{replay, verdicts_without};
+pub use log::{Branch, Branches, replay};

@@ -528,9 +528,8 @@ func Events() fsm.Events {
         let without = format!("{}{}", &SHAPE[..i], &SHAPE[j..]);
         let err = import(&without, &like(), "x").unwrap_err().to_string();
         assert!(
-            err.contains(
-                "17:3: Planned Reboot from Planned Reboot has Dst Planned Reboot itself"
-            ) && err.contains("write Dst: SelfTransitionState"),
+            err.contains("17:3: Planned Reboot from Planned Reboot has Dst Planned Reboot itself")
+                && err.contains("write Dst: SelfTransitionState"),
             "{err}"
         );
         let by_name = SHAPE.replace(

@@ -610,7 +610,9 @@ fn item_9_import_go_names_duplicates_by_their_go_lines() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
-        stderr.contains("events.go:12:19: duplicate pair (Registering, Waiting), already given at 7:19"),
+        stderr.contains(
+            "events.go:12:19: duplicate pair (Registering, Waiting), already given at 7:19"
+        ),
         "{stderr}"
     );
 }

@@ -27,8 +27,11 @@ fn stream_lines() -> Vec<(String, String)> {
     lines
 }
 
-/// The unexpected pairs and the event count of a report over `paths`.
-fn answer(paths: &[PathBuf]) -> (Vec<(String, String, u64, u64)>, u64, i32) {
+/// A report's unexpected pairs, its event count, and the exit code of `check` on the same.
+type Answer = (Vec<(String, String, u64, u64)>, u64, i32);
+
+/// The answer of a report over `paths`.
+fn answer(paths: &[PathBuf]) -> Answer {
     let mut args = vec!["report", "-o", "json"];
     args.extend(paths.iter().map(|p| s(p)));
     let (code, json, stderr) = run_json(&args);
@@ -50,7 +53,9 @@ fn write_lines(path: &Path, lines: &[&(String, String)]) {
 fn daily_files_of_a_raw_stream_answer_as_the_whole_stream() {
     let dir = tempfile::tempdir().unwrap();
     let line = |i: u32, day: u32, event: &str| {
-        format!("{{\"machine\":\"m1\",\"time\":\"2025-09-0{day}T00:0{i}:00Z\",\"event\":\"{event}\"}}\n")
+        format!(
+            "{{\"machine\":\"m1\",\"time\":\"2025-09-0{day}T00:0{i}:00Z\",\"event\":\"{event}\"}}\n"
+        )
     };
     let day1: String = ["PXE Booting", "Preparing", "Registering", "Waiting"]
         .iter()
@@ -62,7 +67,10 @@ fn daily_files_of_a_raw_stream_answer_as_the_whole_stream() {
     std::fs::write(dir.path().join("day2.ndjson"), &day2).unwrap();
     std::fs::write(dir.path().join("both.ndjson"), day1 + &day2).unwrap();
     let both = answer(&[dir.path().join("both.ndjson")]);
-    let days = answer(&[dir.path().join("day1.ndjson"), dir.path().join("day2.ndjson")]);
+    let days = answer(&[
+        dir.path().join("day1.ndjson"),
+        dir.path().join("day2.ndjson"),
+    ]);
     let waiting_pxe = ("Waiting".to_string(), "PXE Booting".to_string(), 1, 1);
     assert_eq!(both.0, vec![waiting_pxe]);
     assert_eq!(both.2, 1, "the gate fails on the whole stream");
@@ -75,7 +83,7 @@ fn the_bundled_stream_split_by_time_or_shuffled_answers_as_the_whole() {
     let lines = stream_lines();
     let whole = dir.path().join("whole.ndjson");
     write_lines(&whole, &lines.iter().collect::<Vec<_>>());
-    let expected = answer(&[whole.clone()]);
+    let expected = answer(std::slice::from_ref(&whole));
     assert!(expected.0.len() >= 2, "the stream has unexpected pairs");
     // Cuts by time just before each unexpected event (where a seam would hide it) and at
     // every tenth of the stream, each file given first and last.
@@ -90,7 +98,10 @@ fn the_bundled_stream_split_by_time_or_shuffled_answers_as_the_whole() {
             }
         }
     }
-    assert!(cuts.len() >= 9 + 8, "the stream's unexpected events are cut before");
+    assert!(
+        cuts.len() >= 9 + 8,
+        "the stream's unexpected events are cut before"
+    );
     for cut in cuts {
         let (a, b) = (dir.path().join("a.ndjson"), dir.path().join("b.ndjson"));
         write_lines(&a, &lines[..cut].iter().collect::<Vec<_>>());
@@ -103,7 +114,9 @@ fn the_bundled_stream_split_by_time_or_shuffled_answers_as_the_whole() {
     for (i, line) in lines.iter().enumerate() {
         parts[(i * 7919 + i / 3) % 3].push(line);
     }
-    let files: Vec<PathBuf> = (0..3).map(|i| dir.path().join(format!("part{i}.ndjson"))).collect();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|i| dir.path().join(format!("part{i}.ndjson")))
+        .collect();
     for (file, part) in files.iter().zip(&parts) {
         write_lines(file, part);
     }
@@ -144,7 +157,10 @@ fn an_alias_bomb_is_an_error_at_its_line_and_the_rest_is_read() {
         "{stderr}"
     );
     let json: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(json["inputs"]["machines"], 1, "the seed machine beside it is read");
+    assert_eq!(
+        json["inputs"]["machines"], 1,
+        "the seed machine beside it is read"
+    );
     assert_eq!(
         pairs(&json["unexpected"]),
         vec![("Waiting".into(), "PXE Booting".into(), 3, 1)]
@@ -168,7 +184,9 @@ fn waiting_from(rules: &Value) -> Vec<String> {
     let rows = rules["transitions"].as_array().unwrap();
     let row = rows.iter().find(|r| r["event"] == "Waiting").unwrap();
     let from = row["from"].as_array().unwrap();
-    from.iter().map(|s| s.as_str().unwrap().to_string()).collect()
+    from.iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -224,7 +242,9 @@ fn import_go_refuses_what_it_cannot_read_naming_line_and_column() {
     let (code, _, err) = import_go(dir.path(), &go.replace(WAITING, &odd));
     assert_eq!(code, 2);
     assert!(
-        err.contains(&format!("events.go:{line}:10: cannot read `waitingEvent` as an event")),
+        err.contains(&format!(
+            "events.go:{line}:10: cannot read `waitingEvent` as an event"
+        )),
         "{err}"
     );
 }
