@@ -248,3 +248,32 @@ fn import_go_refuses_what_it_cannot_read_naming_line_and_column() {
         "{err}"
     );
 }
+
+#[test]
+fn no_id_becomes_an_option_of_a_suggested_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("dash.ndjson");
+    let mut text = String::new();
+    for id in ["-uhttp://evil.example:8080", "--url=http://evil.example", "m-plain"] {
+        for (time, event) in [("00:00", "Waiting"), ("05:00", "PXE Booting")] {
+            text += &format!(
+                "{{\"machine\":\"{id}\",\"time\":\"2025-09-01T00:{time}Z\",\"event\":\"{event}\"}}\n"
+            );
+        }
+    }
+    std::fs::write(&file, text).unwrap();
+    for format in ["table", "markdown"] {
+        let (code, out, err) = stdout_of(&["explain", "-o", format, s(&file)]);
+        assert_eq!(code, 0, "{err}");
+        let commands: Vec<&str> = out
+            .lines()
+            .filter_map(|l| l.split("metalctl machine logs ").nth(1))
+            .map(|rest| rest.split("   #").next().unwrap())
+            .collect();
+        assert_eq!(
+            commands,
+            ["-- '--url=http://evil.example'", "-- -uhttp://evil.example:8080", "m-plain"],
+            "{format}: {out}"
+        );
+    }
+}

@@ -166,8 +166,14 @@ fn note(
     ]);
     doc.line(vec![label("look at:")]);
     for (machine, first) in &c.examples {
+        // An id that starts with `-` would be read as an option (`-u` is metalctl's --url):
+        // cobra ends the options at `--`.
+        let command = match machine.starts_with('-') {
+            true => "  metalctl machine logs -- ",
+            false => "  metalctl machine logs ",
+        };
         doc.line(vec![
-            label("  metalctl machine logs "),
+            label(command),
             argument(machine.clone()),
             label("   # first at "),
             time(*first),
