@@ -531,3 +531,57 @@ proptest! {
         );
     }
 }
+
+/// A `machine list` whose machines may hold a nested value with lines at the element indent
+/// (valid JSON, indented out of step): one that opens `[{` on a member's line, closes at the
+/// element indent and opens again there, the later objects maybe with an `id` of their own.
+fn list_with_lines_at_the_element_indent() -> impl Strategy<Value = String> {
+    let machine = (any::<bool>(), 0usize..3, any::<bool>(), 1usize..3);
+    prop::collection::vec(machine, 1..6).prop_map(|machines| {
+        let mut out = String::from("[\n");
+        for (i, (odd, objects, with_id, events)) in machines.iter().enumerate() {
+            out += &format!("    {{\n        \"id\": \"m{i}\",\n");
+            if *odd {
+                out += "        \"hw\": [{\n            \"a\": 1\n    }";
+                for k in 0..*objects {
+                    out += ",\n    {\n";
+                    if *with_id {
+                        out += &format!("        \"id\": \"phantom{i}-{k}\",\n");
+                    }
+                    out += "        \"events\": {\"log\": []}\n    }";
+                }
+                out += "],\n";
+            }
+            out += "        \"events\": {\n            \"log\": [\n";
+            for e in 0..*events {
+                out += &format!(
+                    "                {{\n                    \"time\": \"2025-09-01T00:0{}:00Z\",\n                    \"event\": \"Waiting\",\n                    \"message\": \"w\"\n                }}{}\n",
+                    events - e,
+                    if e + 1 < *events { "," } else { "" }
+                );
+            }
+            out += "            ]\n        }\n    }";
+            out += if i + 1 < machines.len() { ",\n" } else { "\n" };
+        }
+        out + "]\n"
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A list is read as a JSON parser reads it, however its nested values are indented.
+    #[test]
+    fn a_list_is_read_as_a_parser_reads_it(text in list_with_lines_at_the_element_indent()) {
+        let parsed: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        let ids: Vec<String> = parsed.iter().map(|m| m["id"].as_str().unwrap().to_string()).collect();
+        let mut read = Vec::new();
+        for record in read_all(text.as_bytes(), "list.json", None) {
+            match record {
+                Record::Machine(log) => read.push(log.machine),
+                other => prop_assert!(false, "{other:?} in {text}"),
+            }
+        }
+        prop_assert_eq!(read, ids, "{}", text);
+    }
+}

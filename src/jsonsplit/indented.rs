@@ -62,14 +62,14 @@ thread_local! {
 /// Cuts the rest of a pretty-printed array at its element lines, after a comma: a line that
 /// is exactly `INDENT{` starts the next element. Such a line cannot occur inside a string
 /// (JSON strings hold no raw newline) nor, in a consistently indented document, deeper inside
-/// a value. The search is `memmem`, far cheaper than looking at every byte. Each piece that
-/// ends on an `INDENT}` line is handed to `each`. What the cut cannot vouch for is handed back
-/// to the careful scan, which reads on from there: a piece that does not end on such a line
-/// (an element on one line, a nested line at the element indent), the last element and `]`
-/// (after which the caller reads on), and, after a read error, what was read before it and
-/// then the error. A piece that holds two elements (the second opened at another indent) is
-/// handed on as one; whoever fails to parse it splits it with [`super::values_in`]. So any
-/// valid document is read as a parser reads it.
+/// a value. The search is `memmem`, far cheaper than looking at every byte. A piece is handed
+/// to `each` only once it is exactly one element: it ends on an `INDENT}` line, and its
+/// brackets, outside strings, close for the first time at that last byte ([`one_value`]).
+/// What the cut cannot vouch for is handed back to the careful scan, which reads on from
+/// there: a piece of another shape (an element on one line, a nested value whose lines stand
+/// at the element indent, two elements glued together), the last element and `]` (after which
+/// the caller reads on), and, after a read error, what was read before it and then the error.
+/// So any valid document is read as a parser reads it.
 pub(super) fn cut<R: BufRead>(
     splitter: &mut Splitter<R>,
     indent: &[u8],
@@ -115,7 +115,7 @@ pub(super) fn cut<R: BufRead>(
                 .trim_ascii_end()
                 .strip_suffix(b",")
                 .map(<[u8]>::trim_ascii_end)
-                .filter(|e| e.ends_with(&closing));
+                .filter(|e| e.ends_with(&closing) && one_value(e));
             let Some(element) = element else {
                 // Not the shape this cut relies on: the careful scan reads on from here, and
                 // names any mistake.
@@ -161,6 +161,86 @@ pub(super) fn cut<R: BufRead>(
     keep_spare(pending);
     splitter.hand_back(tail, Position { line, column: 1 }, read_error);
     Ok(())
+}
+
+/// Whether `piece`, which opens with `{`, is exactly one value as far as its structure goes:
+/// its brackets, outside strings, close for the first time at its last byte. Sixteen bytes at
+/// a time are stepped over where they hold no quote and no bracket.
+pub(super) fn one_value(piece: &[u8]) -> bool {
+    let n = piece.len();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < n {
+        i += plain(&piece[i..]);
+        let Some(&b) = piece.get(i) else {
+            break;
+        };
+        i += 1;
+        match b {
+            b'"' => loop {
+                // A string's end: the next quote not escaped.
+                match memchr::memchr2(b'"', b'\\', &piece[i..]) {
+                    Some(k) if piece[i + k] == b'"' => {
+                        i += k + 1;
+                        break;
+                    }
+                    Some(k) => i += k + 2,
+                    None => return false,
+                }
+            },
+            b'{' | b'[' => depth += 1,
+            _ => match depth.checked_sub(1) {
+                Some(0) => return i == n,
+                Some(d) => depth = d,
+                None => return false,
+            },
+        }
+    }
+    false
+}
+
+/// How many bytes from the start are neither a quote nor a bracket.
+#[inline]
+fn plain(bytes: &[u8]) -> usize {
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    while i + 16 <= bytes.len() {
+        let found = sse2::structural(&bytes[i..i + 16]);
+        if found != 0 {
+            return i + found.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    // `[` and `]` are `{` and `}` with bit 5 clear.
+    i + bytes[i..]
+        .iter()
+        .take_while(|&&b| b != b'"' && b | 0x20 != b'{' && b | 0x20 != b'}')
+        .count()
+}
+
+/// Sixteen bytes at a time with SSE2, which every x86-64 processor has.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+
+    /// The mask of the first 16 bytes that are a quote or a bracket.
+    #[inline]
+    pub(super) fn structural(block: &[u8]) -> u32 {
+        assert!(block.len() >= 16);
+        // SAFETY: the block holds at least 16 bytes (checked above), an unaligned load reads
+        // exactly 16, and SSE2 is part of every x86-64 target.
+        unsafe {
+            let x = _mm_loadu_si128(block.as_ptr().cast());
+            // `[` and `]` are `{` and `}` with bit 5 clear: one compare each for both.
+            let folded = _mm_or_si128(x, _mm_set1_epi8(0x20));
+            let open = _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8));
+            let close = _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8));
+            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(open, close), quote)) as u32
+        }
+    }
 }
 
 /// Keeps the cut's buffer for the next array on this thread, unless a huge element grew it.

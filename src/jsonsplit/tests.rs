@@ -228,3 +228,31 @@ fn finds_element_lines_under_a_key() {
         vec![3, 5]
     );
 }
+
+#[test]
+fn a_piece_is_one_value_only_when_its_brackets_close_at_its_end() {
+    use super::indented::one_value;
+    assert!(one_value(b"{\n    \"a\": [1, {\"b\": \"}]\\\"{\"}]\n}"));
+    assert!(one_value(b"{}"));
+    // Open at the end: a nested value whose closing line stood at the element indent.
+    assert!(!one_value(b"{\n    \"hw\": [{\n        \"a\": 1\n}"));
+    // Closed before the end: two elements, or a nested value's rest after its `}`.
+    assert!(!one_value(b"{\"a\": 1}, {\"b\": 2}"));
+    assert!(!one_value(b"{\"id\": \"phantom\"}],\n    \"events\": {}\n}"));
+    // An unclosed string, and a quote escaped at a sixteen-byte boundary.
+    assert!(!one_value(b"{\"a\": \"}"));
+    let escaped = format!("{{\"{}\\\"}}\": 1}}", "x".repeat(13));
+    assert!(one_value(escaped.as_bytes()));
+}
+
+#[test]
+fn a_nested_value_with_lines_at_the_element_indent_is_read_whole() {
+    // The second element's `hw` closes and opens objects at the element indent: the cut
+    // must not take its lines for elements (Python and jq read m1, m2, m3).
+    let text = "[\n    {\n        \"id\": \"m1\"\n    },\n    {\n        \"id\": \"m2\",\n        \"hw\": [{\n            \"a\": 1\n    },\n    {\n        \"id\": \"phantom\"\n    }],\n        \"x\": 2\n    },\n    {\n        \"id\": \"m3\"\n    }\n]\n";
+    let careful = elements(text).unwrap();
+    assert_eq!(careful.len(), 3);
+    for capacity in [1, 7, 64, 4096] {
+        assert_eq!(fast_elements(text, capacity).unwrap(), careful, "capacity {capacity}");
+    }
+}
