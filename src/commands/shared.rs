@@ -99,14 +99,15 @@ pub(crate) fn stdout() -> BufWriter<io::StdoutLock<'static>> {
 }
 
 /// Writes a file through `write`, naming the file in any error. A regular file (or one not
-/// there yet) is written atomically: into a temporary file beside it (whose name does not end
-/// like the file's, so that node_exporter's textfile collector never reads half a `.prom`),
-/// then renamed over it; a reader sees the old file or the new one. The new file keeps an
-/// existing file's permissions, else is readable by all. Symbolic links are followed, so a
-/// link stays and the file it names (there or not yet) is replaced. Anything else is written
-/// straight, since it cannot be renamed over: a pipe, a device, and whatever lies under
-/// `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/N` name a descriptor the caller holds, which
-/// may be a file the shell opened for `>>`).
+/// there yet) is written atomically, wherever it is (`/dev/shm` too): into a temporary file
+/// beside it (whose name does not end like the file's, so that node_exporter's textfile
+/// collector never reads half a `.prom`), then renamed over it; a reader sees the old file or
+/// the new one. The new file keeps an existing file's permissions, else is readable by all.
+/// Symbolic links are followed, so a link stays and the file it names (there or not yet) is
+/// replaced. A path that names a descriptor the caller holds (`/dev/stdout`, `/dev/stderr`,
+/// `/dev/fd/N`, `/proc/self/fd/N`) is appended to, since it may be a file the shell opened
+/// for `>>`; anything else that cannot be renamed over (a pipe, a device) is written
+/// straight.
 pub(crate) fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<()>,
@@ -114,7 +115,7 @@ pub(crate) fn write_file(
     let mut target = path.to_path_buf();
     // As many links as Linux follows before it says ELOOP.
     for _ in 0..40 {
-        if target.starts_with("/dev") || target.starts_with("/proc") {
+        if names_a_descriptor(&target) {
             // Appended to: reopening a descriptor's file must not cut what the shell's `>>`
             // kept (a `>` has already emptied it).
             return write_straight(path, true, write);
@@ -139,6 +140,29 @@ pub(crate) fn write_file(
         }
     }
     write_straight(path, false, write)
+}
+
+/// Whether a path names one of the process's open descriptors, not a file of its own.
+fn names_a_descriptor(path: &Path) -> bool {
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    if matches!(text, "/dev/stdout" | "/dev/stderr") {
+        return true;
+    }
+    if let Some(fd) = text.strip_prefix("/dev/fd/") {
+        return number(fd);
+    }
+    let Some(rest) = text.strip_prefix("/proc/") else {
+        return false;
+    };
+    match rest.split_once("/fd/") {
+        Some((process, fd)) => {
+            (process == "self" || process == "thread-self" || number(process)) && number(fd)
+        }
+        None => false,
+    }
 }
 
 /// Writes `real` (the file `shown` names) by renaming a finished temporary file over it.

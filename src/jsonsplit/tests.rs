@@ -238,7 +238,9 @@ fn a_piece_is_one_value_only_when_its_brackets_close_at_its_end() {
     assert!(!one_value(b"{\n    \"hw\": [{\n        \"a\": 1\n}"));
     // Closed before the end: two elements, or a nested value's rest after its `}`.
     assert!(!one_value(b"{\"a\": 1}, {\"b\": 2}"));
-    assert!(!one_value(b"{\"id\": \"phantom\"}],\n    \"events\": {}\n}"));
+    assert!(!one_value(
+        b"{\"id\": \"phantom\"}],\n    \"events\": {}\n}"
+    ));
     // An unclosed string, and a quote escaped at a sixteen-byte boundary.
     assert!(!one_value(b"{\"a\": \"}"));
     let escaped = format!("{{\"{}\\\"}}\": 1}}", "x".repeat(13));
@@ -253,6 +255,10 @@ fn a_nested_value_with_lines_at_the_element_indent_is_read_whole() {
     let careful = elements(text).unwrap();
     assert_eq!(careful.len(), 3);
     for capacity in [1, 7, 64, 4096] {
-        assert_eq!(fast_elements(text, capacity).unwrap(), careful, "capacity {capacity}");
+        assert_eq!(
+            fast_elements(text, capacity).unwrap(),
+            careful,
+            "capacity {capacity}"
+        );
     }
 }

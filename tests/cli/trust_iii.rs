@@ -254,7 +254,11 @@ fn no_id_becomes_an_option_of_a_suggested_command() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("dash.ndjson");
     let mut text = String::new();
-    for id in ["-uhttp://evil.example:8080", "--url=http://evil.example", "m-plain"] {
+    for id in [
+        "-uhttp://evil.example:8080",
+        "--url=http://evil.example",
+        "m-plain",
+    ] {
         for (time, event) in [("00:00", "Waiting"), ("05:00", "PXE Booting")] {
             text += &format!(
                 "{{\"machine\":\"{id}\",\"time\":\"2025-09-01T00:{time}Z\",\"event\":\"{event}\"}}\n"
@@ -272,8 +276,40 @@ fn no_id_becomes_an_option_of_a_suggested_command() {
             .collect();
         assert_eq!(
             commands,
-            ["-- '--url=http://evil.example'", "-- -uhttp://evil.example:8080", "m-plain"],
+            [
+                "-- '--url=http://evil.example'",
+                "-- -uhttp://evil.example:8080",
+                "m-plain"
+            ],
             "{format}: {out}"
         );
     }
+}
+
+#[test]
+fn out_under_dev_is_replaced_atomically_unless_it_names_a_descriptor() {
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() {
+        return;
+    }
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let (_, expected, _) = stdout_of(&["report", "-o", "openmetrics", s(&fleet)]);
+    let dir = tempfile::tempdir_in(shm).unwrap();
+    let prom = dir.path().join("x.prom");
+    for round in 0..2 {
+        let (code, _, err) =
+            stdout_of(&["report", "-o", "openmetrics", "--out", s(&prom), s(&fleet)]);
+        assert_eq!(code, 0, "round {round}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(&prom).unwrap(),
+            expected,
+            "round {round}"
+        );
+    }
+    // A device is written straight, and /dev/stderr, a descriptor, is appended to.
+    let (code, _, err) = stdout_of(&["report", "-o", "csv", "--out", "/dev/null", s(&fleet)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = stdout_of(&["report", "-o", "csv", "--out", "/dev/stderr", s(&fleet)]);
+    assert_eq!(code, 0);
+    assert!(out.is_empty() && err.starts_with("State,Event,"), "{err}");
 }
