@@ -313,3 +313,18 @@ fn out_under_dev_is_replaced_atomically_unless_it_names_a_descriptor() {
     assert_eq!(code, 0);
     assert!(out.is_empty() && err.starts_with("State,Event,"), "{err}");
 }
+
+#[test]
+fn a_list_whose_only_element_is_damaged_holds_no_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("list.json");
+    std::fs::write(&list, "[{\"id\": \"a\", \"events\": {\"log\": [nope]}}]\n").unwrap();
+    for args in [&["issues", "--all"][..], &["report"]] {
+        let (code, json, err) = run_json(&[args, &["-o", "json", s(&list)]].concat());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("list.json:1:34:"), "{err}");
+        assert_eq!(json["inputs"]["machines"], 0, "{args:?}: no machine `list`");
+    }
+    let (_, json, _) = run_json(&["issues", "-o", "json", "--all", s(&list)]);
+    assert_eq!(json["machines"], serde_json::json!([]));
+}

@@ -241,6 +241,10 @@ fn read_array<R: BufRead>(
         if let Some(log) = empty_array(ctx, line, Format::LogsJson, sink) {
             sink(Record::Machine(log));
         }
+    } else if events_array.is_none() && last_error.is_none() {
+        // Every element failed to read before one told events from machines: neither a
+        // list's machines nor a log's, so no machine (least of all one named after the
+        // file); the errors say why.
     } else if log_events.is_a_machine(last_error.is_some()) {
         events_log(ctx, line, log_events.events, last_error, sink);
     }
