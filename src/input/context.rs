@@ -124,7 +124,7 @@ pub(crate) fn read_line_capped(
 pub fn machine_from_path(path: &Path) -> String {
     let name = path
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(file_name_text)
         .unwrap_or_else(|| "-".to_string());
     let name = name.strip_suffix(".gz").unwrap_or(&name);
     match name.rsplit_once('.') {
@@ -133,4 +133,27 @@ pub fn machine_from_path(path: &Path) -> String {
         }
         _ => name.to_string(),
     }
+}
+
+/// A file name as text that keeps its bytes apart: a name that is not UTF-8 shows each byte
+/// that is not as `\xNN` (and a backslash as `\\`), so `m\xff` and `m\xfe` stay two
+/// machines where replacing both with U+FFFD would make them one.
+fn file_name_text(name: &std::ffi::OsStr) -> String {
+    if let Some(text) = name.to_str() {
+        return text.to_string();
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in name.as_bytes().utf8_chunks() {
+            out.push_str(&chunk.valid().replace('\\', "\\\\"));
+            for byte in chunk.invalid() {
+                out.push_str(&format!("\\x{byte:02x}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    name.to_string_lossy().into_owned()
 }

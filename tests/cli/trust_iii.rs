@@ -328,3 +328,22 @@ fn a_list_whose_only_element_is_damaged_holds_no_machine() {
     let (_, json, _) = run_json(&["issues", "-o", "json", "--all", s(&list)]);
     assert_eq!(json["machines"], serde_json::json!([]));
 }
+
+#[test]
+fn file_names_that_differ_in_invalid_utf8_are_two_machines() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let log = "[{\"time\":\"2022-08-22T06:36:15Z\",\"event\":\"PXE Booting\",\"message\":\"[unexpectedly received in state waiting]\"},{\"time\":\"2022-08-22T06:32:44Z\",\"event\":\"Waiting\",\"message\":\"w\"}]\n";
+    for name in [&b"m\xff.json"[..], b"m\xfe.json"] {
+        let path = dir.path().join(std::ffi::OsStr::from_bytes(name));
+        std::fs::write(path, log).unwrap();
+    }
+    let (code, json, err) = run_json(&["report", "-o", "json", s(dir.path())]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json["inputs"]["machines"], 2);
+    assert_eq!(json["inputs"]["merged_machines"], 0);
+    assert_eq!(
+        json["unexpected"][0]["examples"],
+        serde_json::json!(["m\\xfe", "m\\xff"])
+    );
+}
