@@ -1,6 +1,7 @@
 //! Names the commit the binary is built from, for `fsmlog --version`: `git` where the source
 //! is a checkout, else `FSMLOG_COMMIT` from the environment (a source tarball), else unknown.
 
+use std::path::Path;
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
@@ -15,12 +16,24 @@ fn main() {
         .ok()
         .filter(|c| !c.is_empty())
         .or_else(|| {
-            // Rebuild when HEAD moves: HEAD itself, the branch it names, and packed refs.
-            let dir = git(&["rev-parse", "--git-dir"])?;
-            println!("cargo:rerun-if-changed={dir}/HEAD");
-            println!("cargo:rerun-if-changed={dir}/packed-refs");
+            // Rebuild when HEAD moves: HEAD itself, the branch it names, and packed refs. Only
+            // what exists is watched: cargo takes a missing file for a change every time, so a
+            // checkout without packed refs (a fresh `git init`) rebuilt on every build. A
+            // branch with no commit yet is watched through its folder, where it will appear.
+            git(&["rev-parse", "--git-dir"])?;
+            let watch = |path: &str| {
+                let at = git(&["rev-parse", "--git-path", path])?;
+                Path::new(&at)
+                    .exists()
+                    .then(|| println!("cargo:rerun-if-changed={at}"))
+            };
+            watch("HEAD");
+            watch("packed-refs");
             if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                println!("cargo:rerun-if-changed={dir}/{branch}");
+                if watch(&branch).is_none() {
+                    let folder = branch.rsplit_once('/').map_or("refs", |(dir, _)| dir);
+                    watch(folder);
+                }
             }
             let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
             let date = git(&["show", "-s", "--format=%cs", "HEAD"]).unwrap_or_default();
