@@ -8,7 +8,9 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::report::{CheckReport, IssuesReport, Report};
-use crate::hidden::is_hidden;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::hidden::{has_hidden, is_hidden};
 use crate::issues::IssueType;
 
 /// One metric family: its samples' labels (name, value) and values.
@@ -39,21 +41,60 @@ impl Family {
     }
 }
 
-/// A label value as the format reads it back: controls shown as `\u{1b}` as everywhere in
-/// fsmlog's output, and a `\` shown as `\\` so that no id can pass for another's shown
-/// control (two samples with the same labels would make the text invalid); then `\` and `"`
-/// escaped as the format says (no raw line feed is left to escape).
-fn label_value(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str(r"\\\\"),
-            '"' => out.push_str("\\\""),
-            c if is_hidden(c) => out.push_str(&format!("\\\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
+/// The label values of one exposition as written: an id is carried exactly wherever the
+/// format can (it escapes only `\`, `"` and line feed, so a parser and a join with
+/// metal-metrics-exporter's series read the id itself). Only what a terminal would act on (C0,
+/// C1, DEL and the characters that hide or reorder text) is shown escaped, `\u{1b}` as
+/// everywhere in fsmlog's output; should such a value read like another id of the same
+/// exposition (`a` line feed `b` beside the id `a\u{a}b` written out), it is told apart by
+/// `~2`, `~3`…, so that no two ids are one series (which makes the text invalid).
+struct LabelValues {
+    shown: HashMap<String, String>,
+}
+
+impl LabelValues {
+    fn of(families: &[Family]) -> LabelValues {
+        let values = || families.iter().flat_map(|f| &f.samples).flat_map(|s| &s.0);
+        let mut taken: HashSet<String> = values()
+            .filter(|(_, v)| !has_hidden(v))
+            .map(|(_, v)| v.clone())
+            .collect();
+        let hidden: BTreeSet<&String> =
+            values().map(|(_, v)| v).filter(|v| has_hidden(v)).collect();
+        let mut shown = HashMap::new();
+        for raw in hidden {
+            let base: String = raw
+                .chars()
+                .map(|c| match is_hidden(c) {
+                    true => format!("\\u{{{:x}}}", c as u32),
+                    false => c.to_string(),
+                })
+                .collect();
+            let mut value = base.clone();
+            for n in 2.. {
+                if !taken.contains(&value) {
+                    break;
+                }
+                value = format!("{base}~{n}");
+            }
+            taken.insert(value.clone());
+            shown.insert(raw.clone(), value);
+        }
+        LabelValues { shown }
+    }
+
+    /// A value as written between the quotes: shown, then `\` and `"` escaped as the format
+    /// says (no raw line feed is left to escape).
+    fn write(&self, raw: &str, out: &mut String) {
+        let shown = self.shown.get(raw).map_or(raw, String::as_str);
+        for c in shown.chars() {
+            match c {
+                '\\' => out.push_str(r"\\"),
+                '"' => out.push_str("\\\""),
+                c => out.push(c),
+            }
         }
     }
-    out
 }
 
 /// A value as Go's `ParseFloat` reads it: integers without a fraction.
@@ -69,6 +110,7 @@ fn number(v: f64) -> String {
 /// Prometheus client libraries order them), then `# EOF`.
 fn write(mut families: Vec<Family>, out: &mut dyn Write) -> io::Result<()> {
     families.sort_by_key(|f| f.name);
+    let values = LabelValues::of(&families);
     let mut text = String::new();
     for family in &mut families {
         family.samples.sort_by(|a, b| {
@@ -88,7 +130,9 @@ fn write(mut families: Vec<Family>, out: &mut dyn Write) -> io::Result<()> {
                     if i > 0 {
                         text.push(',');
                     }
-                    let _ = write!(text, "{name}=\"{}\"", label_value(v));
+                    let _ = write!(text, "{name}=\"");
+                    values.write(v, &mut text);
+                    text.push('"');
                 }
                 text.push('}');
             }
@@ -268,13 +312,30 @@ pub fn judged_types(keeps: impl Fn(IssueType) -> bool) -> Vec<IssueType> {
 mod tests {
     use super::*;
 
+    /// The labels of a family of one sample per id, as written.
+    fn written(ids: &[&str]) -> String {
+        let mut family = Family::new("m", "h");
+        for id in ids {
+            family.add(vec![("machineid", id.to_string())], 1.0);
+        }
+        let mut out = Vec::new();
+        write(vec![family], &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
-    fn label_values_escape_as_the_format_says_and_show_controls() {
-        assert_eq!(label_value(r#"a"b\c"#), r#"a\"b\\\\c"#);
-        assert_eq!(label_value("x\ny\u{1b}"), r"x\\u{a}y\\u{1b}");
-        // The id `a\u{a}b` as written is not the id with a line feed.
-        assert_eq!(label_value(r"a\u{a}b"), r"a\\\\u{a}b");
-        assert_eq!(label_value("plain-id"), "plain-id");
+    fn label_values_carry_the_id_and_show_only_controls_escaped() {
+        // As the format escapes: `\` and `"`; the id itself otherwise.
+        assert!(written(&[r#"a"b\c"#]).contains(r#"m{machineid="a\"b\\c"} 1"#));
+        assert!(written(&["plain-id"]).contains(r#"m{machineid="plain-id"} 1"#));
+        // What a terminal would act on, shown: the parser reads `x\u{a}y\u{1b}`.
+        assert!(written(&["x\ny\u{1b}"]).contains(r#"m{machineid="x\\u{a}y\\u{1b}"} 1"#));
+        // An id that reads like another's shown controls: the shown one is told apart.
+        let both = written(&["a\nb", r"a\u{a}b"]);
+        assert!(both.contains(r#"m{machineid="a\\u{a}b"} 1"#), "{both}");
+        assert!(both.contains(r#"m{machineid="a\\u{a}b~2"} 1"#), "{both}");
+        let three = written(&["a\nb", r"a\u{a}b", r"a\u{a}b~2"]);
+        assert!(three.contains(r#"m{machineid="a\\u{a}b~3"} 1"#), "{three}");
     }
 
     #[test]

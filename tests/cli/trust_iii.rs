@@ -405,3 +405,20 @@ fn the_build_script_watches_only_what_exists() {
     assert_ne!(version.trim(), "commit unknown");
     assert!(cargo_build(root).contains("Fresh tiny"));
 }
+
+#[test]
+fn a_metrics_label_is_the_machines_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("list.json");
+    std::fs::write(
+        &list,
+        r#"[{"id": "m-back\\slash\\", "events": {"log": [{"time": "2025-09-01T00:00:00Z", "event": "Waiting", "message": "w"}]}}]"#,
+    )
+    .unwrap();
+    let (_, json, _) = run_json(&["issues", "-o", "json", "--all", s(&list)]);
+    assert_eq!(json["machines"][0]["machine"], r"m-back\slash\");
+    let (code, text, err) = stdout_of(&["issues", "-o", "openmetrics", s(&list)]);
+    assert_eq!(code, 0, "{err}");
+    // The exposition's `\\` is one backslash: the label reads back as the id.
+    assert!(text.contains(r#"machineid="m-back\\slash\\""#), "{text}");
+}
