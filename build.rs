@@ -29,11 +29,11 @@ fn main() {
             };
             watch("HEAD");
             watch("packed-refs");
-            if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                if watch(&branch).is_none() {
-                    let folder = branch.rsplit_once('/').map_or("refs", |(dir, _)| dir);
-                    watch(folder);
-                }
+            if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"])
+                && watch(&branch).is_none()
+            {
+                let folder = branch.rsplit_once('/').map_or("refs", |(dir, _)| dir);
+                watch(folder);
             }
             let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
             let date = git(&["show", "-s", "--format=%cs", "HEAD"]).unwrap_or_default();
