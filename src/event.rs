@@ -51,7 +51,7 @@ impl State {
         State::PhonedHome,
     ];
 
-    /// The display name (SPEC §1), without metal-api's `State ` prefix.
+    /// The display name, without metal-api's `State ` prefix (`PXE Booting`).
     pub fn name(self) -> &'static str {
         match self {
             State::Initial => "Initial",
@@ -129,7 +129,7 @@ impl EventKind {
         EventKind::MachineReclaim,
     ];
 
-    /// The display name (SPEC §1).
+    /// The display name, as metal-api spells the event (`PXE Booting`).
     pub fn name(self) -> &'static str {
         match self {
             EventKind::Alive => "Alive",

@@ -1,4 +1,4 @@
-//! metal-api's handling of provisioning events (SPEC §2), one event at a time over a
+//! metal-api's handling of provisioning events (docs/metal-api.md), one event at a time over a
 //! container, and nothing else: no input, no output.
 
 use std::sync::Arc;
@@ -84,8 +84,8 @@ impl<'r> Replayer<'r> {
     }
 
     /// Takes the next event (only that one) to arrive in `state` if nothing is stored yet: the
-    /// oldest row of an export that carries a recorded verdict arrived there (SPEC §2, last
-    /// paragraph).
+    /// oldest row of an export that carries a recorded verdict arrived there (docs/metal-api.md,
+    /// "What an export holds").
     pub fn assume_empty_state(&mut self, state: State) {
         self.empty_state = state;
     }
@@ -156,7 +156,7 @@ impl<'r> Replayer<'r> {
 
     fn unexpected_effect(&self, event: EventKind) -> Effect {
         Effect {
-            // An unexpected Alive is never stored: it would wedge the FSM (SPEC §2.4).
+            // An unexpected Alive is never stored: it would wedge the FSM (`fsm.go`).
             store: event != EventKind::Alive,
             touch_time: true,
             crash_loop: matches!(event, EventKind::PxeBooting | EventKind::Preparing)
@@ -167,7 +167,7 @@ impl<'r> Replayer<'r> {
         }
     }
 
-    /// The effect decided by the state that receives a valid event (SPEC §2.3).
+    /// The effect decided by the state that receives a valid event (`states/*.go`).
     fn valid_effect(
         &self,
         receiver: State,
@@ -252,7 +252,7 @@ impl<'r> Replayer<'r> {
             .is_some_and(|last| time - last > threshold)
     }
 
-    /// The chronology guard (SPEC §2.6), checked on the container as the effect would leave it.
+    /// The chronology guard (`ProvisioningEventContainer.Validate`), checked on the container as the effect would leave it.
     fn violates_chronology(&self, effect: &Effect, time: DateTime<Utc>) -> bool {
         let previous_newest = self.container.events.front().map(|e| e.time);
         if effect.store && previous_newest.is_some_and(|newest| time < newest) {

@@ -1,4 +1,4 @@
-//! The replay: metal-api's handling of provisioning events ([`fsm`], SPEC §2) over the
+//! The replay: metal-api's handling of provisioning events ([`fsm`], docs/metal-api.md) over the
 //! container it keeps ([`container`]), and a machine's log replayed with what its export
 //! recorded put in place ([`log`]).
 

@@ -1,7 +1,7 @@
-//! One test per rule of SPEC §2 and per difference between the built-in rule sets. Times are
-//! seconds after a fixed start so the 5-minute boundaries read plainly. One file past 500
-//! lines on purpose: the tests follow SPEC §2 in its order, so that the spec and its tests
-//! read side by side.
+//! One test per rule of metal-api's event handling (docs/metal-api.md) and per difference
+//! between the built-in rule sets. Times are seconds after a fixed start so the 5-minute
+//! boundaries read plainly. One file past 500 lines on purpose: the tests follow the rules in
+//! the order the doc gives them, so that rules and tests read side by side.
 
 use chrono::{DateTime, TimeDelta, Utc};
 
@@ -707,7 +707,7 @@ fn buffered_phoned_home_needs_a_last_event_time() {
     );
 }
 
-// replay(): how an exported log is read (SPEC §2, last paragraph).
+// replay(): how an exported log is read (docs/metal-api.md, its last section).
 
 mod exported_log {
     use super::*;

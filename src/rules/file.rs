@@ -34,7 +34,7 @@ pub struct RuleRow {
     pub to: String,
 }
 
-/// A rule file as a person writes it (SPEC §3).
+/// A rule file as a person writes it (docs/rules.md).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {

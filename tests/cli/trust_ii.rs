@@ -36,7 +36,7 @@ fn answer(paths: &[&Path], threads: Option<&str>) -> (Value, Value) {
 
 #[test]
 fn item_1_a_table_appended_to_itself_is_read_as_the_table_once() {
-    // The seed machine has one pair, PXE Booting in Waiting, three times (SPEC, samples).
+    // The seed machine has one pair, PXE Booting in Waiting, three times (README).
     for file in ["seed-twice.txt", "seed-logs-twice.json"] {
         let (code, out, stderr) = run_json(&[
             "report",
