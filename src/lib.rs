@@ -6,9 +6,9 @@
 //! traces into a fleet [`Summary`]; `render` prints summaries and traces for people and
 //! programs. `fleet` is the pipeline every reading command shares, `commands` wires it per
 //! subcommand, `cli` is the command line; `export` writes machines back in every input
-//! format, for the fleet generator and tests. The modules are private: what the binary, the
-//! tests, the benches and the examples use is re-exported here, so that code nobody uses is
-//! seen as dead.
+//! format, for the fleet generator, benches and tests (behind the `sim` feature). The modules
+//! are private: what the binary, the tests, the benches and the examples use is re-exported
+//! here, so that code nobody uses is seen as dead.
 
 mod aggregate;
 mod cli;
@@ -17,6 +17,8 @@ mod diagnose;
 mod diff;
 mod event;
 mod explain;
+// Writes machines in every input format: for the generator, the benches and the tests only.
+#[cfg(feature = "sim")]
 mod export;
 mod fleet;
 mod gate;
@@ -38,6 +40,7 @@ pub use aggregate::Summary;
 pub use cli::Cli;
 pub use commands::{Outcome, run};
 pub use event::{EventKind, EventName, State, format_time, unexpected_message};
+#[cfg(feature = "sim")]
 pub use export::{Exporter, Layout};
 pub use input::{InputOptions, Record, read_reader};
 #[doc(hidden)]

@@ -231,7 +231,7 @@ fn finds_element_lines_under_a_key() {
 
 #[test]
 fn a_piece_is_one_value_only_when_its_brackets_close_at_its_end() {
-    use super::indented::one_value;
+    use super::structure::one_value;
     assert!(one_value(b"{\n    \"a\": [1, {\"b\": \"}]\\\"{\"}]\n}"));
     assert!(one_value(b"{}"));
     // Open at the end: a nested value whose closing line stood at the element indent.
