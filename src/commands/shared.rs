@@ -145,6 +145,8 @@ pub(crate) fn write_file(
 /// Whether a path names one of the process's open descriptors, not a file of its own.
 fn names_a_descriptor(path: &Path) -> bool {
     let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    // By its components, so that `/dev/fd//1` and `/dev/./fd/1` are `/dev/fd/1`.
+    let path: std::path::PathBuf = path.components().collect();
     let Some(text) = path.to_str() else {
         return false;
     };

@@ -238,10 +238,13 @@ fn seams(parts: &[MachineLog]) -> Vec<Option<usize>> {
     parts
         .iter()
         .map(|part| {
-            if !part.annotated {
+            let start = part.events.first()?.time;
+            let before = |p: &&MachineLog| p.events.first().is_some_and(|e| e.time < start);
+            // A raw part after another raw part carries on its stream; after exports only,
+            // it begins after their gap as any record does.
+            if !part.annotated && parts.iter().filter(before).any(|p| !p.annotated) {
                 return None;
             }
-            let start = part.events.first()?.time;
             let earlier: Vec<_> = parts
                 .iter()
                 .filter_map(|p| Some((p.events.first()?.time, p.events.last()?.time)))
@@ -457,6 +460,11 @@ mod tests {
                 assert_eq!(merged.duplicates, 0);
             }
         }
+        // A raw part after an export alone begins after its gap, as any record does.
+        let (a, b) = stream.split_at(4);
+        let mut later = log("b", b.to_vec());
+        later.annotated = false;
+        assert_eq!(merge(vec![log("a", a.to_vec()), later]).log.seams, vec![4]);
         // The same parts as exports (their newest rows only) begin again after the gap.
         let (a, b) = stream.split_at(4);
         assert_eq!(

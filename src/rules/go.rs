@@ -282,6 +282,7 @@ pub(super) fn entry(clean: &str, offset: usize, item: &str) -> Result<Entry, Vec
     let mut problems = Vec::new();
     let (mut event, mut src, mut dst) = (None, None, None);
     let body = &item[1..item.len() - 1];
+    let mut seen: Vec<&str> = Vec::new();
     for (field_at, field) in split_top(body, offset + 1) {
         let Some((key, value)) = field.split_once(':') else {
             problems.push(format!("{}: `{field}` is no `Key: value`", at(field_at)));
@@ -289,7 +290,16 @@ pub(super) fn entry(clean: &str, offset: usize, item: &str) -> Result<Entry, Vec
         };
         let value_at = field_at + key.len() + 1 + (value.len() - value.trim_start().len());
         let value = value.trim();
-        match key.trim() {
+        let key = key.trim();
+        if seen.contains(&key) {
+            problems.push(format!(
+                "{}: `{key}` given twice (Go refuses that)",
+                at(field_at)
+            ));
+            continue;
+        }
+        seen.push(key);
+        match key {
             "Name" => match event_expr(value) {
                 Ok(e) => event = Some(e),
                 Err(why) => problems.push(format!("{}: {why}", at(value_at))),

@@ -422,3 +422,39 @@ fn a_metrics_label_is_the_machines_id() {
     // The exposition's `\\` is one backslash: the label reads back as the id.
     assert!(text.contains(r#"machineid="m-back\\slash\\""#), "{text}");
 }
+
+#[test]
+fn review_a_long_scalar_repeated_counts_its_bytes_and_a_doubled_field_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = dir.path().join("big.yaml");
+    let mut text = format!("- id: m1\n  hw: &a \"{}\"\n  more:\n", "x".repeat(1 << 20));
+    text += &"  - *a\n".repeat(20_000);
+    std::fs::write(&yaml, text).unwrap();
+    let (code, _, err) = capped(&["report", "-o", "json", s(&yaml)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("aliases repeat"), "{err}");
+    let go = events_go("metal-api-v0.42.2");
+    let twice = WAITING.replace(
+        "\t\t\tSrc: []string{",
+        "\t\t\tSrc: []string{states.Initial.String()},\n\t\t\tSrc: []string{",
+    );
+    let (code, _, err) = import_go(dir.path(), &go.replace(WAITING, &twice));
+    assert_eq!(code, 2);
+    assert!(err.contains("`Src` given twice"), "{err}");
+    // A descriptor however it is spelt is appended to.
+    let log = dir.path().join("o");
+    std::fs::write(&log, "keep\n").unwrap();
+    let out = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("fsmlog"))
+        .args(["report", "-o", "csv", "--out", "/dev/fd//1"])
+        .arg(testdata("seed-machine.txt"))
+        .stdout(out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .starts_with("keep\nState,")
+    );
+}

@@ -165,7 +165,9 @@ impl<'p> Elements<'p> {
                 YamlEvent::StreamStart | YamlEvent::Nothing => continue,
                 YamlEvent::DocumentStart(_) | YamlEvent::DocumentEnd => {
                     self.in_sequence = false;
+                    // Anchors are a document's own; what they held is not kept past it.
                     self.repeated = 0;
+                    self.anchors.clear();
                     continue;
                 }
                 YamlEvent::SequenceStart(..) if self.stack.is_empty() && !self.in_sequence => {
@@ -203,10 +205,12 @@ impl<'p> Elements<'p> {
                 }
                 YamlEvent::Scalar(text, style, anchor, tag) => {
                     let value = scalar(&text, style, tag.as_deref());
+                    // A long scalar weighs as a node per 64 bytes: repeated, its bytes count.
+                    let weight = 1 + text.len() as u64 / 64;
                     if anchor > 0 {
-                        self.anchors.insert(anchor, (value.clone(), 1));
+                        self.anchors.insert(anchor, (value.clone(), weight));
                     }
-                    (value, line, 1)
+                    (value, line, weight)
                 }
                 YamlEvent::Alias(anchor) => match self.anchors.get(&anchor) {
                     Some((_, n)) if self.repeated + n > ALIAS_BUDGET => {
