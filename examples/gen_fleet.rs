@@ -21,6 +21,14 @@ use fsmlog::Ruleset;
 use fsmlog::format_time;
 use fsmlog::{Exporter, Layout};
 
+/// A layout by its name.
+fn layout(name: &str) -> Result<Layout, String> {
+    Layout::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = Layout::ALL.iter().map(|l| l.name()).collect();
+        format!("expected one of {}", names.join(", "))
+    })
+}
+
 /// Generate a seeded fleet export.
 #[derive(Parser)]
 struct Args {
@@ -28,7 +36,7 @@ struct Args {
     #[arg(long, default_value_t = 1000)]
     machines: u64,
     /// The export format.
-    #[arg(long, value_enum, default_value_t = Layout::ListJson)]
+    #[arg(long, default_value = "list-json", value_parser = layout)]
     format: Layout,
     /// The random seed: the same seed gives the same fleet.
     #[arg(long, default_value_t = 42)]

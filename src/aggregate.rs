@@ -9,8 +9,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::diagnose::{Class, Classes, Diagnosis, PairVerdict, verdict};
 use crate::event::{EventKind, Location, State};
+use crate::input::FilesRead;
 use crate::input::merge::Merged;
-use crate::input::record::InputError;
 use crate::replay::{Step, Trace, Verdict};
 use crate::window::{Period, Window};
 
@@ -194,11 +194,6 @@ pub struct Summary {
     pub crash_loop: BTreeSet<String>,
     pub failed_machine_reclaim: BTreeSet<String>,
     pub disagreements: BTreeMap<Disagreement, u64>,
-    pub errors: Vec<InputError>,
-    /// Files found in directories that hold no machine log, with the reason.
-    pub skipped: Vec<(String, String)>,
-    /// What ambiguous inputs were taken for.
-    pub notes: Vec<InputError>,
 }
 
 /// What a view counts and how: the window occurrences must fall in, and the periods of the
@@ -323,11 +318,10 @@ impl Summary {
         by_count(&self.pairs)
     }
 
-    /// Puts errors in file and line order so output does not depend on scheduling.
-    pub fn sort(&mut self) {
-        self.errors.sort();
-        self.skipped.sort();
-        self.notes.sort();
+    /// Takes the count of files a fold read.
+    pub fn files_read(&mut self, files: FilesRead) {
+        self.files = files.count;
+        self.formats = files.formats;
     }
 }
 
@@ -386,9 +380,6 @@ impl AddAssign for Summary {
         for (key, n) in other.disagreements {
             *self.disagreements.entry(key).or_default() += n;
         }
-        self.errors.extend(other.errors);
-        self.skipped.extend(other.skipped);
-        self.notes.extend(other.notes);
     }
 }
 

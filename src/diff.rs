@@ -7,7 +7,6 @@ use std::ops::AddAssign;
 
 use crate::aggregate::{Occurrence, PairTally, merge_pairs};
 use crate::event::{EventKind, State};
-use crate::input::record::InputError;
 use crate::replay::{Step, Trace, Verdict};
 use crate::window::Window;
 
@@ -49,10 +48,6 @@ pub struct RuleDiff {
     /// (flag, machine, old value, new value); a set, so that a machine id that occurs twice
     /// keeps both entries whatever the order they were counted in.
     pub flips: BTreeSet<(Flag, String, bool, bool)>,
-    pub errors: Vec<InputError>,
-    pub skipped: Vec<(String, String)>,
-    /// What ambiguous inputs were taken for.
-    pub notes: Vec<InputError>,
     /// The newest event read (the data's own clock).
     pub newest_event: Option<chrono::DateTime<chrono::Utc>>,
 }
@@ -137,9 +132,6 @@ impl AddAssign for RuleDiff {
         merge_pairs(&mut self.changes, other.changes);
         self.flips.extend(other.flips);
         self.newest_event = self.newest_event.max(other.newest_event);
-        self.errors.extend(other.errors);
-        self.skipped.extend(other.skipped);
-        self.notes.extend(other.notes);
     }
 }
 

@@ -5,14 +5,13 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
-use clap::ValueEnum;
 use serde_json::{Map, Value, json};
 
 use crate::event::{EventKind, format_time};
 use crate::replay::{Container, StoredEvent};
 
 /// The layouts the exporter writes; each is read back by one of the input formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// `metalctl machine logs ID -o json`, with the `Recent last error` block when there is one.
     LogsJson,
@@ -37,6 +36,41 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// Every layout.
+    pub const ALL: [Layout; 10] = [
+        Layout::LogsJson,
+        Layout::DescribeJson,
+        Layout::ListJson,
+        Layout::EventApi,
+        Layout::ContainerDump,
+        Layout::V2Json,
+        Layout::Ndjson,
+        Layout::Table,
+        Layout::Markdown,
+        Layout::ConcatTable,
+    ];
+
+    /// The layout's name, as the generator's `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::LogsJson => "logs-json",
+            Layout::DescribeJson => "describe-json",
+            Layout::ListJson => "list-json",
+            Layout::EventApi => "event-api",
+            Layout::ContainerDump => "container-dump",
+            Layout::V2Json => "v2-json",
+            Layout::Ndjson => "ndjson",
+            Layout::Table => "table",
+            Layout::Markdown => "markdown",
+            Layout::ConcatTable => "concat-table",
+        }
+    }
+
+    /// The layout a name names.
+    pub fn from_name(name: &str) -> Option<Layout> {
+        Layout::ALL.into_iter().find(|l| l.name() == name)
+    }
+
     /// Whether the layout holds one machine per file (the others hold a fleet).
     pub fn one_machine_per_file(self) -> bool {
         matches!(

@@ -14,7 +14,7 @@ use crate::log::MachineLog;
 use crate::replay::{Trace, Verdict};
 
 /// How bad an issue is (metal-api's severities).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Minor,
     Major,
@@ -33,25 +33,16 @@ impl Severity {
 }
 
 /// The kinds of issue, in the order output lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum IssueType {
-    #[value(name = "no-event-container")]
     NoEventContainer,
-    #[value(name = "liveliness-dead")]
     LivelinessDead,
-    #[value(name = "liveliness-unknown")]
     LivelinessUnknown,
-    #[value(name = "liveliness-not-available")]
     LivelinessNotAvailable,
-    #[value(name = "failed-machine-reclaim")]
     FailedMachineReclaim,
-    #[value(name = "crashloop")]
     Crashloop,
-    #[value(name = "last-event-error")]
     LastEventError,
-    #[value(name = "stuck")]
     Stuck,
-    #[value(name = "unexpected-transitions")]
     UnexpectedTransitions,
 }
 

@@ -15,6 +15,7 @@ mod cli;
 mod commands;
 mod diagnose;
 mod diff;
+mod ending;
 mod event;
 mod explain;
 // Writes machines in every input format: for the generator, the benches and the tests only.
@@ -34,11 +35,13 @@ mod replay;
 mod rules;
 #[cfg(feature = "sim")]
 pub mod sim;
+mod sink;
 mod window;
 
 pub use aggregate::Summary;
 pub use cli::Cli;
-pub use commands::{Outcome, run};
+pub use commands::run;
+pub use ending::{Ending, Gate};
 pub use event::{EventKind, EventName, State, format_time, unexpected_message};
 #[cfg(feature = "sim")]
 pub use export::{Exporter, Layout};

@@ -143,7 +143,7 @@ pub struct MachineInfo {
 }
 
 /// The input formats fsmlog reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Format {
     /// `metalctl machine logs ID -o json` (an event array, maybe a `Recent last error` block).
     LogsJson,

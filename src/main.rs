@@ -1,12 +1,11 @@
-//! The `fsmlog` binary: parse the command line, run the command, map the outcome to an exit
-//! code (0 ok, 1 a gate failed, 2 bad usage or unreadable input).
+//! The `fsmlog` binary: parse the command line, run the command, tell how it ended and map
+//! that to an exit code (0 ok, 1 a gate failed, 2 bad usage or unreadable input).
 
 use std::io::{self, ErrorKind};
 use std::process::ExitCode;
 
 use clap::Parser;
 use fsmlog::Cli;
-use fsmlog::Outcome;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -17,9 +16,10 @@ fn main() -> ExitCode {
         }
     };
     match fsmlog::run(cli) {
-        Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::GateFailed) => ExitCode::from(1),
-        Ok(Outcome::InputErrors) => ExitCode::from(2),
+        Ok(ending) => {
+            let _ = ending.tell(&mut io::stderr().lock());
+            ExitCode::from(ending.exit_code())
+        }
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             // Errors name files and quote rule files, which come from anywhere; a message of

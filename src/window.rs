@@ -135,7 +135,7 @@ pub struct Shown {
 }
 
 /// How trend series bucket occurrences.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Period {
     /// UTC days, `2025-09-16`.
     Day,

@@ -308,3 +308,131 @@ fn the_checker_sees_a_circle_and_an_arrow_up() {
         Some(v("event"))
     );
 }
+
+/// Every Rust file of the crate, its tests, benches, examples and fuzz targets.
+fn rust_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    let mut todo: Vec<PathBuf> = ["src", "tests", "benches", "bench", "examples", "fuzz"]
+        .iter()
+        .map(|d| root.join(d))
+        .filter(|d| d.is_dir())
+        .collect();
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "target") {
+                    todo.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn relative(path: &Path) -> String {
+    path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+/// Only the command line and the commands know clap: the types it parses into are the
+/// crate's own (`cli/values.rs` names them for clap).
+#[test]
+fn clap_stays_in_the_command_line() {
+    let mut problems = Vec::new();
+    for path in rust_files() {
+        let name = relative(&path);
+        let allowed = name.starts_with("src/cli/")
+            || name.starts_with("src/commands/")
+            || name == "src/main.rs"
+            || !name.starts_with("src/");
+        let text = std::fs::read_to_string(&path).unwrap();
+        if !allowed && text.contains("clap") {
+            problems.push(format!("{name} names clap"));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// Commands hand their output to a sink and what they have to tell to their ending; none
+/// prints on its own.
+#[test]
+fn commands_print_nothing_themselves() {
+    let printing = [
+        "println!",
+        "print!",
+        "eprintln!",
+        "eprint!",
+        "io::stdout",
+        "io::stderr",
+        "std::process::exit",
+    ];
+    let mut problems = Vec::new();
+    for path in rust_files() {
+        let name = relative(&path);
+        if !name.starts_with("src/commands/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for p in printing {
+                if line.contains(p) {
+                    problems.push(format!("{name}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// A file past 600 lines has taken on a second job.
+#[test]
+fn no_file_is_over_600_lines() {
+    let mut problems = Vec::new();
+    for path in rust_files() {
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        if lines > 600 {
+            problems.push(format!("{}: {lines} lines", relative(&path)));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// The repository names only what it ships: no reference to a behaviour document that is not
+/// in it.
+#[test]
+fn no_reference_the_repository_cannot_open() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root)
+        .output();
+    let Some(output) = output.ok().filter(|o| o.status.success()) else {
+        // Not a git checkout (a packaged crate): nothing to look through.
+        return;
+    };
+    let word = ["SP", "EC"].concat();
+    let mut problems = Vec::new();
+    for name in output.stdout.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let name = String::from_utf8_lossy(name).into_owned();
+        let Ok(text) = std::fs::read(root.join(&name)) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&text);
+        for (n, line) in text.lines().enumerate() {
+            if line
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w == word)
+            {
+                problems.push(format!("{name}:{}", n + 1));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 mod examples;
+mod values;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -19,12 +20,13 @@ use examples::{
 
 use crate::event::{EventKind, State, parse_pair};
 use crate::fleet::Sources;
+use crate::input::Format;
 use crate::input::record::InputOptions;
 use crate::input::time::{ExtraZone, parse_zone_arg};
 use crate::issues::{IssueType, Severity};
-use crate::log::Format;
 use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
+use crate::sink::Sink;
 use crate::window::{NowSpec, Period, TimeSpec, WindowSpec, parse_now, parse_time_spec};
 use chrono::TimeDelta;
 
@@ -171,6 +173,41 @@ impl WindowArgs {
     }
 }
 
+/// `--out`: where a command that feeds a collector or a file writes its output.
+#[derive(Debug, Args)]
+pub struct OutArg {
+    /// Write the output to FILE instead of standard output: atomically (a temporary file
+    /// beside it, then renamed), as node_exporter's textfile collector needs.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+impl OutArg {
+    /// Where the output goes.
+    pub fn sink(&self) -> Sink {
+        Sink::to(self.out.as_deref())
+    }
+}
+
+/// `--min-machines`: how many machines a verdict needs.
+#[derive(Debug, Args)]
+pub struct MinMachinesArg {
+    /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
+    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
+    pub min_machines: u64,
+}
+
+/// `--allow-empty`: what a command that gates or feeds a collector does when no machine
+/// was read.
+#[derive(Debug, Args)]
+pub struct AllowEmptyArg {
+    /// Accept an empty input: when no machine was read, pass the gate and write any metrics
+    /// (by default that is exit 2, with no metrics written, so that a collector keeps its
+    /// last good file).
+    #[arg(long)]
+    pub allow_empty: bool,
+}
+
 /// `--rules` for the commands that judge by one rule set.
 #[derive(Debug, Args)]
 pub struct RulesArg {
@@ -192,20 +229,15 @@ pub struct ReportArgs {
     /// Add to each pair its occurrences per day or ISO week (a sparkline in the table).
     #[arg(long, value_enum, value_name = "PERIOD")]
     pub by: Option<Period>,
-    /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
-    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
-    pub min_machines: u64,
-    /// With `-o openmetrics`, write the metrics when no machine was read (by default that is
-    /// exit 2 and nothing written, so that a collector keeps its last good file).
-    #[arg(long)]
-    pub allow_empty: bool,
+    #[command(flatten)]
+    pub min_machines: MinMachinesArg,
+    #[command(flatten)]
+    pub allow_empty: AllowEmptyArg,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ReportFormat::Table)]
     pub output: ReportFormat,
-    /// Write the output to FILE instead of standard output: atomically (a temporary file
-    /// beside it, then renamed), as node_exporter's textfile collector needs.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutArg,
 }
 
 /// `fsmlog replay`.
@@ -236,9 +268,8 @@ pub struct DiffArgs {
     /// What makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::NewlyUnexpected)]
     pub fail_on: FailOn,
-    /// Pass the gate when no machine was read (by default that is an input error, exit 2).
-    #[arg(long)]
-    pub allow_empty: bool,
+    #[command(flatten)]
+    pub allow_empty: AllowEmptyArg,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = DiffFormat::Table)]
     pub output: DiffFormat,
@@ -271,20 +302,15 @@ pub struct CheckArgs {
     /// Record today's unexpected pairs as the accepted baseline in FILE (and pass).
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
-    /// Pass the gate when no machine was read (by default that is an input error, exit 2).
-    #[arg(long)]
-    pub allow_empty: bool,
-    /// A verdict to accept or swallow a pair needs its kind on at least this many machines
-    /// (the verdicts of `-o openmetrics`).
-    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
-    pub min_machines: u64,
+    #[command(flatten)]
+    pub allow_empty: AllowEmptyArg,
+    #[command(flatten)]
+    pub min_machines: MinMachinesArg,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = CheckFormat::Table)]
     pub output: CheckFormat,
-    /// Write the output to FILE instead of standard output: atomically (a temporary file
-    /// beside it, then renamed), as node_exporter's textfile collector needs.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutArg,
 }
 
 /// `fsmlog graph`.
@@ -333,17 +359,13 @@ pub struct IssuesArgs {
     /// List the machines without issues too.
     #[arg(long)]
     pub all: bool,
-    /// With --fail-on, pass when no machine was read (by default that is exit 2); with `-o
-    /// openmetrics`, write the metrics then too (by default nothing is written).
-    #[arg(long)]
-    pub allow_empty: bool,
+    #[command(flatten)]
+    pub allow_empty: AllowEmptyArg,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = IssuesFormat::Table)]
     pub output: IssuesFormat,
-    /// Write the output to FILE instead of standard output: atomically (a temporary file
-    /// beside it, then renamed), as node_exporter's textfile collector needs.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutArg,
 }
 
 fn parse_limit(text: &str) -> Result<TimeDelta, String> {
@@ -369,9 +391,8 @@ pub struct ExplainArgs {
     /// How many stored events before and after each occurrence.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
-    /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
-    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
-    pub min_machines: u64,
+    #[command(flatten)]
+    pub min_machines: MinMachinesArg,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = TableFormat::Table)]
     pub output: TableFormat,
@@ -385,9 +406,8 @@ pub struct ProposeArgs {
     /// The rule set to start from (name or file).
     #[arg(long, default_value = DEFAULT_RULES, value_name = "BASE")]
     pub rules: String,
-    /// A verdict to accept or swallow a pair needs its kind on at least this many machines.
-    #[arg(long, default_value_t = crate::diagnose::MIN_MACHINES, value_name = "N")]
-    pub min_machines: u64,
+    #[command(flatten)]
+    pub min_machines: MinMachinesArg,
     /// … and on at least this share (0–1) of the fleet's machines.
     #[arg(long, default_value_t = 0.0, value_name = "F", value_parser = parse_share)]
     pub min_share: f64,
@@ -404,9 +424,8 @@ pub struct ProposeArgs {
     /// metal-api's `fsm/events.go` to write the patch against (-o go).
     #[arg(long, value_name = "EVENTS_GO")]
     pub go_file: Option<PathBuf>,
-    /// Write the rule file or patch here instead of standard output.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutArg,
 }
 
 fn parse_share(text: &str) -> Result<f64, String> {
@@ -463,8 +482,7 @@ pub enum RulesCommand {
         /// The name of the new rule set (default: the Go file's name).
         #[arg(long)]
         name: Option<String>,
-        /// Write here instead of standard output.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        out: OutArg,
     },
 }

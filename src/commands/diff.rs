@@ -1,50 +1,32 @@
 //! `fsmlog diff`: every machine replayed under two rule sets, and what changes.
 
-use std::io::Write;
-
-use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::shared::{Outcome, print_problems, stdout};
+use super::shared::gated;
 use crate::cli::{DiffArgs, FailOn};
-use crate::diff::RuleDiff;
-use crate::fleet::Inputs;
+use crate::ending::Ending;
+use crate::fleet::{Inputs, counted, rule_diff};
 use crate::gate::Nothing;
-use crate::render::{DiffReport, render_diff};
-use crate::replay::replay;
+use crate::render::terminal::Terminal;
+use crate::render::{self, DiffReport};
 use crate::rules::Ruleset;
+use crate::sink::Sink;
 
 /// Replays under both rule sets, compares, renders, and gates on `--fail-on`.
-pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
+pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Ending> {
     let old = Ruleset::resolve(&args.old)?;
     let new = Ruleset::resolve(&args.new)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
-    let (counting, shown) = crate::fleet::counted(&inputs, &args.window.spec(), None)?;
-    let mut diff: RuleDiff = inputs.fold(|diff: &mut RuleDiff, merged| {
-        diff.add(
-            &replay(&merged.log, &old),
-            &replay(&merged.log, &new),
-            &counting.window,
-        );
-        diff.newest_event = diff.newest_event.max(merged.log.newest_event());
-    });
-    diff.errors.sort();
-    diff.skipped.sort();
-    diff.notes.sort();
-    let mut out = stdout();
-    render_diff(
-        args.output,
-        &DiffReport {
-            old: &old.name,
-            new: &new.name,
-            diff: &diff,
-            window: shown.seen_at(diff.newest_event),
-        },
-        term,
-        &mut out,
-    )?;
-    out.flush()?;
-    print_problems(&diff.errors, &diff.skipped, &diff.notes);
+    let (counting, shown) = counted(&inputs, &args.window.spec(), None)?;
+    let (diff, problems) = rule_diff(&inputs, &old, &new, &counting.window);
+    let report = DiffReport {
+        old: &old.name,
+        new: &new.name,
+        diff: &diff,
+        window: shown.seen_at(diff.newest_event),
+        problems: &problems,
+    };
+    Sink::Stdout.write(|out| Ok(render::diff(args.output, &report, term, out)?))?;
     let failed = match args.fail_on {
         FailOn::NewlyUnexpected => diff.has_regressions(),
         FailOn::Any => !diff.changes.is_empty() || !diff.flips.is_empty(),
@@ -53,14 +35,7 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Outcome> {
     let nothing = Nothing::of(
         diff.machines,
         diff.events,
-        args.allow_empty || args.fail_on == FailOn::Never,
+        args.allow_empty.allow_empty || args.fail_on == FailOn::Never,
     );
-    super::shared::say_nothing_read(nothing);
-    Ok(if !diff.errors.is_empty() || nothing.is_some() {
-        Outcome::InputErrors
-    } else if failed {
-        Outcome::GateFailed
-    } else {
-        Outcome::Ok
-    })
+    Ok(gated(problems, nothing, failed))
 }

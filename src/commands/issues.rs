@@ -3,16 +3,17 @@
 use anyhow::Result;
 use chrono::Utc;
 
-use super::shared::{Outcome, no_metrics_of_nothing, output, print_problems, say_no_metrics};
+use super::shared::{gated, no_metrics, no_metrics_of_nothing};
 use crate::aggregate::{Counting, Summary};
 use crate::cli::IssuesArgs;
 use crate::diagnose::Diagnosis;
+use crate::ending::Ending;
 use crate::fleet::Inputs;
 use crate::gate::Nothing;
 use crate::issues::{Filter, MachineFacts, Policy, audit};
 use crate::render::format::IssuesFormat;
 use crate::render::terminal::Terminal;
-use crate::render::{IssuesReport, issues_json, issues_metrics, judged_types, render_doc, view};
+use crate::render::{self, IssuesReport, judged_types};
 use crate::replay::replay;
 use crate::rules::Ruleset;
 use crate::window::NowSpec;
@@ -31,10 +32,8 @@ impl std::ops::AddAssign for Gathered {
     }
 }
 
-crate::fleet::tally_by_summary!(Gathered);
-
 /// Reads and replays everything, then judges every machine at `--now`.
-pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
+pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
     let rules = Ruleset::resolve(&args.rules.name)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
     // A `--now` before some of the input judges the machines as they were then (a machine not
@@ -45,7 +44,7 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
         Some(NowSpec::Wall) => Some(Utc::now()),
         _ => None,
     };
-    let mut gathered: Gathered = inputs.fold(|g: &mut Gathered, merged| {
+    let folded = inputs.fold(|g: &mut Gathered, merged| {
         let trace = replay(&merged.log, &rules);
         g.summary
             .add_machine(&trace, &merged, &Counting::default(), &Diagnosis::default());
@@ -62,7 +61,8 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
         };
         g.machines.push(facts);
     });
-    gathered.summary.sort();
+    let (mut gathered, problems) = (folded.value, folded.problems);
+    gathered.summary.files_read(folded.files);
     let spec = crate::window::WindowSpec {
         now: args.now.unwrap_or_default(),
         ..Default::default()
@@ -95,36 +95,22 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Outcome> {
         summary: &gathered.summary,
         machines: &judged,
         types: &types,
+        problems: &problems,
     };
     let s = &gathered.summary;
-    if metrics && no_metrics_of_nothing(s.machines, args.allow_empty) {
-        print_problems(&s.errors, &s.skipped, &s.notes);
-        say_no_metrics();
-        return Ok(Outcome::InputErrors);
+    if metrics && no_metrics_of_nothing(s.machines, args.allow_empty.allow_empty) {
+        return Ok(no_metrics(problems));
     }
-    output(args.out.as_deref(), |out| {
-        match args.output.text() {
-            Some(format) => render_doc(&view::issues::doc(&report), format, term, out)?,
-            None if metrics => issues_metrics(&report, out)?,
-            None => issues_json(&report, out)?,
-        }
-        Ok(())
-    })?;
-    print_problems(&s.errors, &s.skipped, &s.notes);
+    args.out
+        .sink()
+        .write(|out| Ok(render::issues(args.output, &report, term, out)?))?;
     let nothing = Nothing::of(
         s.machines,
         s.events,
-        args.allow_empty || args.fail_on.is_none(),
+        args.allow_empty.allow_empty || args.fail_on.is_none(),
     );
-    super::shared::say_nothing_read(nothing);
     let failed = args
         .fail_on
         .is_some_and(|at| judged.iter().any(|j| j.worst().is_some_and(|w| w >= at)));
-    Ok(if !s.errors.is_empty() || nothing.is_some() {
-        Outcome::InputErrors
-    } else if failed {
-        Outcome::GateFailed
-    } else {
-        Outcome::Ok
-    })
+    Ok(gated(problems, nothing, failed))
 }

@@ -1,5 +1,6 @@
-//! One module per subcommand, each the same shape: read → replay → aggregate → render. The
-//! pipeline they share is [`crate::fleet`]; how a command ends, [`shared`].
+//! One module per subcommand, each the same shape: read → replay → aggregate → render, and
+//! an [`Ending`] handed back (the input's problems, what to tell, the gate). The pipeline
+//! they share is [`crate::fleet`]; what several decide alike at their end, [`shared`].
 
 mod check;
 mod diff;
@@ -13,15 +14,14 @@ mod rules;
 mod shared;
 mod shell;
 
-pub use shared::Outcome;
-
 use anyhow::Result;
 
 use crate::cli::{Cli, Command, RulesCommand};
+use crate::ending::Ending;
 use crate::render::terminal::Terminal;
 
 /// Runs the command the command line names.
-pub fn run(cli: Cli) -> Result<Outcome> {
+pub fn run(cli: Cli) -> Result<Ending> {
     let term = Terminal::detect(cli.color, cli.wide);
     match cli.command {
         Command::Report(args) => report::run(&args, &term),
@@ -32,7 +32,16 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Graph(args) => graph::run(&args),
         Command::Issues(args) => issues::run(&args, &term),
         Command::Rules(RulesCommand::Propose(args)) => propose::run(&args, &term),
-        Command::Rules(command) => rules::run(&command, &term),
+        Command::Rules(RulesCommand::List) => rules::list(),
+        Command::Rules(RulesCommand::Show { rules }) => rules::show(&rules, &term),
+        Command::Rules(RulesCommand::Export { rules }) => rules::export(&rules),
+        Command::Rules(RulesCommand::Lint { path }) => rules::lint(&path),
+        Command::Rules(RulesCommand::ImportGo {
+            events_go,
+            like,
+            name,
+            out,
+        }) => rules::import_go(&events_go, &like, name.as_deref(), out.out.as_deref()),
         Command::Completions { shell } => shell::completions(shell),
         Command::Man => shell::man(),
     }

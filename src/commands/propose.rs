@@ -1,31 +1,31 @@
 //! `fsmlog rules propose`: the rule change that would accept what the fleet shows often
 //! enough, and its effect — exactly what `diff --old BASE --new PROPOSAL` prints.
 
-use std::io::Write;
-
 use anyhow::{Context, Result, bail};
 
-use super::shared::{Outcome, print_problems, stdout, write_file};
 use crate::cli::ProposeArgs;
-use crate::diagnose::Kind;
-use crate::diff::RuleDiff;
-use crate::fleet::{Inputs, summarize};
-use crate::propose::{Proposal, Thresholds, propose};
-use crate::render::escape;
-use crate::render::format::{ProposeFormat, TextFormat};
+use crate::ending::Ending;
+use crate::fleet::{Inputs, rule_diff, summarize};
+use crate::propose::{Thresholds, propose};
+use crate::render::format::ProposeFormat;
 use crate::render::terminal::Terminal;
-use crate::render::{DiffReport, render_doc, view};
-use crate::replay::replay;
-use crate::rules::{Ruleset, Target, go_patch};
+use crate::render::{self, DiffReport, ProposeReport, messages};
+use crate::rules::{Ruleset, go_patch};
+use crate::window::Shown;
 
 /// Tallies the fleet under the base rules, proposes, replays under both, renders.
-pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
+pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
     let base = Ruleset::resolve(&args.rules)?;
-    if args.output == ProposeFormat::Go && args.go_file.is_none() {
-        bail!("-o go writes a patch against metal-api's events.go: name it with --go-file");
-    }
+    let wanted = match (args.output, args.go_file.as_deref()) {
+        (ProposeFormat::Json, _) => Wanted::RuleFile,
+        (ProposeFormat::Table, _) => Wanted::Effect,
+        (ProposeFormat::Go, Some(path)) => Wanted::Patch(path),
+        (ProposeFormat::Go, None) => {
+            bail!("-o go writes a patch against metal-api's events.go: name it with --go-file")
+        }
+    };
     let inputs = Inputs::resolve(&args.input.sources())?;
-    let summary = summarize(&inputs, &base, &Default::default());
+    let (summary, problems) = summarize(&inputs, &base, &Default::default());
     let name = args
         .name
         .clone()
@@ -34,20 +34,19 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
         min_share: args.min_share,
         named: args.pairs.clone(),
     };
-    let verdicts = summary.verdicts(args.min_machines);
+    let verdicts = summary.verdicts(args.min_machines.min_machines);
     let proposal = propose(&base, &summary, &verdicts, &thresholds, &name);
-    warn_forced(&proposal);
+    let mut told: Vec<String> = proposal
+        .accepted
+        .iter()
+        .filter(|a| a.forced)
+        .map(messages::forced_pair)
+        .collect();
     let text = proposal.file.to_json();
     let proposed = Ruleset::from_json(&text).context("the proposed rule set does not check")?;
-    let outcome = if summary.errors.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::InputErrors
-    };
-    match args.output {
-        ProposeFormat::Json => emit(args, text.as_bytes())?,
-        ProposeFormat::Go => {
-            let path = args.go_file.as_ref().expect("checked above");
+    let sink = args.out.sink();
+    match wanted {
+        Wanted::Patch(path) => {
             let old = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
             let pairs: Vec<_> = proposal
@@ -58,71 +57,41 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Outcome> {
             let new = go_patch::patched(&old, &pairs)
                 .with_context(|| format!("cannot patch {}", path.display()))?;
             let patch = go_patch::unified_diff(&path.display().to_string(), &old, &new);
-            emit(args, patch.as_bytes())?;
-            if let Some(seconds) = proposal.buffering {
-                eprintln!(
-                    "fsmlog: note: the proposal swallows buffered Phoned Home events for {seconds} s, which events.go cannot say: the patch does so only in metal-api v0.42.2 or later (swallowBufferedPhonedHome in fsm/states/states.go); an older metal-api stores these events, and the pairs they cause stay"
-                );
-            }
+            sink.write(|out| Ok(render::propose(&ProposeReport::Patch(&patch), term, out)?))?;
+            told.extend(proposal.buffering.map(messages::buffering_not_in_go));
         }
-        ProposeFormat::Table => {
-            let mut diff: RuleDiff = inputs.fold(|diff: &mut RuleDiff, merged| {
-                diff.add(
-                    &replay(&merged.log, &base),
-                    &replay(&merged.log, &proposed),
-                    &Default::default(),
-                );
-                diff.newest_event = diff.newest_event.max(merged.log.newest_event());
-            });
-            diff.errors.sort();
-            let report = DiffReport {
+        Wanted::RuleFile => {
+            sink.write(|out| Ok(render::propose(&ProposeReport::RuleFile(&text), term, out)?))?;
+        }
+        Wanted::Effect => {
+            let (diff, _) = rule_diff(&inputs, &base, &proposed, &Default::default());
+            let effect = DiffReport {
                 old: &base.name,
                 new: &proposed.name,
                 diff: &diff,
-                window: crate::window::Shown {
+                window: Shown {
                     window: Default::default(),
                     now: diff.newest_event,
                 },
+                problems: &problems,
             };
-            let doc = view::propose::doc(&proposal, &summary, &report);
-            let mut out = stdout();
-            render_doc(&doc, TextFormat::Table, term, &mut out)?;
-            out.flush()?;
+            let report = ProposeReport::Effect {
+                proposal: &proposal,
+                summary: &summary,
+                diff: &effect,
+            };
+            sink.write(|out| Ok(render::propose(&report, term, out)?))?;
         }
     }
-    print_problems(&summary.errors, &summary.skipped, &summary.notes);
-    Ok(outcome)
+    Ok(Ending {
+        told,
+        ..Ending::with(problems)
+    })
 }
 
-/// Says on stderr which `--pair`s go against their verdict.
-fn warn_forced(proposal: &Proposal) {
-    for a in proposal.accepted.iter().filter(|a| a.forced) {
-        // A swallow metal-api cannot run, written `self`, reads like the swallow it is not.
-        let stored = if a.verdict.kind == Kind::Swallow && a.target == Target::Stay {
-            format!(
-                "; its `self` rule lets the event in and metal-api stores it in {}: accepted, not swallowed",
-                a.state
-            )
-        } else {
-            String::new()
-        };
-        eprintln!(
-            "fsmlog: warning: --pair {}/{} is accepted against its {}{stored}",
-            a.state,
-            a.event,
-            escape::text(&crate::render::sentence::verdict(&a.verdict))
-        );
-    }
-}
-
-/// Writes the rule file or patch to `--out`, or standard output.
-fn emit(args: &ProposeArgs, bytes: &[u8]) -> Result<()> {
-    match &args.out {
-        Some(path) => write_file(path, |out| Ok(out.write_all(bytes)?)),
-        None => {
-            let mut out = stdout();
-            out.write_all(bytes)?;
-            Ok(out.flush()?)
-        }
-    }
+/// What `-o` asks to be computed and written.
+enum Wanted<'a> {
+    RuleFile,
+    Patch(&'a std::path::Path),
+    Effect,
 }

@@ -1,60 +1,89 @@
 //! `fsmlog replay`: every machine's events, one machine at a time, as they are read.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 
-use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::shared::{Outcome, finish};
 use crate::cli::ReplayArgs;
+use crate::ending::Ending;
 use crate::fleet::Inputs;
 use crate::input;
+use crate::input::Problems;
+use crate::input::merge::Merger;
 use crate::input::record::Record;
+use crate::render::reports::TraceRenderer;
+use crate::render::terminal::Terminal;
 use crate::render::trace_renderer;
 use crate::replay::replay;
 use crate::rules::Ruleset;
+use crate::sink::Sink;
 
 /// Streams the traces in input order.
-pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Outcome> {
+pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
     let rules = Ruleset::resolve(&args.rules.name)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    let mut renderer = trace_renderer(args.output, *term);
-    renderer.begin(&rules.name, &mut out)?;
-    let mut errors = inputs.errors.clone();
-    let mut skipped = inputs.skipped_all();
-    let mut notes = Vec::new();
-    let mut write_error: Option<io::Error> = None;
+    let mut problems = Problems {
+        errors: inputs.errors.clone(),
+        skipped: inputs.skipped_all(),
+        notes: Vec::new(),
+    };
     let merger = inputs.merger();
-    for file in inputs.readable() {
-        input::read_file_decoded(file, &inputs.options, &mut |record| match record {
+    Sink::Stdout.write(|out| {
+        let mut stream = Stream {
+            rules: &rules,
+            merger: &merger,
+            renderer: trace_renderer(args.output, *term),
+            out,
+            problems: &mut problems,
+            write_error: None,
+        };
+        stream.renderer.begin(&rules.name, stream.out)?;
+        for file in inputs.readable() {
+            input::read_file(file, &inputs.options, &mut |record| stream.take(record));
+            if let Some(err) = stream.write_error.take() {
+                return Err(err.into());
+            }
+        }
+        for merged in merger.drain() {
+            stream
+                .renderer
+                .machine(&replay(&merged.log, &rules), stream.out)?;
+        }
+        stream.renderer.end(stream.out)?;
+        Ok(())
+    })?;
+    problems.sort();
+    Ok(Ending::with(problems))
+}
+
+/// Each record as it is read: a machine replayed and printed once complete, a problem kept.
+struct Stream<'a> {
+    rules: &'a Ruleset,
+    merger: &'a Merger,
+    renderer: Box<dyn TraceRenderer>,
+    out: &'a mut dyn Write,
+    problems: &'a mut Problems,
+    /// The first failed write; nothing is printed after it.
+    write_error: Option<io::Error>,
+}
+
+impl Stream<'_> {
+    fn take(&mut self, record: Record) {
+        match record {
             Record::Machine(log) => {
-                if write_error.is_none()
-                    && let Some(merged) = merger.offer(log)
+                if self.write_error.is_none()
+                    && let Some(merged) = self.merger.offer(log)
                 {
-                    let trace = replay(&merged.log, &rules);
-                    if let Err(err) = renderer.machine(&trace, &mut out) {
-                        write_error = Some(err);
+                    let trace = replay(&merged.log, self.rules);
+                    if let Err(err) = self.renderer.machine(&trace, self.out) {
+                        self.write_error = Some(err);
                     }
                 }
             }
-            Record::Error(err) => errors.push(err),
-            Record::Note(note) => notes.push(note),
-            Record::Skipped { path, reason } => skipped.push((path, reason)),
-            Record::Batch(_) => unreachable!("read_file_decoded decodes batches"),
-        });
-        if let Some(err) = write_error {
-            return Err(err.into());
+            Record::Error(err) => self.problems.errors.push(err),
+            Record::Note(note) => self.problems.notes.push(note),
+            Record::Skipped(skipped) => self.problems.skipped.push(skipped),
+            Record::Batch(batch) => input::decode(batch.as_ref(), &mut |r| self.take(r)),
         }
     }
-    for merged in merger.drain() {
-        renderer.machine(&replay(&merged.log, &rules), &mut out)?;
-    }
-    renderer.end(&mut out)?;
-    out.flush()?;
-    errors.sort();
-    skipped.sort();
-    notes.sort();
-    Ok(finish(&errors, &skipped, &notes))
 }

@@ -1,32 +1,35 @@
 //! `fsmlog report`: the fleet's unexpected transitions, flagged machines and disagreements.
 
-use crate::render::terminal::Terminal;
 use anyhow::Result;
 
-use super::shared::{Outcome, finish, no_metrics_of_nothing, output, say_no_metrics};
+use super::shared::{no_metrics, no_metrics_of_nothing};
 use crate::cli::ReportArgs;
+use crate::ending::Ending;
 use crate::fleet::{Inputs, counted, fleet_graph, summarize};
 use crate::render::format::ReportFormat;
-use crate::render::{Report, render_report};
+use crate::render::terminal::Terminal;
+use crate::render::{self, Report};
 use crate::rules::Ruleset;
 use crate::window::Period;
 
 /// Reads everything, tallies it, renders the summary.
-pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
+pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
     let rules = Ruleset::resolve(&args.rules.name)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
-    let html = args.output == ReportFormat::Html;
+    let format = args.output;
+    let html = format == ReportFormat::Html;
     // The page draws a sparkline per pair: by day unless asked otherwise.
     let period = args.by.or(html.then_some(Period::Day));
     let (counting, shown) = counted(&inputs, &args.window.spec(), period)?;
-    let (summary, graph) = if html {
-        let (mut graph, summary) = fleet_graph(&inputs, &rules, &counting);
+    let (summary, graph, problems) = if html {
+        let (mut graph, summary, problems) = fleet_graph(&inputs, &rules, &counting);
         graph.add_untaken_rules(&rules);
-        (summary, Some(graph))
+        (summary, Some(graph), problems)
     } else {
-        (summarize(&inputs, &rules, &counting), None)
+        let (summary, problems) = summarize(&inputs, &rules, &counting);
+        (summary, None, problems)
     };
-    let verdicts = summary.verdicts(args.min_machines);
+    let verdicts = summary.verdicts(args.min_machines.min_machines);
     let report = Report {
         rules: &rules.name,
         summary: &summary,
@@ -34,15 +37,14 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Outcome> {
         period,
         graph: graph.as_ref(),
         verdicts: &verdicts,
+        problems: &problems,
     };
-    let metrics = args.output == ReportFormat::Openmetrics;
-    if metrics && no_metrics_of_nothing(summary.machines, args.allow_empty) {
-        finish(&summary.errors, &summary.skipped, &summary.notes);
-        say_no_metrics();
-        return Ok(Outcome::InputErrors);
+    let metrics = format == ReportFormat::Openmetrics;
+    if metrics && no_metrics_of_nothing(summary.machines, args.allow_empty.allow_empty) {
+        return Ok(no_metrics(problems));
     }
-    output(args.out.as_deref(), |out| {
-        Ok(render_report(args.output, &report, term, out)?)
-    })?;
-    Ok(finish(&summary.errors, &summary.skipped, &summary.notes))
+    args.out
+        .sink()
+        .write(|out| Ok(render::report(format, &report, term, out)?))?;
+    Ok(Ending::with(problems))
 }

@@ -6,23 +6,29 @@ use std::io::Write;
 use anyhow::Result;
 use clap::CommandFactory;
 
-use super::shared::{Outcome, stdout};
 use crate::cli::Cli;
+use crate::ending::Ending;
+use crate::sink::Sink;
 
 /// Prints the completion script of a shell.
-pub fn completions(shell: clap_complete::Shell) -> Result<Outcome> {
+pub fn completions(shell: clap_complete::Shell) -> Result<Ending> {
     let mut command = Cli::command();
-    let mut out = stdout();
-    clap_complete::generate(shell, &mut command, "fsmlog", &mut out);
-    out.flush()?;
-    Ok(Outcome::Ok)
+    Sink::Stdout.write(|mut out| {
+        clap_complete::generate(shell, &mut command, "fsmlog", &mut out);
+        Ok(())
+    })?;
+    Ok(Ending::default())
 }
 
 /// Prints one roff manual page: fsmlog's, then a section per command with its synopsis,
 /// description, options and examples.
-pub fn man() -> Result<Outcome> {
+pub fn man() -> Result<Ending> {
+    Sink::Stdout.write(|out| write_man(out))?;
+    Ok(Ending::default())
+}
+
+fn write_man(mut out: &mut dyn Write) -> Result<()> {
     let command = Cli::command();
-    let mut out = stdout();
     let page = clap_mangen::Man::new(command.clone());
     page.render_title(&mut out)?;
     page.render_name_section(&mut out)?;
@@ -31,11 +37,10 @@ pub fn man() -> Result<Outcome> {
     page.render_options_section(&mut out)?;
     page.render_subcommands_section(&mut out)?;
     for sub in command.get_subcommands() {
-        write_command(&mut out, &command, sub, "fsmlog")?;
+        write_command(out, &command, sub, "fsmlog")?;
     }
     page.render_version_section(&mut out)?;
-    out.flush()?;
-    Ok(Outcome::Ok)
+    Ok(())
 }
 
 /// A command's own section, and its subcommands' after it.

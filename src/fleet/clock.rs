@@ -6,9 +6,7 @@ use std::ops::AddAssign;
 use anyhow::Result;
 
 use super::inputs::Inputs;
-use super::tally::Tally;
 use crate::aggregate::{Counting, Summary};
-use crate::input::record::InputError;
 use crate::window::{Period, Shown, Window, WindowSpec};
 
 /// The newest event in the input, machine by machine (one more pass over the input, for a
@@ -22,13 +20,6 @@ impl AddAssign for Clock {
     }
 }
 
-impl Tally for Clock {
-    fn input_error(&mut self, _error: InputError) {}
-    fn note(&mut self, _note: InputError) {}
-    fn skipped(&mut self, _path: String, _reason: String) {}
-    fn file_read(&mut self, _format: Option<&'static str>) {}
-}
-
 impl Inputs {
     /// The window a view counts in, and the `--now` it was counted back from. A window
     /// relative to the data's own clock needs the newest event first: one more pass.
@@ -39,9 +30,12 @@ impl Inputs {
         spec: &WindowSpec,
     ) -> Result<(Window, Option<chrono::DateTime<chrono::Utc>>)> {
         let newest = if spec.needs_data_clock() {
-            let clock: Clock = self.fold(|clock: &mut Clock, merged| {
-                clock.0 = clock.0.max(merged.log.newest_event());
-            });
+            // Its problems are the counting pass's too, and told once, from that pass.
+            let clock: Clock = self
+                .fold(|clock: &mut Clock, merged| {
+                    clock.0 = clock.0.max(merged.log.newest_event());
+                })
+                .value;
             clock.0
         } else {
             None

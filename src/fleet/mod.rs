@@ -1,15 +1,16 @@
 //! The pipeline every reading command shares: the inputs resolved once (files, options,
-//! threads), the parallel fold of every machine into a tally, the clock and window a view
-//! counts in, and the tallies several commands ask for. It never sees the command line:
-//! commands build it from paths and options.
+//! threads), the fold of every machine into a tally as a sequence of planned passes, the
+//! clock and window a view counts in, and the tallies several commands ask for. It never sees
+//! the command line: commands build it from paths and options. Each fold hands back what it
+//! computed beside the input's problems.
 
 mod clock;
+mod fold;
 mod inputs;
+mod plan;
 mod progress;
 mod summaries;
-pub(crate) mod tally;
 
 pub use clock::counted;
 pub use inputs::{Inputs, Sources};
-pub use summaries::{fleet_graph, summarize};
-pub(crate) use tally::tally_by_summary;
+pub use summaries::{fleet_graph, rule_diff, summarize};

@@ -8,6 +8,7 @@ pub(crate) mod json;
 pub mod merge;
 mod ndjson;
 mod order;
+mod problems;
 mod raw;
 pub use json::whole_log_agrees;
 pub use raw::direct_agrees;
@@ -21,6 +22,7 @@ mod yaml;
 
 pub use crate::log::Format;
 pub use context::machine_from_path;
+pub use problems::{FilesRead, Problems, Skipped};
 pub use record::{Batch, InputError, InputOptions, Record};
 pub use source::{InputFile, SourceKind, discover, duplicates, identities_known};
 
@@ -242,10 +244,10 @@ fn report_not_a_log(ctx: &FileContext, named: bool, reason: String, sink: &mut d
                 format!("not a machine log: {reason}{hint}"),
             )));
         } else {
-            sink(Record::Skipped {
+            sink(Record::Skipped(Skipped {
                 path: ctx.path.clone(),
                 reason: format!("{reason}{hint}"),
-            });
+            }));
         }
     }
 }

@@ -2,48 +2,13 @@
 //! and the options that say how to read. Shared by the format readers, merging and the
 //! commands; the readers themselves live beside this file.
 
-use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+pub use super::problems::InputError;
+use super::problems::Skipped;
 use super::time::ExtraZone;
 use crate::log::{Format, MachineLog};
-
-/// A problem with the input, named by file and line (and column where it helps).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct InputError {
-    pub path: String,
-    /// One-based; 0 when the problem concerns the whole file.
-    pub line: usize,
-    /// One-based; 0 when unknown or not helpful.
-    pub column: usize,
-    pub message: String,
-}
-
-impl InputError {
-    /// A problem at a line of a file.
-    pub fn at(path: &str, line: usize, message: impl Into<String>) -> InputError {
-        InputError {
-            path: path.to_string(),
-            line,
-            column: 0,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.path)?;
-        if self.line > 0 {
-            write!(f, ":{}", self.line)?;
-            if self.column > 0 {
-                write!(f, ":{}", self.column)?;
-            }
-        }
-        write!(f, ": {}", self.message)
-    }
-}
 
 /// What the reader hands on: a machine's log, or a problem it met on the way.
 // Records pass one at a time, by value, straight to the fold: boxing every machine would cost
@@ -59,10 +24,7 @@ pub enum Record {
     /// stderr and in `inputs.notes`, so that nothing is read without a word.
     Note(InputError),
     /// A file (or directory entry) that is not read, with the reason.
-    Skipped {
-        path: String,
-        reason: String,
-    },
+    Skipped(Skipped),
 }
 
 /// Raw machines a reader read but has not parsed yet, so that parsing can run on any thread.

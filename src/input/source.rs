@@ -268,7 +268,7 @@ pub struct Discovered {
     pub errors: Vec<InputError>,
     /// Entries that are not read, with the reason: hidden ones, special files found in a
     /// directory.
-    pub skipped: Vec<(String, String)>,
+    pub skipped: Vec<super::problems::Skipped>,
 }
 
 /// Expands the command-line paths into inputs: directories recursively and sorted, symlinks
@@ -400,10 +400,10 @@ fn walk(root: &Path, found: &mut Discovered) {
         let hidden = entry.depth() > 0 && entry.file_name().as_encoded_bytes().starts_with(b".");
         let display = || entry.path().display().to_string();
         if hidden {
-            found.skipped.push((
-                display(),
-                "hidden; name it on the command line to read it".to_string(),
-            ));
+            found.skipped.push(super::problems::Skipped {
+                path: display(),
+                reason: "hidden; name it on the command line to read it".to_string(),
+            });
             if entry.file_type().is_dir() {
                 entries.skip_current_dir();
             }
@@ -414,11 +414,11 @@ fn walk(root: &Path, found: &mut Discovered) {
             continue;
         }
         if !kind.is_file() {
-            found.skipped.push((
-                display(),
-                "not a regular file (a pipe, socket or device in a directory is not read; name it on the command line)"
+            found.skipped.push(super::problems::Skipped {
+                path: display(),
+                reason: "not a regular file (a pipe, socket or device in a directory is not read; name it on the command line)"
                     .to_string(),
-            ));
+            });
             continue;
         }
         let file = InputFile::new(entry.into_path(), false, SourceKind::File, None);

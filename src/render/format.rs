@@ -1,7 +1,5 @@
 //! The output formats each command's `-o` takes, and the text formats a view prints in: what
-//! the command line offers and the renderers dispatch on.
-
-use clap::ValueEnum;
+//! the renderers dispatch on (the command line names them in `cli/values.rs`).
 
 /// The formats a [`Doc`](super::doc::Doc) prints in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,7 +10,7 @@ pub enum TextFormat {
 }
 
 /// Output formats of `report`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportFormat {
     Table,
     Json,
@@ -26,7 +24,7 @@ pub enum ReportFormat {
 }
 
 /// Output formats of `diff`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiffFormat {
     Table,
     Json,
@@ -34,7 +32,7 @@ pub enum DiffFormat {
 }
 
 /// Output formats of `check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckFormat {
     Table,
     Json,
@@ -49,7 +47,7 @@ pub enum CheckFormat {
 }
 
 /// Output formats of `graph`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GraphFormat {
     /// SVG, drawn by fsmlog on a fixed layout of metal-api's states.
     Svg,
@@ -60,7 +58,7 @@ pub enum GraphFormat {
 }
 
 /// Output formats of the table views (`explain`, `issues`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
     Table,
     Json,
@@ -69,7 +67,7 @@ pub enum TableFormat {
 }
 
 /// Output formats of `issues`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IssuesFormat {
     Table,
     Json,
@@ -80,7 +78,7 @@ pub enum IssuesFormat {
 }
 
 /// Output formats of `replay`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplayFormat {
     Table,
     Json,
@@ -90,35 +88,11 @@ pub enum ReplayFormat {
 }
 
 /// Output formats of `rules propose`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProposeFormat {
     Table,
     /// The proposal as a rule file.
     Json,
     /// A unified diff against metal-api's events.go.
     Go,
-}
-
-impl IssuesFormat {
-    /// The text format a [`crate::render::doc::Doc`] prints in; `None` for JSON and metrics.
-    pub fn text(self) -> Option<TextFormat> {
-        match self {
-            IssuesFormat::Table => Some(TextFormat::Table),
-            IssuesFormat::Markdown => Some(TextFormat::Markdown),
-            IssuesFormat::Csv => Some(TextFormat::Csv),
-            IssuesFormat::Json | IssuesFormat::Openmetrics => None,
-        }
-    }
-}
-
-impl TableFormat {
-    /// The text format a [`crate::render::doc::Doc`] prints in; `None` for JSON.
-    pub fn text(self) -> Option<TextFormat> {
-        match self {
-            TableFormat::Table => Some(TextFormat::Table),
-            TableFormat::Json => None,
-            TableFormat::Markdown => Some(TextFormat::Markdown),
-            TableFormat::Csv => Some(TextFormat::Csv),
-        }
-    }
 }

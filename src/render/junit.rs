@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::report::CheckReport;
+use super::reports::CheckReport;
 use super::sentence;
 use crate::gate::BaselineState;
 

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::report::{CheckReport, IssuesReport, Report};
+use super::reports::{CheckReport, IssuesReport, Report};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::hidden::{has_hidden, is_hidden};
@@ -203,7 +203,7 @@ fn fleet(report: &Report) -> Vec<Family> {
             "fsmlog_input_errors",
             "Input problems: a file or line fsmlog could not read",
         )
-        .sample(vec![], s.errors.len() as f64),
+        .sample(vec![], report.problems.errors.len() as f64),
     ];
     let mut newest = Family::new(
         "fsmlog_newest_event_timestamp_seconds",
@@ -236,6 +236,7 @@ pub fn check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         period: None,
         graph: None,
         verdicts: check.verdicts,
+        problems: check.problems,
     };
     let mut families = fleet(&report);
     let mut violations = Family::new(

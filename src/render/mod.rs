@@ -11,8 +11,9 @@ mod html;
 mod json;
 mod junit;
 mod markdown;
+pub mod messages;
 mod metrics;
-pub mod report;
+pub mod reports;
 mod sarif;
 pub mod sentence;
 pub mod terminal;
@@ -22,21 +23,23 @@ mod text;
 mod trace;
 pub mod view;
 
-pub use report::{CheckReport, DiffReport, IssuesReport, Report};
+pub use reports::{
+    CheckReport, DiffReport, ExplainReport, GraphReport, IssuesReport, ProposeReport, Report,
+};
 pub use trace::trace_renderer;
 
 use std::io::{self, Write};
 
 use doc::Doc;
-use format::{CheckFormat, DiffFormat, ReportFormat, TextFormat};
+use format::{
+    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, ReportFormat, TableFormat, TextFormat,
+};
 use terminal::Terminal;
 
-pub use json::explain as explain_json;
-pub use json::issues as issues_json;
-pub use metrics::{issues as issues_metrics, judged_types};
+pub use metrics::judged_types;
 
 /// Prints a text view in one of the text formats.
-pub fn render_doc(
+fn render_doc(
     doc: &Doc,
     format: TextFormat,
     term: &Terminal,
@@ -49,8 +52,8 @@ pub fn render_doc(
     }
 }
 
-/// Renders a report in the chosen format.
-pub fn render_report(
+/// `report` in the chosen format.
+pub fn report(
     format: ReportFormat,
     report: &Report,
     term: &Terminal,
@@ -67,7 +70,7 @@ pub fn render_report(
             let mut svg = Vec::new();
             if let Some(graph) = report.graph {
                 graph::svg(
-                    &graph::GraphReport {
+                    &GraphReport {
                         rules: report.rules,
                         graph,
                         machines: report.summary.machines,
@@ -82,8 +85,8 @@ pub fn render_report(
     }
 }
 
-/// Renders a rule diff in the chosen format.
-pub fn render_diff(
+/// `diff` in the chosen format.
+pub fn diff(
     format: DiffFormat,
     report: &DiffReport,
     term: &Terminal,
@@ -98,8 +101,8 @@ pub fn render_diff(
     }
 }
 
-/// Renders the gate's verdict in the chosen format.
-pub fn render_check(
+/// `check` in the chosen format.
+pub fn check(
     format: CheckFormat,
     report: &CheckReport,
     term: &Terminal,
@@ -117,26 +120,127 @@ pub fn render_check(
     }
 }
 
+/// `explain` in the chosen format.
+pub fn explain(
+    format: TableFormat,
+    report: &ExplainReport,
+    term: &Terminal,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let text = match format {
+        TableFormat::Json => return json::explain(report, out),
+        TableFormat::Table => TextFormat::Table,
+        TableFormat::Markdown => TextFormat::Markdown,
+        TableFormat::Csv => TextFormat::Csv,
+    };
+    render_doc(&view::explain::doc(report), text, term, out)
+}
+
+/// `issues` in the chosen format.
+pub fn issues(
+    format: IssuesFormat,
+    report: &IssuesReport,
+    term: &Terminal,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let text = match format {
+        IssuesFormat::Json => return json::issues(report, out),
+        IssuesFormat::Openmetrics => return metrics::issues(report, out),
+        IssuesFormat::Table => TextFormat::Table,
+        IssuesFormat::Markdown => TextFormat::Markdown,
+        IssuesFormat::Csv => TextFormat::Csv,
+    };
+    render_doc(&view::issues::doc(report), text, term, out)
+}
+
+/// `graph` in the chosen format.
+pub fn graph(format: GraphFormat, report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        GraphFormat::Svg => graph::svg(report, out),
+        GraphFormat::Dot => graph::dot(report, out),
+        GraphFormat::Mermaid => graph::mermaid(report, out),
+    }
+}
+
+/// `rules propose`: the rule file, the patch, or the proposal with its effect.
+pub fn propose(report: &ProposeReport, term: &Terminal, out: &mut dyn Write) -> io::Result<()> {
+    match report {
+        ProposeReport::RuleFile(text) | ProposeReport::Patch(text) => {
+            out.write_all(text.as_bytes())
+        }
+        ProposeReport::Effect {
+            proposal,
+            summary,
+            diff,
+        } => render_doc(
+            &view::propose::doc(proposal, summary, diff),
+            TextFormat::Table,
+            term,
+            out,
+        ),
+    }
+}
+
+/// `rules list`: each built-in rule set with its line.
+pub fn rules_list(rules: &[crate::rules::Ruleset], out: &mut dyn Write) -> io::Result<()> {
+    for r in rules {
+        writeln!(out, "{:<20} {}", r.name, r.description)?;
+    }
+    writeln!(
+        out,
+        "{:<20} alias of the newest, {}",
+        "metal-api",
+        crate::rules::DEFAULT_RULES
+    )
+}
+
+/// `rules show`: a rule set's matrix and the behaviour its rows do not say.
+pub fn rules_show(
+    rules: &crate::rules::Ruleset,
+    term: &Terminal,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}: {}",
+        escape::text(&rules.name),
+        escape::text(&rules.description)
+    )?;
+    render_doc(&view::rules::matrix(rules), TextFormat::Table, term, out)?;
+    let window = match rules.buffered_phoned_home {
+        Some(w) => format!("{} s", w.num_seconds()),
+        None => "none".to_string(),
+    };
+    writeln!(
+        out,
+        "buffered phoned home: {window} · failed reclaim after {} s · keeps {} events",
+        rules.failed_reclaim_threshold.num_seconds(),
+        rules.kept_events
+    )
+}
+
 /// GitHub shows at most ten error annotations per step.
 const GITHUB_ANNOTATIONS: usize = 10;
 
 /// `::error` workflow commands for the top violations, for GitHub Actions. They go to stderr
 /// so that stdout stays the chosen output; the runner reads commands from both streams.
-pub fn github_annotations(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
+pub fn github_annotations(report: &CheckReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let escape = |s: &str| {
         s.replace('%', "%25")
             .replace('\r', "%0D")
             .replace('\n', "%0A")
     };
     for pair in report.result.violations().take(GITHUB_ANNOTATIONS) {
-        writeln!(
+        let _ = writeln!(
             out,
             "::error title={}::{}",
             escape(&format!("fsmlog: {} / {}", pair.state, pair.event))
                 .replace(',', "%2C")
                 .replace(':', "%3A"),
             escape(&sentence::pair(pair))
-        )?;
+        );
     }
-    Ok(())
+    out
 }

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use super::report::CheckReport;
+use super::reports::CheckReport;
 use super::sentence;
 use crate::gate::{BaselineState, PairCheck, Violation, fingerprint};
 

@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 
 /// When to colour output (`--color`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ColorChoice {
     /// On a terminal, unless `NO_COLOR` is set.
     #[default]

@@ -9,15 +9,16 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use super::format::{CheckFormat, DiffFormat, ReplayFormat, ReportFormat, TextFormat};
 use super::graph::{dot, mermaid, svg};
-use super::report::{CheckReport, DiffReport, GraphReport, IssuesReport, Report};
+use super::reports::{CheckReport, DiffReport, ExplainReport, GraphReport, IssuesReport, Report};
 use super::terminal::Terminal;
-use super::{render_check, render_diff, render_doc, render_report, trace_renderer, view};
+use super::{render_doc, trace_renderer, view};
 use crate::aggregate::{Counting, Summary};
 use crate::diagnose::Diagnosis;
 use crate::diff::RuleDiff;
 use crate::explain::{ExplainOptions, Explanation};
 use crate::gate;
 use crate::graph::Graph;
+use crate::input::Problems;
 use crate::input::{InputOptions, Record, read_reader};
 use crate::issues::{Filter, MachineFacts, Policy, audit};
 use crate::log::MachineLog;
@@ -135,6 +136,7 @@ fn report_in_every_format() {
         period: None,
         graph: Some(&graph),
         verdicts: &verdicts,
+        problems: &Problems::default(),
     };
     for (name, format, term) in [
         ("report_table", ReportFormat::Table, terminal()),
@@ -145,7 +147,7 @@ fn report_in_every_format() {
         ("report_html", ReportFormat::Html, piped()),
         ("report_openmetrics", ReportFormat::Openmetrics, piped()),
     ] {
-        let out = written(|out| render_report(format, &report, &term, out));
+        let out = written(|out| super::report(format, &report, &term, out));
         insta::assert_snapshot!(name, out);
     }
     for width in 80..=120 {
@@ -153,7 +155,7 @@ fn report_in_every_format() {
             width: Some(width),
             ..terminal()
         };
-        let out = written(|out| render_report(ReportFormat::Table, &report, &term, out));
+        let out = written(|out| super::report(ReportFormat::Table, &report, &term, out));
         for line in out.lines() {
             assert!(line.chars().count() <= width, "{width}: {line}");
         }
@@ -203,13 +205,14 @@ fn diff_in_every_format() {
         new: &f.rules.name,
         diff: &diff,
         window: shown(),
+        problems: &Problems::default(),
     };
     for (name, format) in [
         ("diff_table", DiffFormat::Table),
         ("diff_markdown", DiffFormat::Markdown),
         ("diff_json", DiffFormat::Json),
     ] {
-        let out = written(|out| render_diff(format, &report, &terminal(), out));
+        let out = written(|out| super::diff(format, &report, &terminal(), out));
         insta::assert_snapshot!(name, out);
     }
 }
@@ -228,6 +231,7 @@ fn check_in_every_format() {
         inputs: &inputs,
         window: shown(),
         verdicts: &verdicts,
+        problems: &Problems::default(),
     };
     for (name, format) in [
         ("check_table", CheckFormat::Table),
@@ -237,10 +241,10 @@ fn check_in_every_format() {
         ("check_junit", CheckFormat::Junit),
         ("check_openmetrics", CheckFormat::Openmetrics),
     ] {
-        let out = written(|out| render_check(format, &report, &terminal(), out));
+        let out = written(|out| super::check(format, &report, &terminal(), out));
         insta::assert_snapshot!(name, out);
     }
-    let annotations = written(|out| super::github_annotations(&report, out));
+    let annotations = super::github_annotations(&report);
     insta::assert_snapshot!("check_github_annotations", annotations);
 }
 
@@ -260,7 +264,16 @@ fn explain_in_every_format() {
         explanation.add(trace, summary, &options);
     }
     let verdicts = explanation.summary.verdicts(2);
-    let doc = view::explain::doc(&f.rules.name, &explanation, &verdicts, 3);
+    let problems = Problems::default();
+    let report = ExplainReport {
+        rules: &f.rules.name,
+        explanation: &explanation,
+        verdicts: &verdicts,
+        window: shown(),
+        context: 3,
+        problems: &problems,
+    };
+    let doc = view::explain::doc(&report);
     for (name, format) in [
         ("explain_table", TextFormat::Table),
         ("explain_markdown", TextFormat::Markdown),
@@ -280,8 +293,7 @@ fn explain_in_every_format() {
             assert!(line.chars().count() <= width, "{width}: {line}");
         }
     }
-    let json =
-        written(|out| super::json::explain(&f.rules.name, &explanation, &verdicts, &shown(), out));
+    let json = written(|out| super::json::explain(&report, out));
     insta::assert_snapshot!("explain_json", json);
 }
 
@@ -307,6 +319,7 @@ fn issues_in_every_format() {
         summary: &f.summary,
         machines: &judged,
         types: &types,
+        problems: &Problems::default(),
     };
     let doc = view::issues::doc(&report);
     for (name, format) in [
@@ -319,7 +332,7 @@ fn issues_in_every_format() {
     }
     let json = written(|out| super::json::issues(&report, out));
     insta::assert_snapshot!("issues_json", json);
-    let metrics = written(|out| super::issues_metrics(&report, out));
+    let metrics = written(|out| super::metrics::issues(&report, out));
     insta::assert_snapshot!("issues_openmetrics", metrics);
 }
 
@@ -352,6 +365,7 @@ fn propose_and_rules() {
         new: &f.rules.name,
         diff: &diff,
         window: shown(),
+        problems: &Problems::default(),
     };
     let doc = view::propose::doc(&proposal, &f.summary, &effect);
     let out = written(|out| render_doc(&doc, TextFormat::Table, &terminal(), out));

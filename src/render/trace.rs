@@ -6,7 +6,7 @@ use super::doc;
 use super::escape;
 use super::format::ReplayFormat;
 use super::json::TraceJson;
-use super::report::TraceRenderer;
+use super::reports::TraceRenderer;
 use super::terminal::Terminal;
 use super::{csv, text, view};
 use crate::replay::Trace;

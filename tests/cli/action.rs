@@ -11,7 +11,6 @@ use std::process::Command as Process;
 use regex::Regex;
 use serde_json::Value;
 
-use super::pictures::{have, on_path, tools};
 use super::*;
 
 const EVENTS_GO: &str = "cmd/metal-api/internal/fsm/events.go";

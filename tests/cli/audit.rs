@@ -287,7 +287,7 @@ fn a_gate_on_nothing_or_on_bad_input_is_not_passed() {
     // An empty directory: no machine at all (an empty `[]` would be one machine's empty log).
     let empty = dir.path().join("exports");
     std::fs::create_dir(&empty).unwrap();
-    let empty = empty.to_str().unwrap();
+    let empty = arg(&empty);
     let (code, _, stderr) = stdout_of(&["issues", "--fail-on", "major", empty]);
     assert_eq!(code, 2, "{stderr}");
     let (code, _, _) = stdout_of(&["issues", "--fail-on", "major", "--allow-empty", empty]);
@@ -298,7 +298,7 @@ fn a_gate_on_nothing_or_on_bad_input_is_not_passed() {
         "[{\"id\": \"x\", \"events\": {\"log\": [{\"time\": 3}]}}",
     )
     .unwrap();
-    let (code, _, stderr) = stdout_of(&["issues", bad.to_str().unwrap(), &audit_file()]);
+    let (code, _, stderr) = stdout_of(&["issues", arg(&bad), &audit_file()]);
     assert_eq!(code, 2);
     assert!(stderr.contains("bad.json"), "{stderr}");
 }
@@ -441,7 +441,7 @@ fn on_the_fleets_metal_apis_own_issues_are_those_of_the_exported_container() {
                 for t in METAL_API_TYPES {
                     args.extend(["--only", t]);
                 }
-                args.push(input.to_str().unwrap());
+                args.push(arg(&input));
                 let (code, json, stderr) = run_json(&args);
                 assert_eq!(code, 0, "{stderr}");
                 let judged: DateTime<Utc> = json["now"].as_str().unwrap().parse().unwrap();
@@ -490,7 +490,7 @@ fn on_the_fleets_issues_agree_with_report() {
         ] {
             for rules in RULE_SETS {
                 let input = testdata(&format!("{fleet}/{format}"));
-                let input = input.to_str().unwrap();
+                let input = arg(&input);
                 let (_, report, _) = run_json(&["report", "-o", "json", "--rules", rules, input]);
                 let (code, issues, stderr) =
                     run_json(&["issues", "-o", "json", "--rules", rules, input]);
@@ -558,7 +558,7 @@ fn stuck(rules: &str, input: &std::path::Path) -> Value {
         "stuck",
         "--rules",
         rules,
-        input.to_str().unwrap(),
+        arg(&input),
     ]);
     json
 }
@@ -639,8 +639,8 @@ fn the_audit_does_not_depend_on_how_the_input_arrives() {
         assert_eq!(out.status.code(), Some(0));
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let from_list = run(args(list_file.to_str().unwrap()), None);
-    let from_files = run(args(describe.to_str().unwrap()), None);
+    let from_list = run(args(arg(&list_file)), None);
+    let from_files = run(args(arg(&describe)), None);
     let from_stdin = run(args("-"), Some(std::fs::read(&list_file).unwrap()));
     assert_eq!(from_list["machines"].as_array().unwrap().len(), 12);
     assert_eq!(from_files["machines"], from_list["machines"]);
@@ -715,7 +715,7 @@ fn what_an_export_said_gives_way_to_newer_events() {
         "--all",
         "--now",
         "2025-09-22T12:00:00Z",
-        dir.path().to_str().unwrap(),
+        arg(&dir.path()),
     ]);
     assert_eq!(code, 0, "{stderr}");
     let m = &json["machines"][0];
@@ -741,7 +741,7 @@ fn a_machine_not_heard_of_at_now_is_not_judged() {
         "minor",
         "--now",
         "2025-09-01T00:00:00Z",
-        fleet.to_str().unwrap(),
+        arg(&fleet),
     ]);
     assert_eq!(code, 0);
     assert_eq!(json["machines"], serde_json::json!([]));

@@ -11,10 +11,6 @@ use serde_json::{Value, json};
 
 use super::*;
 
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// A fleet of `machines` recorded under `rules` with these habits: the list metalctl exports,
 /// and the raw stream the machines sent.
 fn fleet(dir: &Path, rules: &str, habits: &Habits, machines: u64) -> (PathBuf, PathBuf) {
@@ -73,7 +69,7 @@ fn skipping_waiting_under_v0_19_0_proposes_exactly_what_v0_19_3_added() {
         "json",
         "--rules",
         "metal-api-v0.19.0",
-        path(&list),
+        arg(&list),
     ]);
     assert_eq!(
         kinds(&report),
@@ -91,8 +87,8 @@ fn skipping_waiting_under_v0_19_0_proposes_exactly_what_v0_19_3_added() {
         "-o",
         "json",
         "--out",
-        path(&proposal),
-        path(&list),
+        arg(&proposal),
+        arg(&list),
     ]);
     assert_eq!(code, 0, "{stderr}");
     let proposed: Value =
@@ -117,12 +113,12 @@ fn skipping_waiting_under_v0_19_0_proposes_exactly_what_v0_19_3_added() {
             "json",
             "--fail-on",
             "never",
-            path(&list),
+            arg(&list),
         ]);
         diff.as_object_mut().unwrap().remove("new");
         diff
     };
-    assert_eq!(effect(path(&proposal)), effect("metal-api-v0.19.3"));
+    assert_eq!(effect(arg(&proposal)), effect("metal-api-v0.19.3"));
     assert!(
         !effect("metal-api-v0.19.3")["newly_expected"]
             .as_array()
@@ -146,7 +142,7 @@ fn late_buffered_phoned_home_under_v0_19_3_is_swallowed_and_what_it_caused_are_c
             "json",
             "--rules",
             "metal-api-v0.19.3",
-            path(input),
+            arg(input),
         ]);
         let pairs = report["unexpected"].as_array().unwrap();
         let late = pairs
@@ -176,7 +172,7 @@ fn late_buffered_phoned_home_under_v0_19_3_is_swallowed_and_what_it_caused_are_c
             "metal-api-v0.19.3",
             "-o",
             "json",
-            path(input),
+            arg(input),
         ]);
         let (_, base, _) = run_json(&["rules", "export", "metal-api-v0.19.3"]);
         let added: Vec<Value> = rows(&proposed)[rows(&base).len()..].to_vec();
@@ -201,7 +197,7 @@ fn problems_elsewhere_are_never_accepted() {
     for rules in RULE_SETS {
         let (list, stream) = fleet(dir.path(), rules, &habits, 25);
         for input in [&list, &stream] {
-            let (_, report, _) = run_json(&["report", "-o", "json", "--rules", rules, path(input)]);
+            let (_, report, _) = run_json(&["report", "-o", "json", "--rules", rules, arg(input)]);
             let found = kinds(&report);
             assert!(found.len() >= 3, "{rules}: {found:?}");
             for (state, event, kind) in &found {
@@ -217,13 +213,13 @@ fn problems_elsewhere_are_never_accepted() {
                 rules,
                 "-o",
                 "json",
-                path(input),
+                arg(input),
             ]);
             assert_eq!(code, 0, "{stderr}");
             let (_, base, _) = run_json(&["rules", "export", rules]);
             assert_eq!(rows(&proposed), rows(&base), "{rules}: nothing is accepted");
         }
-        let (_, report, _) = run_json(&["report", "-o", "json", "--rules", rules, path(&stream)]);
+        let (_, report, _) = run_json(&["report", "-o", "json", "--rules", rules, arg(&stream)]);
         let kinds = kinds(&report);
         let kind_of = |state: &str, event: &str| {
             kinds
@@ -249,12 +245,12 @@ fn problems_elsewhere_are_never_accepted() {
 #[test]
 fn the_seed_machine_is_an_unannounced_reboot_in_waiting_to_fix_in_metal_hammer() {
     let seed = testdata("seed-machine.txt");
-    let (_, out, _) = stdout_of(&["explain", path(&seed)]);
+    let (_, out, _) = stdout_of(&["explain", arg(&seed)]);
     assert!(
         out.contains("verdict: unannounced-reboot (the Planned Reboot did not arrive) — look at metal-hammer · 100% of the occurrences · 1 machine · as in metal-api#464"),
         "{out}"
     );
-    let (_, json, _) = run_json(&["explain", "-o", "json", path(&seed)]);
+    let (_, json, _) = run_json(&["explain", "-o", "json", arg(&seed)]);
     let verdict = &json["pairs"][0]["verdict"];
     assert_eq!(verdict["kind"], "unannounced-reboot");
     assert_eq!(verdict["component"], "metal-hammer");
@@ -268,10 +264,10 @@ fn the_default_proposal_on_the_bundled_fleet_accepts_nothing() {
     // Before the diagnosis, it accepted Preparing in Preparing (a crash loop) and PXE Booting
     // in Waiting, and cleared the crash-loop flag of 5 machines.
     let fleet = testdata("fleet-v0.42.2/list-json");
-    let (_, proposed, _) = run_json(&["rules", "propose", "-o", "json", path(&fleet)]);
+    let (_, proposed, _) = run_json(&["rules", "propose", "-o", "json", arg(&fleet)]);
     let (_, base, _) = run_json(&["rules", "export", "metal-api"]);
     assert_eq!(rows(&proposed), rows(&base));
-    let (_, table, _) = stdout_of(&["rules", "propose", path(&fleet)]);
+    let (_, table, _) = stdout_of(&["rules", "propose", arg(&fleet)]);
     assert!(table.contains("Accepted: 0 pairs"), "{table}");
     assert!(table.contains("verdict: crash-loop"), "{table}");
 }
@@ -286,7 +282,7 @@ fn a_forced_self_pair_is_written_as_self_and_warned_about() {
         "Preparing/Preparing",
         "-o",
         "json",
-        path(&fleet),
+        arg(&fleet),
     ]);
     assert_eq!(code, 0);
     assert!(
@@ -307,7 +303,7 @@ fn a_forced_swallow_metal_api_cannot_run_is_warned_to_be_stored() {
     // Three machines with a late Phoned Home in Installing: metal-api swallows none there, so
     // the default leaves the pair out, and forcing it writes `self`, which stores the event.
     let fleet = testdata("diagnose/late-in-installing");
-    let (_, proposed, _) = run_json(&["rules", "propose", "-o", "json", path(&fleet)]);
+    let (_, proposed, _) = run_json(&["rules", "propose", "-o", "json", arg(&fleet)]);
     let (_, base, _) = run_json(&["rules", "export", "metal-api"]);
     assert_eq!(rows(&proposed), rows(&base));
     let (code, proposed, stderr) = run_json(&[
@@ -317,7 +313,7 @@ fn a_forced_swallow_metal_api_cannot_run_is_warned_to_be_stored() {
         "Installing/Phoned Home",
         "-o",
         "json",
-        path(&fleet),
+        arg(&fleet),
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
@@ -353,7 +349,7 @@ fn a_rule_into_its_own_state_by_name_is_refused_with_its_line() {
         .unwrap();
     let rules = dir.path().join("self-by-name.json");
     std::fs::write(&rules, &text).unwrap();
-    let (code, _, stderr) = stdout_of(&["rules", "lint", path(&rules)]);
+    let (code, _, stderr) = stdout_of(&["rules", "lint", arg(&rules)]);
     assert_eq!(code, 1);
     assert!(
         stderr.contains(&format!(
@@ -364,15 +360,15 @@ fn a_rule_into_its_own_state_by_name_is_refused_with_its_line() {
     let (code, _, stderr) = stdout_of(&[
         "report",
         "--rules",
-        path(&rules),
-        path(&testdata("seed-machine.txt")),
+        arg(&rules),
+        arg(&testdata("seed-machine.txt")),
     ]);
     assert_eq!(code, 2, "{stderr}");
 }
 
 #[test]
 fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
-    if !super::pictures::have("git", super::pictures::on_path("git")) {
+    if !have("git", on_path("git")) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -416,8 +412,8 @@ fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
         "{stderr}"
     );
     std::fs::write(&patch, &out).unwrap();
-    git(&repo, &["apply", "--check", path(&patch)]);
-    git(&repo, &["apply", path(&patch)]);
+    git(&repo, &["apply", "--check", arg(&patch)]);
+    git(&repo, &["apply", arg(&patch)]);
     let patched = std::fs::read_to_string(fsm.join("events.go")).unwrap();
     assert!(
         patched.contains("states.Waiting.String(),\n\t\t\t},\n\t\t\tDst: SelfTransitionState"),
@@ -426,7 +422,7 @@ fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
     let (code, imported, stderr) = stdout_of(&[
         "rules",
         "import-go",
-        path(&fsm.join("events.go")),
+        arg(&fsm.join("events.go")),
         "--like",
         "metal-api-v0.19.3",
     ]);
@@ -439,7 +435,7 @@ fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
         "metal-api-v0.19.3",
         "-o",
         "json",
-        path(&list),
+        arg(&list),
     ]);
     let transitions = |file: &Value| -> Ruleset {
         let mut file = file.clone();
@@ -469,7 +465,7 @@ fn every_export_of_a_fleet_gets_the_same_verdicts() {
             let of = |format: &str| {
                 let input = testdata(&format!("{fleet}/{format}"));
                 let (_, report, _) =
-                    run_json(&["report", "-o", "json", "--rules", rules, path(&input)]);
+                    run_json(&["report", "-o", "json", "--rules", rules, arg(&input)]);
                 report["unexpected"]
                     .as_array()
                     .unwrap()
@@ -508,7 +504,7 @@ fn every_export_of_a_fleet_gets_the_same_verdicts() {
 /// many of its occurrences are cascades.
 fn judged(rules: &str, inputs: &[&Path]) -> Vec<Judged> {
     let mut args = vec!["report", "-o", "json", "--rules", rules];
-    args.extend(inputs.iter().map(|p| path(p)));
+    args.extend(inputs.iter().map(|p| arg(p)));
     let (_, report, _) = run_json(&args);
     report["unexpected"]
         .as_array()
@@ -603,10 +599,10 @@ fn reboots_of_several_kinds_name_no_component() {
     assert_eq!(reboot.1, "unannounced-reboot");
     assert_eq!(reboot.3, "");
     assert_eq!(reboot.4, Value::Null);
-    let (_, out, _) = stdout_of(&["explain", path(&mixed)]);
+    let (_, out, _) = stdout_of(&["explain", arg(&mixed)]);
     assert!(out.contains("of several kinds"), "{out}");
     // Each machine has one of the kinds: the verdict is on both.
-    let (_, json, _) = run_json(&["report", "-o", "json", path(&mixed)]);
+    let (_, json, _) = run_json(&["report", "-o", "json", arg(&mixed)]);
     assert_eq!(json["unexpected"][0]["verdict"]["machines"], 2, "{json}");
     assert!(out.contains("· 2 machines"), "{out}");
 }

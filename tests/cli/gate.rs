@@ -1,6 +1,6 @@
 //! Rules as data, `diff` and the `check` gate, as a CI job runs them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -25,25 +25,11 @@ fn exported_rules_load_back_with_byte_identical_reports() {
         let file = write(dir.path(), &format!("{rules}.json"), &exported);
         for input in [&fleet, &seed] {
             let builtin = fsmlog()
-                .args([
-                    "report",
-                    "-o",
-                    "json",
-                    "--rules",
-                    rules,
-                    input.to_str().unwrap(),
-                ])
+                .args(["report", "-o", "json", "--rules", rules, arg(&input)])
                 .output()
                 .unwrap();
             let from_file = fsmlog()
-                .args([
-                    "report",
-                    "-o",
-                    "json",
-                    "--rules",
-                    file.to_str().unwrap(),
-                    input.to_str().unwrap(),
-                ])
+                .args(["report", "-o", "json", "--rules", arg(&file), arg(&input)])
                 .output()
                 .unwrap();
             assert!(builtin.status.success());
@@ -83,7 +69,7 @@ fn lint_names_each_mistake_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let (_, exported, _) = stdout_of(&["rules", "export", "metal-api-v0.19.0"]);
     let good = write(dir.path(), "good.json", &exported);
-    let (code, out, _) = stdout_of(&["rules", "lint", good.to_str().unwrap()]);
+    let (code, out, _) = stdout_of(&["rules", "lint", arg(&good)]);
     assert_eq!(code, 0);
     assert!(out.contains("ok (metal-api-v0.19.0)"));
     // Line 5 is the first transition row: make it name an unknown state, and repeat the
@@ -94,7 +80,7 @@ fn lint_names_each_mistake_with_its_line() {
     lines[4] = original.replace("\"Initial\"]", "\"Initia\"]");
     lines.insert(5, original);
     let bad = write(dir.path(), "bad.json", &lines.join("\n"));
-    let (code, _, err) = stdout_of(&["rules", "lint", bad.to_str().unwrap()]);
+    let (code, _, err) = stdout_of(&["rules", "lint", arg(&bad)]);
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("bad.json:5: unknown state \"Initia\""),
@@ -115,13 +101,13 @@ fn import_go_reproduces_each_builtin() {
         let (code, _, err) = stdout_of(&[
             "rules",
             "import-go",
-            go.to_str().unwrap(),
+            arg(&go),
             "--like",
             rules,
             "--name",
             rules,
             "--out",
-            out.to_str().unwrap(),
+            arg(&out),
         ]);
         assert_eq!(code, 0, "{err}");
         let imported: Value =
@@ -140,7 +126,7 @@ fn import_go_reproduces_each_builtin() {
 fn import_go_rejects_a_file_of_another_shape() {
     let dir = tempfile::tempdir().unwrap();
     let go = write(dir.path(), "main.go", "package main\n\nfunc main() {}\n");
-    let (code, _, err) = stdout_of(&["rules", "import-go", go.to_str().unwrap()]);
+    let (code, _, err) = stdout_of(&["rules", "import-go", arg(&go)]);
     assert_eq!(code, 2);
     assert!(err.contains("no `func Events() fsm.Events {`"), "{err}");
 }
@@ -149,16 +135,7 @@ fn import_go_rejects_a_file_of_another_shape() {
 
 /// `fsmlog diff --old OLD --new NEW -o json PATH`: (exit code, output, stderr).
 fn diff_json(old: &str, new: &str, path: &Path) -> (i32, Value, String) {
-    run_json(&[
-        "diff",
-        "--old",
-        old,
-        "--new",
-        new,
-        "-o",
-        "json",
-        path.to_str().unwrap(),
-    ])
+    run_json(&["diff", "--old", old, "--new", new, "-o", "json", arg(&path)])
 }
 
 #[test]
@@ -195,7 +172,7 @@ fn diff_fails_on_regressions_unless_told_otherwise() {
                 "metal-api-v0.19.0",
                 "--fail-on",
                 fail_on,
-                dir.to_str().unwrap(),
+                arg(&dir),
             ])
             .output()
             .unwrap()
@@ -419,7 +396,7 @@ fn github_actions_gets_annotations_for_the_violations() {
     let output = fsmlog()
         .current_dir(dir.path())
         .env("GITHUB_ACTIONS", "true")
-        .args(["check", fleet.to_str().unwrap()])
+        .args(["check", arg(&fleet)])
         .output()
         .unwrap();
     // Without a baseline both pairs of the fleet are violations.

@@ -9,7 +9,7 @@ use super::*;
 #[test]
 fn damaged_files_are_named_and_the_rest_is_reported() {
     let dir = testdata("damaged");
-    let (code, report, stderr) = run_json(&["report", "-o", "json", dir.to_str().unwrap()]);
+    let (code, report, stderr) = run_json(&["report", "-o", "json", arg(&dir)]);
     assert_eq!(code, 2);
     for needle in [
         "bad-fields.json:3: invalid RFC 3339 time \"yesterday\"",
@@ -64,7 +64,7 @@ fn bad_usage_exits_2() {
 fn named_non_log_file_is_an_error_but_found_one_is_skipped() {
     let samples = testdata("SAMPLES.md");
     fsmlog()
-        .args(["report", samples.to_str().unwrap()])
+        .args(["report", arg(&samples)])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("not a machine log"));
@@ -72,11 +72,7 @@ fn named_non_log_file_is_an_error_but_found_one_is_skipped() {
     let fleet = testdata("fleet-v0.42.2/list-json");
     let expected = testdata("fleet-v0.42.2/expected.json");
     fsmlog()
-        .args([
-            "report",
-            fleet.to_str().unwrap(),
-            expected.to_str().unwrap(),
-        ])
+        .args(["report", arg(&fleet), arg(&expected)])
         .assert()
         .code(2);
 }
@@ -119,7 +115,7 @@ fn a_directory_of_good_damaged_and_foreign_files() {
     std::fs::write(d.join("notes.md"), "# notes\n\nnothing to see\n").unwrap();
     copy("fleet-v0.42.2/expected.json", "expected.json");
 
-    let (code, report, stderr) = run_json(&["report", "-o", "json", d.to_str().unwrap()]);
+    let (code, report, stderr) = run_json(&["report", "-o", "json", arg(&d)]);
     assert_eq!(code, 2, "{stderr}");
     let errors = report["inputs"]["errors"].as_array().unwrap();
     let error_of = |file: &str| {
@@ -188,7 +184,7 @@ fn unknown_events_are_counted_and_skipped() {
 ]"#,
     )
     .unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 0);
     assert_eq!(
         report["inputs"]["unknown_events"],
@@ -198,7 +194,7 @@ fn unknown_events_are_counted_and_skipped() {
     assert_eq!(report["inputs"]["replayed"], 2);
     assert_eq!(report["unexpected"], serde_json::json!([]));
     fsmlog()
-        .args(["report", path.to_str().unwrap()])
+        .args(["report", arg(&path)])
         .assert()
         .success()
         .stdout(predicates::str::contains(
@@ -211,16 +207,9 @@ fn the_same_machine_in_several_inputs_is_one_machine() {
     let list = testdata("fleet-v0.19.0/list-json");
     let logs = testdata("fleet-v0.19.0/logs-json");
     let text = testdata("fleet-v0.19.0/text");
-    let (code, alone, _) = run_json(&["report", "-o", "json", list.to_str().unwrap()]);
+    let (code, alone, _) = run_json(&["report", "-o", "json", arg(&list)]);
     assert_eq!(code, 0);
-    let (code, merged, _) = run_json(&[
-        "report",
-        "-o",
-        "json",
-        list.to_str().unwrap(),
-        logs.to_str().unwrap(),
-        text.to_str().unwrap(),
-    ]);
+    let (code, merged, _) = run_json(&["report", "-o", "json", arg(&list), arg(&logs), arg(&text)]);
     assert_eq!(code, 0);
     assert_eq!(merged["inputs"]["machines"], 12);
     assert_eq!(merged["inputs"]["merged_machines"], 12);
@@ -254,14 +243,8 @@ fn every_export_format_gives_the_same_unexpected_table() {
             let mut tables = Vec::new();
             for format in formats {
                 let dir = testdata(&format!("{fleet}/{format}"));
-                let (_, report, _) = run_json(&[
-                    "report",
-                    "-o",
-                    "json",
-                    "--rules",
-                    rules,
-                    dir.to_str().unwrap(),
-                ]);
+                let (_, report, _) =
+                    run_json(&["report", "-o", "json", "--rules", rules, arg(&dir)]);
                 let mut table = report["unexpected"].clone();
                 for pair in table.as_array_mut().unwrap() {
                     for key in ["first_seen", "last_seen"] {
@@ -285,13 +268,13 @@ fn every_export_format_gives_the_same_unexpected_table() {
 fn forced_format_that_does_not_fit_is_an_error() {
     let list = testdata("fleet-v0.42.2/list-json/machines.json");
     fsmlog()
-        .args(["report", "--format", "v2-json", list.to_str().unwrap()])
+        .args(["report", "--format", "v2-json", arg(&list)])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("expected v2-json JSON"));
     let text = testdata("seed-machine.txt");
     fsmlog()
-        .args(["report", "--format", "list-json", text.to_str().unwrap()])
+        .args(["report", "--format", "list-json", arg(&text)])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("expected list-json JSON"));
@@ -309,7 +292,7 @@ fn gzipped_input_is_read() {
     gz.write_all(&std::fs::read(testdata("seed-machine.txt")).unwrap())
         .unwrap();
     gz.finish().unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 0);
     assert_eq!(report["unexpected"][0]["count"], 3);
     assert_eq!(
@@ -328,18 +311,11 @@ fn tz_flag_resolves_an_unknown_zone() {
     )
     .unwrap();
     fsmlog()
-        .args(["report", path.to_str().unwrap()])
+        .args(["report", arg(&path)])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--tz XST=+HHMM"));
-    let (code, report, _) = run_json(&[
-        "report",
-        "-o",
-        "json",
-        "--tz",
-        "XST=+0500",
-        path.to_str().unwrap(),
-    ]);
+    let (code, report, _) = run_json(&["report", "-o", "json", "--tz", "XST=+0500", arg(&path)]);
     assert_eq!(code, 0);
     assert_eq!(
         report["unexpected"][0]["first_seen"],
@@ -351,25 +327,11 @@ fn tz_flag_resolves_an_unknown_zone() {
 fn output_does_not_depend_on_thread_count() {
     let root = testdata("");
     let one = fsmlog()
-        .args([
-            "report",
-            "-o",
-            "json",
-            "--threads",
-            "1",
-            root.to_str().unwrap(),
-        ])
+        .args(["report", "-o", "json", "--threads", "1", arg(&root)])
         .output()
         .unwrap();
     let many = fsmlog()
-        .args([
-            "report",
-            "-o",
-            "json",
-            "--threads",
-            "4",
-            root.to_str().unwrap(),
-        ])
+        .args(["report", "-o", "json", "--threads", "4", arg(&root)])
         .output()
         .unwrap();
     assert_eq!(one.stdout, many.stdout);
@@ -380,7 +342,7 @@ fn output_does_not_depend_on_thread_count() {
 fn table_output_reads_well() {
     let seed = testdata("seed-machine.txt");
     fsmlog()
-        .args(["report", seed.to_str().unwrap()])
+        .args(["report", arg(&seed)])
         .assert()
         .success()
         .stdout(predicates::str::contains("Waiting"))
@@ -393,14 +355,7 @@ fn table_output_reads_well() {
 #[test]
 fn machine_id_flag_names_a_single_machine_file() {
     let seed = testdata("seed-machine.txt");
-    let (_, out, _) = run_json(&[
-        "report",
-        "-o",
-        "json",
-        "--machine-id",
-        "m-42",
-        seed.to_str().unwrap(),
-    ]);
+    let (_, out, _) = run_json(&["report", "-o", "json", "--machine-id", "m-42", arg(&seed)]);
     assert_eq!(
         out["unexpected"][0]["examples"],
         serde_json::json!(["m-42"])
@@ -434,7 +389,7 @@ fn a_truncated_list_keeps_the_machines_before_the_damage() {
     let list = std::fs::read(testdata("fleet-v0.42.2/list-json/machines.json")).unwrap();
     let path = dir.path().join("cut.json");
     std::fs::write(&path, &list[..list.len() - 200]).unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 2);
     assert_eq!(report["inputs"]["machines"], 11);
     assert_eq!(report["inputs"]["errors"].as_array().unwrap().len(), 1);
@@ -451,7 +406,7 @@ fn a_stream_with_a_damaged_first_line_is_still_a_stream() {
          {\"machine_id\": \"m2\", \"time\": \"2025-09-22T12:02:00Z\", \"event\": \"Waiting\"}\n",
     )
     .unwrap();
-    let (code, report, stderr) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, stderr) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(report["inputs"]["machines"], 2);
     assert_eq!(report["inputs"]["formats"]["ndjson"], 1);
@@ -480,7 +435,7 @@ fn text_that_starts_with_a_bracket_is_skipped_not_damaged() {
     std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
     std::fs::write(dir.path().join("README.md"), "[![CI](x)](y)\n\ntext\n").unwrap();
     std::fs::copy(testdata("seed-machine.txt"), dir.path().join("seed.txt")).unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", dir.path().to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&dir.path())]);
     assert_eq!(code, 0);
     assert_eq!(report["inputs"]["skipped"].as_array().unwrap().len(), 2);
     assert_eq!(report["inputs"]["machines"], 1);
@@ -495,7 +450,7 @@ fn an_empty_event_array_with_a_last_error_is_one_machine() {
         "[]\n\nRecent last error (1h ago):\n\n{\"event\": \"PXE Booting\", \"message\": \"[unexpectedly received in state waiting]: dhcp\", \"time\": \"2025-09-22T12:00:00Z\"}\n",
     )
     .unwrap();
-    let (code, report, stderr) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, stderr) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(report["inputs"]["machines"], 1);
     assert_eq!(
@@ -513,7 +468,7 @@ fn a_file_full_of_bad_rows_names_a_hundred_and_counts_the_rest() {
         text.push_str("Mon, 32 Aug 2022 06:36:15 UTC   Waiting   bad day\n");
     }
     std::fs::write(&path, text).unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 2);
     let errors = report["inputs"]["errors"].as_array().unwrap();
     assert_eq!(errors.len(), 101);
@@ -534,7 +489,7 @@ fn numeric_zones_as_go_prints_them() {
         "| TIME | EVENT | MESSAGE |\n|---|---|---|\n| Mon, 22 Aug 2022 09:36:15 +03 | PXE Booting | dhcp |\n| Mon, 22 Aug 2022 06:36:15 +-130 | Waiting | w |\n",
     )
     .unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 2);
     assert_eq!(report["inputs"]["errors"][0]["line"], 4);
     assert_eq!(report["inputs"]["events"], 1);
@@ -567,7 +522,7 @@ fn a_one_line_element_in_a_pretty_list_is_read() {
         .collect();
     let path = dir.path().join("mixed.json");
     std::fs::write(&path, format!("[\n{}\n]\n", pretty.join(",\n"))).unwrap();
-    let (code, report, stderr) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, stderr) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(report["inputs"]["machines"], 12);
 }
@@ -583,7 +538,7 @@ fn a_gzip_file_with_trailing_garbage_keeps_its_machines() {
     let mut bytes = gz.finish().unwrap();
     bytes.extend([0u8; 512]);
     std::fs::write(&path, bytes).unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 2);
     assert_eq!(report["inputs"]["machines"], 12);
 }
@@ -596,7 +551,7 @@ fn a_garbage_line_early_in_a_stream_is_one_error() {
     lines.insert(2, "garbage line");
     let path = dir.path().join("s.ndjson");
     std::fs::write(&path, lines.join("\n")).unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 2);
     assert_eq!(report["inputs"]["machines"], 12);
     assert_eq!(report["inputs"]["errors"][0]["line"], 3);
@@ -618,7 +573,7 @@ fn a_line_that_only_looks_like_a_section_header_is_not_one() {
     text.push_str("Mon, 22 Aug 2022 07:00:00 UTC   Planned Reboot   after\n");
     let path = dir.path().join("tables.txt");
     std::fs::write(&path, text).unwrap();
-    let (code, report, _) = run_json(&["report", "-o", "json", path.to_str().unwrap()]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&path)]);
     assert_eq!(code, 2);
     assert_eq!(report["inputs"]["machines"], 1);
     assert_eq!(report["inputs"]["errors"].as_array().unwrap().len(), 1);

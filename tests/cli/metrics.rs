@@ -5,17 +5,12 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 
 use serde_json::Value;
 
-use super::pictures::{have, on_path};
 use super::*;
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// One sample: its family's name, its labels, its value.
 #[derive(Debug, Clone, PartialEq)]
@@ -204,7 +199,7 @@ fn promtool_accepts_every_output_on_every_input() {
     }
     for input in inputs() {
         for command in ["report", "check", "issues"] {
-            let (code, text, stderr) = stdout_of(&[command, "-o", "openmetrics", path(&input)]);
+            let (code, text, stderr) = stdout_of(&[command, "-o", "openmetrics", arg(&input)]);
             assert!((0..=2).contains(&code), "{stderr}");
             promtool_accepts(&text, &format!("{command} {}", input.display()));
         }
@@ -215,15 +210,9 @@ fn promtool_accepts_every_output_on_every_input() {
 fn report_metrics_are_the_reports_json() {
     for input in inputs() {
         for rules in RULE_SETS {
-            let (_, text, _) = stdout_of(&[
-                "report",
-                "-o",
-                "openmetrics",
-                "--rules",
-                rules,
-                path(&input),
-            ]);
-            let (_, json, _) = run_json(&["report", "-o", "json", "--rules", rules, path(&input)]);
+            let (_, text, _) =
+                stdout_of(&["report", "-o", "openmetrics", "--rules", rules, arg(&input)]);
+            let (_, json, _) = run_json(&["report", "-o", "json", "--rules", rules, arg(&input)]);
             let (samples, _) = parse(&text);
             let what = format!("{} under {rules}", input.display());
             let inputs = &json["inputs"];
@@ -319,7 +308,7 @@ fn check_metrics_are_the_gates_json() {
     let dir = tempfile::tempdir().unwrap();
     let fleet = testdata("fleet-v0.42.2/list-json");
     let baseline = dir.path().join("baseline.json");
-    let (code, _, _) = stdout_of(&["check", path(&fleet), "--write-baseline", path(&baseline)]);
+    let (code, _, _) = stdout_of(&["check", arg(&fleet), "--write-baseline", arg(&baseline)]);
     assert_eq!(code, 0);
     // One pair dropped from the baseline: it fails the gate.
     let mut b: Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
@@ -327,7 +316,7 @@ fn check_metrics_are_the_gates_json() {
     let narrower = dir.path().join("narrower.json");
     std::fs::write(&narrower, b.to_string()).unwrap();
     for (base, passes) in [(&baseline, true), (&narrower, false)] {
-        let args = ["check", path(&fleet), "--baseline", path(base)];
+        let args = ["check", arg(&fleet), "--baseline", arg(base)];
         let (code, text, _) = stdout_of(&[&args[..], &["-o", "openmetrics"]].concat());
         assert_eq!(code, if passes { 0 } else { 1 });
         let (_, json, _) = run_json(&[&args[..], &["-o", "json"]].concat());
@@ -366,7 +355,7 @@ fn check_metrics_are_the_gates_json() {
         assert_eq!(got, want);
         assert_eq!(got.is_empty(), passes);
         // And the fleet's families, as report writes them.
-        let (_, report, _) = stdout_of(&["report", "-o", "openmetrics", path(&fleet)]);
+        let (_, report, _) = stdout_of(&["report", "-o", "openmetrics", arg(&fleet)]);
         let (report, _) = parse(&report);
         for s in report {
             assert!(samples.contains(&s), "{s:?}");
@@ -377,8 +366,8 @@ fn check_metrics_are_the_gates_json() {
 #[test]
 fn issues_are_metal_metrics_exporters_families() {
     for input in inputs() {
-        let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", path(&input)]);
-        let (_, json, _) = run_json(&["issues", "-o", "json", "--all", path(&input)]);
+        let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", arg(&input)]);
+        let (_, json, _) = run_json(&["issues", "-o", "json", "--all", arg(&input)]);
         let (samples, help) = parse(&text);
         // The exporter's names, help texts and label names (metal-metrics-exporter v0.3.1).
         assert_eq!(
@@ -478,7 +467,7 @@ fn the_filters_choose_the_types_and_a_resolved_issue_is_a_zero() {
         "crashloop",
         "--only",
         "last-event-error",
-        path(&fleet),
+        arg(&fleet),
     ]);
     let (samples, _) = parse(&text);
     let types: Vec<&str> = of(&samples, "metal_machine_issues_info")
@@ -496,7 +485,7 @@ fn the_filters_choose_the_types_and_a_resolved_issue_is_a_zero() {
         "last-event-error",
         "--now",
         "2025-10-30T00:00:00Z",
-        path(&fleet),
+        arg(&fleet),
     ]);
     let (later, _) = parse(&later);
     let rows = of(&later, "metal_machine_issues");
@@ -512,7 +501,7 @@ fn the_filters_choose_the_types_and_a_resolved_issue_is_a_zero() {
 #[test]
 fn hostile_ids_are_escaped_and_read_back() {
     let input = testdata("metrics/hostile.json");
-    let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", path(&input)]);
+    let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", arg(&input)]);
     let (samples, _) = parse(&text);
     let ids: std::collections::BTreeSet<&str> = of(&samples, "metal_machine_issues")
         .iter()
@@ -536,7 +525,7 @@ fn ids_that_only_look_alike_stay_apart() {
     // two series here, or the exposition holds one series twice and is invalid. The id
     // written out is carried as it is; the one with the line feed is told apart.
     let input = testdata("metrics/collide.json");
-    let (code, text, stderr) = stdout_of(&["issues", "-o", "openmetrics", path(&input)]);
+    let (code, text, stderr) = stdout_of(&["issues", "-o", "openmetrics", arg(&input)]);
     assert_eq!(code, 0, "{stderr}");
     let (samples, _) = parse(&text);
     let rows = of(&samples, "metal_machine_issues");
@@ -573,7 +562,7 @@ fn nothing_read_writes_no_metrics_and_keeps_the_last_file() {
     for command in ["report", "issues"] {
         for input in [&empty, &list] {
             std::fs::write(&file, "last good\n").unwrap();
-            let (code, stdout, stderr) = metrics_out(command, path(&file), path(input));
+            let (code, stdout, stderr) = metrics_out(command, arg(&file), arg(input));
             assert_eq!(code, 2, "{command}: {stderr}");
             assert_eq!(stdout, "");
             assert!(
@@ -583,7 +572,7 @@ fn nothing_read_writes_no_metrics_and_keeps_the_last_file() {
             assert_eq!(std::fs::read_to_string(&file).unwrap(), "last good\n");
             // Asked for, the empty text is written: the families, no samples of machines.
             let (code, text, stderr) =
-                stdout_of(&[command, "-o", "openmetrics", "--allow-empty", path(input)]);
+                stdout_of(&[command, "-o", "openmetrics", "--allow-empty", arg(input)]);
             assert_eq!(code, 0, "{command}: {stderr}");
             assert!(text.ends_with("# EOF\n"), "{text}");
             let (samples, _) = parse(&text);
@@ -598,11 +587,11 @@ fn out_writes_atomically_and_readable() {
     let file = dir.path().join("fsmlog.prom");
     let fleet = testdata("fleet-v0.42.2/list-json");
     for command in ["report", "check", "issues"] {
-        let (code, stdout, stderr) = metrics_out(command, path(&file), path(&fleet));
+        let (code, stdout, stderr) = metrics_out(command, arg(&file), arg(&fleet));
         assert!(code == 0 || (command == "check" && code == 1), "{stderr}");
         assert_eq!(stdout, "");
         let written = std::fs::read_to_string(&file).unwrap();
-        let (_, direct, _) = stdout_of(&[command, "-o", "openmetrics", path(&fleet)]);
+        let (_, direct, _) = stdout_of(&[command, "-o", "openmetrics", arg(&fleet)]);
         assert_eq!(written, direct);
         // Nothing is left beside it.
         let names: Vec<String> = std::fs::read_dir(dir.path())
@@ -620,7 +609,7 @@ fn out_writes_atomically_and_readable() {
     // Where it cannot be written: exit 2 naming the file, and the old file unchanged.
     let before = std::fs::read_to_string(&file).unwrap();
     let missing = dir.path().join("no-such-dir/fsmlog.prom");
-    let (code, _, stderr) = metrics_out("report", path(&missing), path(&fleet));
+    let (code, _, stderr) = metrics_out("report", arg(&missing), arg(&fleet));
     assert_eq!(code, 2);
     assert!(stderr.contains("no-such-dir/fsmlog.prom"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
@@ -631,13 +620,13 @@ fn out_writes_atomically_and_readable() {
 fn out_follows_links_and_writes_pipes_straight() {
     let dir = tempfile::tempdir().unwrap();
     let fleet = testdata("fleet-v0.42.2/list-json");
-    let (_, expected, _) = stdout_of(&["report", "-o", "openmetrics", path(&fleet)]);
+    let (_, expected, _) = stdout_of(&["report", "-o", "openmetrics", arg(&fleet)]);
     // A link to the collector's file stays a link; the file it names is replaced.
     let real = dir.path().join("real.prom");
     std::fs::write(&real, "old\n").unwrap();
     let link = dir.path().join("link.prom");
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    let (code, _, stderr) = metrics_out("report", path(&link), path(&fleet));
+    let (code, _, stderr) = metrics_out("report", arg(&link), arg(&fleet));
     assert_eq!(code, 0, "{stderr}");
     assert!(
         std::fs::symlink_metadata(&link)
@@ -659,13 +648,13 @@ fn out_follows_links_and_writes_pipes_straight() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
-    let (code, _, stderr) = metrics_out("report", path(&fifo), path(&fleet));
+    let (code, _, stderr) = metrics_out("report", arg(&fifo), arg(&fleet));
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(reader.join().unwrap(), expected);
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     // /dev/stdout is the command's own standard output.
-    let (code, stdout, stderr) = metrics_out("report", "/dev/stdout", path(&fleet));
+    let (code, stdout, stderr) = metrics_out("report", "/dev/stdout", arg(&fleet));
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, expected);
     // /dev/stdout into a file the shell opened for `>>`: what was there stays.
@@ -679,7 +668,7 @@ fn out_follows_links_and_writes_pipes_straight() {
             "openmetrics",
             "--out",
             "/dev/stdout",
-            path(&fleet),
+            arg(&fleet),
         ])
         .stdout(appended)
         .status()
@@ -722,7 +711,7 @@ fn out_follows_links_and_writes_pipes_straight() {
             .is_symlink()
     );
     // A directory is an error naming it.
-    let (code, _, stderr) = metrics_out("report", path(dir.path()), path(&fleet));
+    let (code, _, stderr) = metrics_out("report", arg(dir.path()), arg(&fleet));
     assert_eq!(code, 2);
     assert!(
         stderr.contains(&format!("cannot write {}", dir.path().display())),
@@ -762,7 +751,7 @@ fn the_alert_rules_in_the_ci_recipe_load() {
         "check",
         "-o",
         "openmetrics",
-        path(&testdata("seed-machine.txt")),
+        arg(&testdata("seed-machine.txt")),
     ]);
     for name in [
         "fsmlog_gate_passed",

@@ -11,33 +11,6 @@ use serde_json::{Value, json};
 
 use super::*;
 
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-pub fn tools() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools")
-}
-
-/// Whether a checker is there; in CI (`FSMLOG_REQUIRE_TOOLS`) it must be.
-pub fn have(what: &str, present: bool) -> bool {
-    if !present {
-        assert!(
-            std::env::var_os("FSMLOG_REQUIRE_TOOLS").is_none(),
-            "{what} is missing; .ci/run installs it"
-        );
-        eprintln!("skipped: {what} is not installed (see .ci/run)");
-    }
-    present
-}
-
-pub fn on_path(program: &str) -> bool {
-    Process::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// The boxes of the SVG's labels and nodes: x, y, width, height.
 fn boxes(svg: &str) -> (Vec<[f64; 4]>, Vec<[f64; 4]>) {
     let rect = Regex::new(
@@ -134,19 +107,19 @@ fn graph_labels_never_overlap() {
     let noisy = noisy_fleet(dir.path());
     let seed = testdata("seed-machine.txt");
     let both = [
-        path(&testdata("fleet-v0.19.0/list-json")).to_string(),
-        path(&testdata("fleet-v0.42.2/list-json")).to_string(),
+        arg(&testdata("fleet-v0.19.0/list-json")).to_string(),
+        arg(&testdata("fleet-v0.42.2/list-json")).to_string(),
     ];
     let cases: Vec<Vec<&str>> = vec![
         vec![],
         vec!["--rules", "metal-api-v0.19.0"],
-        vec![path(&seed)],
+        vec![arg(&seed)],
         vec![&both[0]],
         vec![&both[1]],
         vec![&both[0], &both[1]],
         vec!["--rules", "metal-api-v0.19.0", &both[0], &both[1]],
-        vec![path(&noisy)],
-        vec!["--rules", "metal-api-v0.19.0", path(&noisy)],
+        vec![arg(&noisy)],
+        vec!["--rules", "metal-api-v0.19.0", arg(&noisy)],
     ];
     for case in cases {
         let svg = graph(&case);
@@ -176,8 +149,8 @@ fn graph_labels_never_overlap() {
         }
     }
     // Too many pairs for one picture: the rarest are listed under it, none is lost.
-    let svg = graph(&[path(&noisy)]);
-    let (_, dot, _) = stdout_of(&["graph", "-o", "dot", path(&noisy)]);
+    let svg = graph(&[arg(&noisy)]);
+    let (_, dot, _) = stdout_of(&["graph", "-o", "dot", arg(&noisy)]);
     let edges = dot.lines().filter(|l| l.contains(" -> ")).count();
     let drawn = Regex::new(r#"<path d="M"#).unwrap().find_iter(&svg).count();
     let listed = Regex::new(r"(?m)→ [^:]+: ")
@@ -197,7 +170,7 @@ fn graph_labels_never_overlap() {
 
 #[test]
 fn the_seeds_waiting_pxe_booting_edge_is_red_with_its_count() {
-    let svg = graph(&[path(&testdata("seed-machine.txt"))]);
+    let svg = graph(&[arg(&testdata("seed-machine.txt"))]);
     assert!(
         svg.contains(r##"stroke="#d32f2f""##),
         "an unexpected edge is drawn red"
@@ -234,10 +207,10 @@ fn graph_edges_agree_with_report() {
                 &[][..],
                 &["--since", "2025-09-18", "--until", "2025-09-21"][..],
             ] {
-                let mut args = vec!["-o", "dot", path(&input)];
+                let mut args = vec!["-o", "dot", arg(&input)];
                 args.extend_from_slice(window);
                 let dot = graph(&args);
-                let mut report_args = vec!["report", "-o", "json", path(&input)];
+                let mut report_args = vec!["report", "-o", "json", arg(&input)];
                 report_args.extend_from_slice(window);
                 let (_, report, _) = run_json(&report_args);
                 assert_eq!(
@@ -255,7 +228,7 @@ fn dot_renders_with_graphviz() {
     if !have("Graphviz (dot)", on_path("dot")) {
         return;
     }
-    for args in [vec![], vec![path(&testdata("fleet-v0.42.2/list-json"))]] {
+    for args in [vec![], vec![arg(&testdata("fleet-v0.42.2/list-json"))]] {
         let mut all = vec!["-o", "dot"];
         all.extend(args);
         let dir = tempfile::tempdir().unwrap();
@@ -295,11 +268,8 @@ fn mermaid_parses() {
     let mut files = Vec::new();
     for (name, args) in [
         ("rules.mmd", vec![]),
-        (
-            "fleet.mmd",
-            vec![path(&testdata("fleet-v0.42.2/list-json"))],
-        ),
-        ("seed.mmd", vec![path(&testdata("seed-machine.txt"))]),
+        ("fleet.mmd", vec![arg(&testdata("fleet-v0.42.2/list-json"))]),
+        ("seed.mmd", vec![arg(&testdata("seed-machine.txt"))]),
     ] {
         let mut all = vec!["-o", "mermaid"];
         all.extend(args);
@@ -362,8 +332,8 @@ fn counts(report: &Value) -> BTreeMap<(String, String), u64> {
 fn windows_count_exactly_what_happened_in_them() {
     let dir = tempfile::tempdir().unwrap();
     let fleet = generated_fleet(dir.path(), 150, 5, 40);
-    let (_, replay, _) = run_json(&["replay", "-o", "json", path(&fleet)]);
-    let (_, all, _) = run_json(&["report", "-o", "json", path(&fleet)]);
+    let (_, replay, _) = run_json(&["replay", "-o", "json", arg(&fleet)]);
+    let (_, all, _) = run_json(&["report", "-o", "json", arg(&fleet)]);
     assert_eq!(
         counts(&all),
         by_hand(&replay, "", ""),
@@ -381,7 +351,7 @@ fn windows_count_exactly_what_happened_in_them() {
             vec!["--since", "6d", "--until", "48h"],
         ),
     ] {
-        let mut all_args = vec!["report", "-o", "json", path(&fleet)];
+        let mut all_args = vec!["report", "-o", "json", arg(&fleet)];
         all_args.extend_from_slice(&args);
         let (code, windowed, stderr) = run_json(&all_args);
         assert_eq!(code, 0, "{stderr}");
@@ -409,7 +379,7 @@ fn windows_count_exactly_what_happened_in_them() {
         "7d",
         "--now",
         &now,
-        path(&fleet),
+        arg(&fleet),
     ]);
     assert_eq!(counts(&fixed), by_hand(&replay, &days_ago(7), ""));
     let (_, wall, _) = run_json(&[
@@ -420,7 +390,7 @@ fn windows_count_exactly_what_happened_in_them() {
         "1d",
         "--now",
         "now",
-        path(&fleet),
+        arg(&fleet),
     ]);
     assert_eq!(
         wall["unexpected"],
@@ -438,7 +408,7 @@ fn trend_series_sum_to_the_counts() {
             "json",
             "--by",
             period,
-            path(&testdata("fleet-v0.42.2/list-json")),
+            arg(&testdata("fleet-v0.42.2/list-json")),
         ]);
         assert_eq!(code, 0);
         for pair in report["unexpected"].as_array().unwrap() {
@@ -460,12 +430,12 @@ fn trend_series_sum_to_the_counts() {
             }
         }
     }
-    let (_, plain, _) = run_json(&["report", "-o", "json", path(&testdata("seed-machine.txt"))]);
+    let (_, plain, _) = run_json(&["report", "-o", "json", arg(&testdata("seed-machine.txt"))]);
     assert!(
         plain["unexpected"][0].get("series").is_none(),
         "only with --by"
     );
-    let (_, table, _) = stdout_of(&["report", "--by", "day", path(&testdata("seed-machine.txt"))]);
+    let (_, table, _) = stdout_of(&["report", "--by", "day", arg(&testdata("seed-machine.txt"))]);
     assert!(table.contains("Per day"), "{table}");
 }
 
@@ -510,7 +480,7 @@ fn every_windowed_view_says_its_window() {
         ][..],
     ] {
         let mut args = command.to_vec();
-        args.extend(["-o", "json", "--since", "2025-09-18", path(&fleet)]);
+        args.extend(["-o", "json", "--since", "2025-09-18", arg(&fleet)]);
         let (_, out, _) = run_json(&args);
         assert_eq!(
             out["window"]["since"], "2025-09-18T00:00:00Z",
@@ -522,12 +492,6 @@ fn every_windowed_view_says_its_window() {
 }
 
 // The HTML page in a browser.
-
-pub fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| on_path(c))
-}
 
 #[test]
 fn the_html_page_loads_in_chromium_with_input_as_text() {
@@ -581,8 +545,8 @@ fn the_html_page_loads_in_chromium_with_input_as_text() {
         "report",
         "-o",
         "json",
-        path(&testdata("fleet-v0.42.2/list-json")),
-        path(&testdata("html")),
+        arg(&testdata("fleet-v0.42.2/list-json")),
+        arg(&testdata("html")),
     ]);
     let first_table = &dom[dom.find("<tbody>").unwrap()..dom.find("</tbody>").unwrap()];
     assert_eq!(
@@ -631,7 +595,7 @@ fn a_busy_edge_beside_the_lifecycle_keeps_its_label() {
     }
     let file = dir.path().join("reclaim.ndjson");
     std::fs::write(&file, lines).unwrap();
-    let svg = graph(&["-o", "svg", path(&file)]);
+    let svg = graph(&["-o", "svg", arg(&file)]);
     assert!(svg.contains(">Machine Reclaim ×1000</text>"), "{svg}");
     assert!(!svg.contains("Not drawn"), "{svg}");
 }
@@ -649,7 +613,7 @@ fn an_unexpected_loop_does_not_hide_the_expected_one() {
          {\"machine\":\"m\",\"time\":\"2025-09-16T10:03:00Z\",\"event\":\"Preparing\"}\n",
     )
     .unwrap();
-    let svg = graph(&["-o", "svg", path(&file)]);
+    let svg = graph(&["-o", "svg", arg(&file)]);
     let loops =
         Regex::new(r#"<path d="(M[\d.]+,[\d.]+ C[^"]+)"[^>]*stroke="(#[0-9a-f]+)""#).unwrap();
     let drawn: Vec<(String, String)> = loops
@@ -677,7 +641,7 @@ fn an_unexpected_loop_does_not_hide_the_expected_one() {
 #[test]
 fn a_graph_of_a_folder_without_machines_is_no_picture() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out, stderr) = stdout_of(&["graph", "-o", "svg", path(dir.path())]);
+    let (code, out, stderr) = stdout_of(&["graph", "-o", "svg", arg(dir.path())]);
     assert_eq!(code, 2);
     assert!(out.is_empty(), "{out}");
     assert!(stderr.contains("no machine was read"), "{stderr}");

@@ -7,10 +7,6 @@ use serde_json::Value;
 
 use super::*;
 
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     let file = dir.join(name);
     std::fs::write(&file, text).unwrap();
@@ -35,15 +31,15 @@ fn an_event_a_record_holds_twice_stays_twice_when_merged() {
         "m-older.txt",
         "Tue, 16 Sep 2025 09:00:00 UTC   PXE Booting   x\n",
     );
-    let alone = run_json(&["report", "-o", "json", path(&table)]).1;
+    let alone = run_json(&["report", "-o", "json", arg(&table)]).1;
     let merged = run_json(&[
         "report",
         "-o",
         "json",
         "--machine-id",
         "m",
-        path(&table),
-        path(&older),
+        arg(&table),
+        arg(&older),
     ])
     .1;
     assert_eq!(alone["unexpected"][0]["count"], 2);
@@ -74,8 +70,8 @@ fn exports_that_do_not_overlap_join_without_a_false_pair() {
         "json",
         "--machine-id",
         "m",
-        path(&day1),
-        path(&day2),
+        arg(&day1),
+        arg(&day2),
     ])
     .1;
     assert_eq!(out["inputs"]["merged_machines"], 1);
@@ -90,14 +86,14 @@ fn exports_that_do_not_overlap_join_without_a_false_pair() {
 fn a_gate_that_read_nothing_says_failed_in_every_output() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path();
-    let (code, json, _) = run_json(&["check", "-o", "json", path(empty)]);
+    let (code, json, _) = run_json(&["check", "-o", "json", arg(empty)]);
     assert_eq!(code, 2);
     assert_eq!(json["passed"], false);
-    let (_, table, _) = stdout_of(&["check", path(empty)]);
+    let (_, table, _) = stdout_of(&["check", arg(empty)]);
     assert!(table.starts_with("FAILED: no machine was read"), "{table}");
-    let (_, junit, _) = stdout_of(&["check", "-o", "junit", path(empty)]);
+    let (_, junit, _) = stdout_of(&["check", "-o", "junit", arg(empty)]);
     assert!(junit.contains(r#"failures="1""#), "{junit}");
-    let (_, sarif, _) = stdout_of(&["check", "-o", "sarif", path(empty)]);
+    let (_, sarif, _) = stdout_of(&["check", "-o", "sarif", arg(empty)]);
     let sarif: Value = serde_json::from_str(&sarif).unwrap();
     assert_eq!(
         sarif["runs"][0]["invocations"][0]["executionSuccessful"],
@@ -119,7 +115,7 @@ fn one_bad_byte_in_yaml_loses_no_machine() {
     bytes.insert(line10, 0xff);
     let file = dir.path().join("machines.yaml");
     std::fs::write(&file, bytes).unwrap();
-    let (code, out, stderr) = run_json(&["report", "-o", "json", path(&file)]);
+    let (code, out, stderr) = run_json(&["report", "-o", "json", arg(&file)]);
     assert_eq!(code, 2);
     assert_eq!(out["inputs"]["machines"], 12);
     assert!(
@@ -136,7 +132,7 @@ fn yaml_aliases_repeat_their_anchor() {
         "m.yaml",
         "- time: 2025-09-16T10:00:00Z\n  event: Waiting\n  message: &m waiting for allocation\n- time: 2025-09-16T10:05:00Z\n  event: Waiting\n  message: *m\n",
     );
-    let out = run_json(&["replay", "-o", "json", path(&file)]).1;
+    let out = run_json(&["replay", "-o", "json", arg(&file)]).1;
     assert_eq!(
         out["machines"][0]["steps"][1]["message"],
         "waiting for allocation"
@@ -151,7 +147,7 @@ fn no_machine_appears_before_the_first_section_header() {
         "tail.txt",
         "$ tail -n +1 day1/*.txt\n==> day1/m-a.txt <==\nTIME  EVENT  MESSAGE\nTue, 16 Sep 2025 10:31:10 UTC   Preparing   starting metal-hammer\n==> day1/m-b.txt <==\nTue, 16 Sep 2025 10:31:10 UTC   Preparing   starting metal-hammer\n",
     );
-    let out = run_json(&["report", "-o", "json", path(&file)]).1;
+    let out = run_json(&["report", "-o", "json", arg(&file)]).1;
     assert_eq!(out["inputs"]["machines"], 2);
     assert_eq!(
         out["inputs"]["skipped_lines"], 0,
@@ -163,7 +159,7 @@ fn no_machine_appears_before_the_first_section_header() {
         "pasted.txt",
         "Hi team, the logs below:\n==> m-a <==\nTue, 16 Sep 2025 10:31:10 UTC Preparing starting metal-hammer\n",
     );
-    let (code, out, stderr) = run_json(&["report", "-o", "json", path(&pasted)]);
+    let (code, out, stderr) = run_json(&["report", "-o", "json", arg(&pasted)]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(out["inputs"]["machines"], 1);
 }
@@ -175,7 +171,7 @@ fn a_byte_order_mark_does_not_hide_a_stream() {
     bytes.extend(std::fs::read(testdata("trust/long-first-line.ndjson")).unwrap());
     let file = dir.path().join("events.ndjson");
     std::fs::write(&file, bytes).unwrap();
-    let out = run_json(&["report", "-o", "json", path(&file)]).1;
+    let out = run_json(&["report", "-o", "json", arg(&file)]).1;
     assert_eq!(out["inputs"]["formats"]["ndjson"], 1);
     assert_eq!(out["inputs"]["events"], 4);
 }
@@ -195,7 +191,7 @@ fn a_pasted_row_matches_its_json_twin() {
         "m.md",
         "> Mon, 22 Aug 2022 06:36:15 UTC PXE Booting [unexpectedly received in state waiting]: machine sent extended dhcp request\n> Mon, 22 Aug 2022 06:32:44 UTC Waiting waiting for allocation\n",
     );
-    let out = run_json(&["report", "-o", "json", path(&json), path(&pasted)]).1;
+    let out = run_json(&["report", "-o", "json", arg(&json), arg(&pasted)]).1;
     assert_eq!(out["inputs"]["duplicates"], 2);
     assert_eq!(out["unexpected"][0]["count"], 1);
 }
@@ -234,7 +230,7 @@ fn a_symlink_to_itself_is_named_a_loop() {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("self");
     std::os::unix::fs::symlink(&link, &link).unwrap();
-    let (_, _, stderr) = stdout_of(&["report", path(&link)]);
+    let (_, _, stderr) = stdout_of(&["report", arg(&link)]);
     assert!(stderr.contains("self: symlink loop"), "{stderr}");
 }
 
@@ -245,7 +241,7 @@ fn utf16_without_a_byte_order_mark_gets_a_hint() {
     let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
     let file = dir.path().join("m.txt");
     std::fs::write(&file, bytes).unwrap();
-    let (_, _, stderr) = stdout_of(&["report", path(&file)]);
+    let (_, _, stderr) = stdout_of(&["report", arg(&file)]);
     assert!(
         stderr.contains("UTF-16 without a byte-order mark"),
         "{stderr}"
@@ -260,7 +256,7 @@ fn a_machines_mention_pings_nobody_in_markdown() {
         "@admin.txt",
         "Mon, 22 Aug 2022 06:36:15 UTC   PXE Booting   [unexpectedly received in state waiting]: x\n",
     );
-    let (_, md, _) = stdout_of(&["report", "-o", "markdown", path(&file)]);
+    let (_, md, _) = stdout_of(&["report", "-o", "markdown", arg(&file)]);
     assert!(md.contains("&#64;admin"), "{md}");
     assert!(!md.contains("@admin"), "{md}");
 }
@@ -271,7 +267,7 @@ fn dot_labels_break_lines_as_dot_does() {
         "graph",
         "-o",
         "dot",
-        path(&testdata("fleet-v0.42.2/list-json")),
+        arg(&testdata("fleet-v0.42.2/list-json")),
     ]);
     assert_eq!(code, 0);
     assert!(dot.contains(r#"[label="Waiting\n9 now"]"#), "{dot}");
@@ -291,7 +287,7 @@ fn a_window_that_ends_before_it_begins_is_refused() {
             "2025-09-27",
             "--until",
             "2025-09-20",
-            path(&fleet),
+            arg(&fleet),
         ]);
         let (code, out, stderr) = stdout_of(&args);
         assert_eq!(code, 2, "{command}: {out}");
@@ -330,7 +326,7 @@ fn a_trend_over_a_long_span_says_how_many_periods_a_bar_holds() {
             ),
         );
     }
-    let dir = path(dir.path());
+    let dir = arg(dir.path());
     let (_, csv, _) = stdout_of(&["report", "--by", "day", "-o", "csv", dir]);
     let header = csv.lines().next().unwrap();
     assert!(header.ends_with(",Per 92 days,Verdict"), "{header}");
@@ -364,7 +360,7 @@ fn a_deeply_nested_value_is_read_not_a_crash() {
         ),
     );
     for file in [&list, &logs] {
-        let (code, out, stderr) = run_json(&["report", "-o", "json", path(file)]);
+        let (code, out, stderr) = run_json(&["report", "-o", "json", arg(file)]);
         assert_eq!(code, 0, "{stderr}");
         assert_eq!(out["inputs"]["machines"], 1, "{stderr}");
     }

@@ -10,14 +10,7 @@ use super::*;
 fn seed_machine_has_one_pair_under_every_rule_set() {
     for rules in RULE_SETS {
         let seed = testdata("seed-machine.txt");
-        let (code, report, _) = run_json(&[
-            "report",
-            "-o",
-            "json",
-            "--rules",
-            rules,
-            seed.to_str().unwrap(),
-        ]);
+        let (code, report, _) = run_json(&["report", "-o", "json", "--rules", rules, arg(&seed)]);
         assert_eq!(code, 0, "{rules}");
         assert_eq!(
             pairs(&report["unexpected"]),
@@ -48,14 +41,8 @@ fn check_fleet_format(fleet: &str, format: &str) {
     let recorded_with = expected["recorded_with"].as_str().unwrap();
     let dir = testdata(&format!("{fleet}/{format}"));
     for rules in RULE_SETS {
-        let (code, report, stderr) = run_json(&[
-            "report",
-            "-o",
-            "json",
-            "--rules",
-            rules,
-            dir.to_str().unwrap(),
-        ]);
+        let (code, report, stderr) =
+            run_json(&["report", "-o", "json", "--rules", rules, arg(&dir)]);
         assert_eq!(code, 0, "{fleet} {format} {rules}: {stderr}");
         assert_eq!(
             pairs(&report["unexpected"]),
@@ -152,7 +139,7 @@ fn replaying_under_newer_rules_shows_the_disagreement() {
         "json",
         "--rules",
         "metal-api-v0.19.3",
-        dir.to_str().unwrap(),
+        arg(&dir),
     ]);
     let disagreements = report["disagreements"].as_array().unwrap();
     assert!(
@@ -177,14 +164,7 @@ fn replay_of_describe_json_reproduces_the_exported_container() {
             let path = entry.unwrap().path();
             let exported: Value =
                 serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-            let (code, out, _) = run_json(&[
-                "replay",
-                "-o",
-                "json",
-                "--rules",
-                rules,
-                path.to_str().unwrap(),
-            ]);
+            let (code, out, _) = run_json(&["replay", "-o", "json", "--rules", rules, arg(&path)]);
             assert_eq!(code, 0);
             let machine = &out["machines"][0];
             assert_eq!(machine["machine"], exported["id"]);
@@ -212,7 +192,7 @@ fn replay_of_describe_json_reproduces_the_exported_container() {
 #[test]
 fn replay_steps_are_oldest_first_with_verdicts() {
     let seed = testdata("seed-machine.txt");
-    let (code, out, _) = run_json(&["replay", "-o", "json", seed.to_str().unwrap()]);
+    let (code, out, _) = run_json(&["replay", "-o", "json", arg(&seed)]);
     assert_eq!(code, 0);
     assert_eq!(out["rules"], "metal-api-v0.42.2");
     let steps = out["machines"][0]["steps"].as_array().unwrap();
@@ -233,7 +213,7 @@ fn replay_steps_are_oldest_first_with_verdicts() {
 fn replay_ndjson_is_one_machine_per_line() {
     let dir = testdata("fleet-v0.42.2/list-json");
     let output = fsmlog()
-        .args(["replay", "-o", "ndjson", dir.to_str().unwrap()])
+        .args(["replay", "-o", "ndjson", arg(&dir)])
         .output()
         .unwrap();
     assert!(output.status.success());

@@ -9,31 +9,6 @@ use serde_json::Value;
 
 use super::*;
 
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Runs a command line in a pseudo-terminal (util-linux `script`), so that fsmlog sees a
-/// terminal on stdout; returns what the terminal shows, lines without their `\r`.
-pub fn on_terminal(columns: usize, args: &[&str], env: &[(&str, &str)]) -> String {
-    let bin = assert_cmd::cargo::cargo_bin("fsmlog");
-    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-    let command = format!("'{}' {}", bin.display(), quoted.join(" "));
-    let mut script = Process::new("script");
-    script
-        .args(["-qec", &command, "/dev/null"])
-        .env("COLUMNS", columns.to_string())
-        .env_remove("NO_COLOR")
-        .current_dir(testdata(""));
-    for (key, value) in env {
-        script.env(key, value);
-    }
-    let output = script.output().unwrap();
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .replace("\r\n", "\n")
-}
-
 /// The display width of a line (box drawing and ASCII are one column each).
 fn width(line: &str) -> usize {
     line.chars().count()
@@ -66,7 +41,7 @@ fn no_control_character_reaches_stdout_or_stderr() {
     ] {
         for format in formats {
             let output = fsmlog()
-                .args([command, "-o", format, path(&good), path(&bad)])
+                .args([command, "-o", format, arg(&good), arg(&bad)])
                 .output()
                 .unwrap();
             let stdout = String::from_utf8(output.stdout).unwrap();
@@ -106,7 +81,7 @@ fn no_control_character_reaches_stdout_or_stderr() {
 #[test]
 fn markdown_and_csv_hold_markup_as_text() {
     let hostile = testdata("terminal/hostile.json");
-    let (_, report, _) = run_json(&["report", "-o", "json", path(&hostile)]);
+    let (_, report, _) = run_json(&["report", "-o", "json", arg(&hostile)]);
     let id = report["unexpected"][0]["examples"][0]
         .as_str()
         .unwrap()
@@ -116,7 +91,7 @@ fn markdown_and_csv_hold_markup_as_text() {
         "JSON keeps the id as it is, escaped by JSON itself"
     );
     let markdown = fsmlog()
-        .args(["replay", "-o", "csv", path(&hostile)])
+        .args(["replay", "-o", "csv", arg(&hostile)])
         .output()
         .unwrap();
     let csv = String::from_utf8(markdown.stdout).unwrap();
@@ -227,7 +202,7 @@ fn ids_and_examples_shorten_on_a_terminal_only() {
         "{wide}"
     );
     let piped = fsmlog()
-        .args(["report", path(&testdata("fleet-v0.42.2/list-json"))])
+        .args(["report", arg(&testdata("fleet-v0.42.2/list-json"))])
         .output()
         .unwrap();
     let piped = String::from_utf8(piped.stdout).unwrap();
@@ -246,7 +221,7 @@ fn colour_on_a_terminal_only() {
     );
     assert!(!never.contains('\u{1b}'), "{never}");
     let piped = fsmlog()
-        .args(["report", path(&testdata("seed-machine.txt"))])
+        .args(["report", arg(&testdata("seed-machine.txt"))])
         .output()
         .unwrap();
     assert!(!piped.stdout.contains(&0x1b));
@@ -255,7 +230,7 @@ fn colour_on_a_terminal_only() {
             "report",
             "--color",
             "always",
-            path(&testdata("seed-machine.txt")),
+            arg(&testdata("seed-machine.txt")),
         ])
         .output()
         .unwrap();
@@ -268,12 +243,12 @@ fn colour_on_a_terminal_only() {
 
 #[test]
 fn a_whitespace_collapsed_seed_reads_as_the_original() {
-    let (_, original, _) = run_json(&["report", "-o", "json", path(&testdata("seed-machine.txt"))]);
+    let (_, original, _) = run_json(&["report", "-o", "json", arg(&testdata("seed-machine.txt"))]);
     let (code, pasted, stderr) = run_json(&[
         "report",
         "-o",
         "json",
-        path(&testdata("pasted/seed-machine.txt")),
+        arg(&testdata("pasted/seed-machine.txt")),
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(pasted, original);
@@ -285,7 +260,7 @@ fn the_seeds_quoted_line_is_pxe_booting_unexpected_in_phoned_home() {
         "replay",
         "-o",
         "json",
-        path(&testdata("pasted/seed-line.txt")),
+        arg(&testdata("pasted/seed-line.txt")),
     ]);
     let step = &out["machines"][0]["steps"][0];
     assert_eq!(step["event"], "PXE Booting");
@@ -297,7 +272,7 @@ fn the_seeds_quoted_line_is_pxe_booting_unexpected_in_phoned_home() {
 #[test]
 fn prose_and_markers_around_pasted_rows_are_skipped_and_counted() {
     let (code, out, stderr) =
-        run_json(&["report", "-o", "json", path(&testdata("pasted/ticket.md"))]);
+        run_json(&["report", "-o", "json", arg(&testdata("pasted/ticket.md"))]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(out["inputs"]["events"], 6);
     assert_eq!(out["inputs"]["skipped_lines"], 8);
@@ -311,7 +286,7 @@ fn tables_of_2020_with_rfc3339_times_pasted_or_not() {
         "pasted/metal-api-109.txt",
         "pasted/metal-api-109-pasted.txt",
     ] {
-        let (code, out, stderr) = run_json(&["replay", "-o", "json", path(&testdata(file))]);
+        let (code, out, stderr) = run_json(&["replay", "-o", "json", arg(&testdata(file))]);
         assert_eq!(code, 0, "{file}: {stderr}");
         let steps = out["machines"][0]["steps"].as_array().unwrap();
         assert_eq!(steps.len(), 5, "{file}");
@@ -330,7 +305,7 @@ fn in_a_regular_table_a_line_that_is_no_row_stays_an_error() {
         "TIME                            EVENT     MESSAGE\nMon, 22 Aug 2022 06:32:44 UTC   Waiting   w\nsomething else\n",
     )
     .unwrap();
-    let output = fsmlog().args(["report", path(&file)]).output().unwrap();
+    let output = fsmlog().args(["report", arg(&file)]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
@@ -344,7 +319,7 @@ fn a_file_whose_only_row_failed_is_no_machine() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("m.txt");
     std::fs::write(&file, "Mon, 22 Aug 2022 06:32:44 XYZ   Waiting   w\n").unwrap();
-    let output = fsmlog().args(["replay", path(&file)]).output().unwrap();
+    let output = fsmlog().args(["replay", arg(&file)]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(!stdout.contains("machine m"), "{stdout}");
@@ -368,13 +343,13 @@ fn every_yaml_shape_reads_as_its_json_twin() {
         ("yaml/logs", "logs-json", "logs-yaml"),
     ] {
         let (code, mut from_yaml, stderr) =
-            run_json(&["report", "-o", "json", path(&testdata(yaml))]);
+            run_json(&["report", "-o", "json", arg(&testdata(yaml))]);
         assert_eq!(code, 0, "{yaml}: {stderr}");
         let (_, mut from_json, _) = run_json(&[
             "report",
             "-o",
             "json",
-            path(&testdata(&format!("{fleet}/{json}"))),
+            arg(&testdata(&format!("{fleet}/{json}"))),
         ]);
         assert!(
             from_yaml["inputs"]["formats"][format].as_u64().unwrap() > 0,
@@ -393,7 +368,7 @@ fn a_yaml_stream_of_documents_is_one_machine_each() {
         "report",
         "-o",
         "json",
-        path(&testdata("yaml/describe-stream.yaml")),
+        arg(&testdata("yaml/describe-stream.yaml")),
     ]);
     assert_eq!(out["inputs"]["machines"], 3);
 }
@@ -404,7 +379,7 @@ fn a_utf16_file_from_powershell_is_decoded() {
         "report",
         "-o",
         "json",
-        path(&testdata("terminal/seed-powershell.txt")),
+        arg(&testdata("terminal/seed-powershell.txt")),
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(out["unexpected"][0]["count"], 3);
@@ -492,7 +467,7 @@ fn the_version_names_the_commit_it_was_built_from() {
         out.starts_with(&format!("fsmlog {} (", env!("CARGO_PKG_VERSION"))),
         "{out}"
     );
-    if !super::pictures::have("git", super::pictures::on_path("git")) {
+    if !have("git", on_path("git")) {
         return;
     }
     let head = Process::new("git")

@@ -1,15 +1,9 @@
 //! Triage (issue 9): `explain` says why each pair happens over the same occurrences `report`
 //! counts, and `rules propose` closes the loop to a rule change that `diff` and CI check.
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 
 use super::*;
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 const FORMATS: [&str; 9] = [
     "list-json",
@@ -30,9 +24,9 @@ fn explain_counts_what_report_counts() {
             for rules in RULE_SETS {
                 let input = testdata(&format!("{fleet}/{format}"));
                 let (_, report, _) =
-                    run_json(&["report", "-o", "json", "--rules", rules, path(&input)]);
+                    run_json(&["report", "-o", "json", "--rules", rules, arg(&input)]);
                 let (code, explain, stderr) =
-                    run_json(&["explain", "-o", "json", "--rules", rules, path(&input)]);
+                    run_json(&["explain", "-o", "json", "--rules", rules, arg(&input)]);
                 assert_eq!(code, 0, "{stderr}");
                 assert_eq!(
                     explain["inputs"], report["inputs"],
@@ -87,7 +81,7 @@ fn waiting_pxe_booting_explained_as_the_sample_logs_show_it() {
         "json",
         "--pair",
         "waiting/pxe booting",
-        path(&input),
+        arg(&input),
     ]);
     let pairs = out["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), 1, "--pair keeps only the named pair");
@@ -158,7 +152,7 @@ fn waiting_pxe_booting_explained_as_the_sample_logs_show_it() {
         "Waiting/PXE Booting",
         "--context",
         "1",
-        path(&input),
+        arg(&input),
     ]);
     assert_eq!(
         one["pairs"][0]["before"],
@@ -181,8 +175,8 @@ Recent last error (1m ago):
 "#,
     )
     .unwrap();
-    let (_, report, _) = run_json(&["report", "-o", "json", path(&file)]);
-    let (_, explain, _) = run_json(&["explain", "-o", "json", path(&file)]);
+    let (_, report, _) = run_json(&["report", "-o", "json", arg(&file)]);
+    let (_, explain, _) = run_json(&["explain", "-o", "json", arg(&file)]);
     assert_eq!(report["unexpected"][0]["count"], 1);
     let p = &explain["pairs"][0];
     assert_eq!(
@@ -198,7 +192,7 @@ Recent last error (1m ago):
 
 #[test]
 fn explain_reads_as_a_triage_note() {
-    let (code, out, _) = stdout_of(&["explain", path(&testdata("seed-machine.txt"))]);
+    let (code, out, _) = stdout_of(&["explain", arg(&testdata("seed-machine.txt"))]);
     assert_eq!(code, 0);
     assert!(
         out.contains("PXE Booting in Waiting: 3 occurrences on 1 machine"),
@@ -212,7 +206,7 @@ fn explain_reads_as_a_triage_note() {
         "{out}"
     );
     assert!(out.contains("33%     1×  (end of the log)"), "{out}");
-    let (_, csv, _) = stdout_of(&["explain", "-o", "csv", path(&testdata("seed-machine.txt"))]);
+    let (_, csv, _) = stdout_of(&["explain", "-o", "csv", arg(&testdata("seed-machine.txt"))]);
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     assert_eq!(reader.records().count(), 1);
 }
@@ -244,24 +238,23 @@ fn the_loop_closes_on_a_generated_fleet() {
     let base = ["--rules", "metal-api-v0.19.0"];
     let (code, _, stderr) = stdout_of(
         &[
-            &["rules", "propose", "-o", "json", "--out", path(&proposal)][..],
+            &["rules", "propose", "-o", "json", "--out", arg(&proposal)][..],
             &base,
-            &[path(&fleet)],
+            &[arg(&fleet)],
         ]
         .concat(),
     );
     assert_eq!(code, 0, "{stderr}");
-    let (code, _, stderr) = stdout_of(&["rules", "lint", path(&proposal)]);
+    let (code, _, stderr) = stdout_of(&["rules", "lint", arg(&proposal)]);
     assert_eq!(code, 0, "{stderr}");
-    let (_, before, _) =
-        run_json(&[&["report", "-o", "json"][..], &base, &[path(&fleet)]].concat());
+    let (_, before, _) = run_json(&[&["report", "-o", "json"][..], &base, &[arg(&fleet)]].concat());
     let (_, after, _) = run_json(&[
         "report",
         "-o",
         "json",
         "--rules",
-        path(&proposal),
-        path(&fleet),
+        arg(&proposal),
+        arg(&fleet),
     ]);
     let before = by_key(&before, "unexpected");
     let after = by_key(&after, "unexpected");
@@ -303,8 +296,8 @@ fn the_loop_closes_on_a_generated_fleet() {
         "--old",
         "metal-api-v0.19.0",
         "--new",
-        path(&proposal),
-        path(&fleet),
+        arg(&proposal),
+        arg(&fleet),
     ]);
     assert_eq!(code, 0);
     let newly_expected = by_key(&diff, "newly_expected");
@@ -338,14 +331,14 @@ fn the_loop_closes_on_a_generated_fleet() {
     }
     // The table view prints the effect exactly as `fsmlog diff` does, under a warning when
     // the proposal moves occurrences to another pair.
-    let (_, table, _) = stdout_of(&[&["rules", "propose"][..], &base, &[path(&fleet)]].concat());
+    let (_, table, _) = stdout_of(&[&["rules", "propose"][..], &base, &[arg(&fleet)]].concat());
     let (_, diff_table, _) = stdout_of(&[
         "diff",
         "--old",
         "metal-api-v0.19.0",
         "--new",
-        path(&proposal),
-        path(&fleet),
+        arg(&proposal),
+        arg(&fleet),
     ]);
     let effect = table
         .split_once("Effect (as fsmlog diff prints it)\n")
@@ -398,7 +391,7 @@ fn the_go_patch_applies_and_imports_as_the_json_proposal() {
     let patch = run(&[
         &["rules", "propose", "-o", "go", "--go-file", go][..],
         &named,
-        &[path(&fleet)],
+        &[arg(&fleet)],
     ]
     .concat());
     std::fs::write(repo.join("fsm.patch"), &patch).unwrap();
@@ -407,7 +400,7 @@ fn the_go_patch_applies_and_imports_as_the_json_proposal() {
     let json = run(&[
         &["rules", "propose", "-o", "json"][..],
         &named,
-        &[path(&fleet)],
+        &[arg(&fleet)],
     ]
     .concat());
     std::fs::write(repo.join("proposal.json"), &json).unwrap();

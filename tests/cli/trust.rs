@@ -10,10 +10,6 @@ use serde_json::Value;
 
 use super::*;
 
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// Runs `fsmlog ARGS…` with `stdin` and returns (exit code, stdout as JSON, stderr).
 fn run_json_stdin(args: &[&str], stdin: &[u8]) -> (i32, Value, String) {
     let output = fsmlog().args(args).write_stdin(stdin).output().unwrap();
@@ -57,7 +53,7 @@ const TEXT_DIR: &str = "fleet-v0.42.2/text";
 
 #[test]
 fn item_1_process_substitutions_are_read_once() {
-    let alone = report(&[path(&testdata(LIST)), path(&testdata(TEXT_DIR))]);
+    let alone = report(&[arg(&testdata(LIST)), arg(&testdata(TEXT_DIR))]);
     let (code, out, err) = bash(&format!(
         "\"$FSMLOG\" report -o json <(cat {LIST}) <(tail -n +1 {TEXT_DIR}/*.txt)"
     ));
@@ -74,9 +70,9 @@ fn item_1_dev_stdin_beside_a_file_is_merged() {
     let list = std::fs::read(testdata(LIST)).unwrap();
     let text = testdata(TEXT_DIR);
     let (code, piped, stderr) =
-        run_json_stdin(&["report", "-o", "json", "/dev/stdin", path(&text)], &list);
+        run_json_stdin(&["report", "-o", "json", "/dev/stdin", arg(&text)], &list);
     assert_eq!(code, 0, "{stderr}");
-    let files = report(&[path(&testdata(LIST)), path(&text)]);
+    let files = report(&[arg(&testdata(LIST)), arg(&text)]);
     assert_eq!(piped["inputs"]["machines"], 12);
     assert_eq!(piped["unexpected"], files["unexpected"]);
 }
@@ -99,10 +95,10 @@ fn item_1_a_fifo_is_read_once() {
         })
     };
     let text = testdata(TEXT_DIR);
-    let (code, out, stderr) = run_json(&["report", "-o", "json", path(&fifo), path(&text)]);
+    let (code, out, stderr) = run_json(&["report", "-o", "json", arg(&fifo), arg(&text)]);
     writer.join().unwrap();
     assert_eq!(code, 0, "{stderr}");
-    let files = report(&[path(&testdata(LIST)), path(&text)]);
+    let files = report(&[arg(&testdata(LIST)), arg(&text)]);
     assert_eq!(out["inputs"]["machines"], 12);
     assert_eq!(out["unexpected"], files["unexpected"]);
 }
@@ -116,7 +112,7 @@ fn item_2_symlinks_in_a_directory_are_followed() {
     std::fs::create_dir(&links).unwrap();
     std::os::unix::fs::symlink(testdata(LIST), links.join("latest.json")).unwrap();
     std::os::unix::fs::symlink(testdata("fleet-v0.19.0/text"), links.join("older")).unwrap();
-    let (code, out, stderr) = run_json(&["check", "-o", "json", path(&links)]);
+    let (code, out, stderr) = run_json(&["check", "-o", "json", arg(&links)]);
     assert_eq!(out["machines"], 24, "{stderr}");
     assert_eq!(
         code, 1,
@@ -132,7 +128,7 @@ fn item_2_a_symlink_loop_is_named_not_followed() {
     std::fs::copy(testdata("seed-machine.txt"), root.join("seed.txt")).unwrap();
     std::os::unix::fs::symlink(&root, root.join("again")).unwrap();
     std::fs::write(root.join(".hidden.txt"), "not read").unwrap();
-    let (code, out, stderr) = run_json(&["report", "-o", "json", path(&root)]);
+    let (code, out, stderr) = run_json(&["report", "-o", "json", arg(&root)]);
     assert_eq!(code, 2);
     assert_eq!(out["inputs"]["machines"], 1);
     assert!(
@@ -154,17 +150,17 @@ fn item_2_a_gate_never_passes_on_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let output = fsmlog().args(["check", path(&empty)]).output().unwrap();
+    let output = fsmlog().args(["check", arg(&empty)]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("no machine was read"), "{stderr}");
     fsmlog()
-        .args(["check", "--allow-empty", path(&empty)])
+        .args(["check", "--allow-empty", arg(&empty)])
         .assert()
         .code(0);
     // A directory of broken links reads nothing either.
     std::os::unix::fs::symlink(dir.path().join("gone.json"), empty.join("latest.json")).unwrap();
-    let output = fsmlog().args(["check", path(&empty)]).output().unwrap();
+    let output = fsmlog().args(["check", arg(&empty)]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("latest.json: broken symlink"), "{stderr}");
@@ -176,7 +172,7 @@ fn item_2_a_gate_never_passes_on_nothing() {
             "metal-api",
             "--new",
             "metal-api",
-            path(&dir.path().join("empty")),
+            arg(&dir.path().join("empty")),
         ])
         .output()
         .unwrap();
@@ -189,9 +185,9 @@ fn item_2_a_gate_never_passes_on_nothing() {
 fn item_3_stdin_beside_the_same_file_is_one_fleet() {
     let list = std::fs::read(testdata(LIST)).unwrap();
     let (code, both, stderr) =
-        run_json_stdin(&["report", "-o", "json", "-", path(&testdata(LIST))], &list);
+        run_json_stdin(&["report", "-o", "json", "-", arg(&testdata(LIST))], &list);
     assert_eq!(code, 0, "{stderr}");
-    let alone = report(&[path(&testdata(LIST))]);
+    let alone = report(&[arg(&testdata(LIST))]);
     assert_eq!(both["inputs"]["machines"], 12);
     assert_eq!(both["inputs"]["merged_machines"], 12);
     assert_eq!(both["unexpected"], alone["unexpected"]);
@@ -212,8 +208,8 @@ fn item_3_three_records_merge_whatever_the_threads() {
                 "--threads",
                 threads,
                 "-",
-                path(&logs),
-                path(&text),
+                arg(&logs),
+                arg(&text),
             ])
             .write_stdin(list.clone())
             .output()
@@ -228,7 +224,7 @@ fn item_3_three_records_merge_whatever_the_threads() {
     assert_eq!(json["inputs"]["machines"], 12);
     assert_eq!(
         json["unexpected"],
-        report(&[path(&testdata(LIST))])["unexpected"]
+        report(&[arg(&testdata(LIST))])["unexpected"]
     );
 }
 
@@ -247,7 +243,7 @@ fn two_days_in_one_file(dir: &Path) -> PathBuf {
     files.sort();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        let name = file.file_name().unwrap().to_str().unwrap();
+        let name = arg(file.file_name().unwrap());
         let (log, trailer) = match text.find("Recent last error") {
             Some(at) => text.split_at(at),
             None => (text.as_str(), ""),
@@ -277,8 +273,8 @@ fn two_days_in_one_file(dir: &Path) -> PathBuf {
 fn item_4_two_days_concatenated_count_once() {
     let dir = tempfile::tempdir().unwrap();
     let joined = two_days_in_one_file(dir.path());
-    let concatenated = report(&[path(&joined)]);
-    let original = report(&[path(&testdata(TEXT_DIR))]);
+    let concatenated = report(&[arg(&joined)]);
+    let original = report(&[arg(&testdata(TEXT_DIR))]);
     assert_eq!(concatenated["inputs"]["machines"], 12);
     assert_eq!(concatenated["inputs"]["merged_machines"], 12);
     assert_eq!(concatenated["unexpected"], original["unexpected"]);
@@ -293,8 +289,8 @@ fn item_4_a_machine_listed_twice_is_one_machine() {
     twice.push(list[3].clone());
     let doubled = dir.path().join("doubled.json");
     std::fs::write(&doubled, serde_json::to_string_pretty(&twice).unwrap()).unwrap();
-    let out = report(&[path(&doubled)]);
-    let alone = report(&[path(&testdata(LIST))]);
+    let out = report(&[arg(&doubled)]);
+    let alone = report(&[arg(&testdata(LIST))]);
     assert_eq!(out["inputs"]["machines"], 12);
     assert_eq!(out["unexpected"], alone["unexpected"]);
 }
@@ -306,7 +302,7 @@ fn the_same_machines_split_any_way_give_the_same_table() {
     let list = testdata(LIST);
     let describe = testdata("fleet-v0.42.2/describe-json");
     let table = |json: &Value| json["unexpected"].clone();
-    let reference = table(&report(&[path(&list)]));
+    let reference = table(&report(&[arg(&list)]));
     let list_bytes = std::fs::read(&list).unwrap();
     for threads in ["1", "3"] {
         fn with<'a>(threads: &'a str, paths: &[&'a str]) -> Vec<&'a str> {
@@ -314,10 +310,10 @@ fn the_same_machines_split_any_way_give_the_same_table() {
             args.extend_from_slice(paths);
             args
         }
-        let (_, a, _) = run_json(&with(threads, &[path(&describe)]));
-        let (_, b, _) = run_json_stdin(&with(threads, &["-", path(&describe)]), &list_bytes);
-        let (_, c, _) = run_json(&with(threads, &[path(&list), path(&list)]));
-        let (_, d, _) = run_json(&with(threads, &[path(&joined), path(&list)]));
+        let (_, a, _) = run_json(&with(threads, &[arg(&describe)]));
+        let (_, b, _) = run_json_stdin(&with(threads, &["-", arg(&describe)]), &list_bytes);
+        let (_, c, _) = run_json(&with(threads, &[arg(&list), arg(&list)]));
+        let (_, d, _) = run_json(&with(threads, &[arg(&joined), arg(&list)]));
         for (name, got) in [
             ("per machine", a),
             ("stdin and files", b),
@@ -345,13 +341,13 @@ fn the_same_machines_split_any_way_give_the_same_table() {
 #[test]
 fn item_5_a_stream_with_a_long_first_line_is_a_stream() {
     let stream = testdata("trust/long-first-line.ndjson");
-    let out = report(&[path(&stream)]);
+    let out = report(&[arg(&stream)]);
     assert_eq!(out["inputs"]["formats"]["ndjson"], 1);
     assert_eq!(out["inputs"]["events"], 4);
     // Inside a directory it is read too, so the gate sees the machine.
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(&stream, dir.path().join("events.ndjson")).unwrap();
-    let (code, json, stderr) = run_json(&["check", "-o", "json", path(dir.path())]);
+    let (code, json, stderr) = run_json(&["check", "-o", "json", arg(dir.path())]);
     assert_eq!(json["machines"], 1, "{stderr}");
     assert_eq!(code, 0, "{stderr}");
 }
@@ -361,9 +357,9 @@ fn item_5_a_stream_with_a_long_first_line_is_a_stream() {
 #[test]
 fn item_6_a_stale_flag_does_not_win_over_newer_events() {
     let dir = testdata("trust/stale-flag");
-    let old = report(&[path(&dir.join("m-reclaim.json"))]);
+    let old = report(&[arg(&dir.join("m-reclaim.json"))]);
     assert_eq!(old["machines"]["failed_machine_reclaim"][0], "m-reclaim");
-    let merged = report(&[path(&dir)]);
+    let merged = report(&[arg(&dir)]);
     assert_eq!(merged["inputs"]["merged_machines"], 1);
     assert_eq!(
         merged["machines"]["failed_machine_reclaim"],
@@ -393,8 +389,8 @@ fn item_7_out_of_range_rule_numbers_are_named_with_their_line() {
             .args([
                 "report",
                 "--rules",
-                path(&rules),
-                path(&testdata("seed-machine.txt")),
+                arg(&rules),
+                arg(&testdata("seed-machine.txt")),
             ])
             .output()
             .unwrap();
@@ -406,7 +402,7 @@ fn item_7_out_of_range_rule_numbers_are_named_with_their_line() {
         );
         assert!(!stderr.contains("panicked"), "{stderr}");
         let lint = fsmlog()
-            .args(["rules", "lint", path(&rules)])
+            .args(["rules", "lint", arg(&rules)])
             .output()
             .unwrap();
         assert_eq!(lint.status.code(), Some(1), "{file}");
@@ -508,7 +504,7 @@ fn item_8_sarif_passes_githubs_rules_and_points_at_lines() {
 #[test]
 fn item_9_a_corrupt_gzip_says_so() {
     let output = fsmlog()
-        .args(["report", path(&testdata("trust/corrupt.json.gz"))])
+        .args(["report", arg(&testdata("trust/corrupt.json.gz"))])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -520,7 +516,7 @@ fn item_9_a_corrupt_gzip_says_so() {
 #[test]
 fn item_9_detection_does_not_depend_on_how_fast_a_pipe_delivers() {
     let stream = testdata("trust/late-stream.ndjson");
-    let (_, at_once, _) = run_json(&["report", "-o", "json", path(&stream)]);
+    let (_, at_once, _) = run_json(&["report", "-o", "json", arg(&stream)]);
     assert_eq!(at_once["inputs"]["formats"]["ndjson"], 1);
     assert_eq!(at_once["inputs"]["events"], 5);
     // The same bytes, a line at a time with pauses in between.
@@ -553,7 +549,7 @@ fn item_9_a_machine_without_events_is_a_machine_in_every_format() {
     let dir = testdata("trust/no-events");
     for entry in std::fs::read_dir(&dir).unwrap() {
         let file = entry.unwrap().path();
-        let (code, out, stderr) = run_json(&["report", "-o", "json", path(&file)]);
+        let (code, out, stderr) = run_json(&["report", "-o", "json", arg(&file)]);
         assert_eq!(code, 0, "{}: {stderr}", file.display());
         assert_eq!(out["inputs"]["machines"], 1, "{}", file.display());
     }
@@ -568,8 +564,8 @@ fn item_9_files_that_cannot_be_opened_are_not_counted() {
         "report",
         "-o",
         "json",
-        path(&socket),
-        path(&testdata("seed-machine.txt")),
+        arg(&socket),
+        arg(&testdata("seed-machine.txt")),
     ]);
     assert_eq!(code, 2);
     assert!(stderr.contains("export.sock: cannot open"), "{stderr}");
@@ -583,7 +579,7 @@ fn item_9_markdown_cells_escape_the_pipe() {
     let file = dir.path().join("rack|7.txt");
     std::fs::write(&file, text).unwrap();
     let output = fsmlog()
-        .args(["report", "-o", "markdown", path(&file)])
+        .args(["report", "-o", "markdown", arg(&file)])
         .output()
         .unwrap();
     let out = String::from_utf8(output.stdout).unwrap();
@@ -604,7 +600,7 @@ fn item_9_import_go_names_duplicates_by_their_go_lines() {
     let file = dir.path().join("events.go");
     std::fs::write(&file, go).unwrap();
     let output = fsmlog()
-        .args(["rules", "import-go", path(&file)])
+        .args(["rules", "import-go", arg(&file)])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -619,7 +615,7 @@ fn item_9_import_go_names_duplicates_by_their_go_lines() {
 
 #[test]
 fn item_9_an_odd_field_does_not_lose_the_machine() {
-    let out = report(&[path(&testdata("trust/odd-fields.json"))]);
+    let out = report(&[arg(&testdata("trust/odd-fields.json"))]);
     assert_eq!(out["inputs"]["machines"], 2);
     assert_eq!(out["unexpected"][0]["count"], 2);
     assert_eq!(
@@ -634,7 +630,7 @@ fn item_9_fractions_are_printed_as_read() {
         "replay",
         "-o",
         "json",
-        path(&testdata("trust/m-fractions.json")),
+        arg(&testdata("trust/m-fractions.json")),
     ]);
     let times: Vec<&str> = out["machines"][0]["steps"]
         .as_array()
@@ -677,16 +673,16 @@ fn a_file_reached_twice_is_read_once() {
     for name in &names {
         std::fs::copy(logs.join(name), fleet.join(name)).unwrap();
     }
-    let once = report(&[path(&fleet)]);
+    let once = report(&[arg(&fleet)]);
     assert_eq!(once["inputs"]["files"], names.len());
     let first = fleet.join(&names[0]);
     std::fs::hard_link(&first, fleet.join("zz-hard.json")).unwrap();
     std::os::unix::fs::symlink(&first, fleet.join("zz-soft.json")).unwrap();
     for paths in [
-        vec![path(&fleet)],
-        vec![path(&fleet), path(&fleet)],
-        vec![path(&first), path(&fleet)],
-        vec![path(&fleet), path(&first)],
+        vec![arg(&fleet)],
+        vec![arg(&fleet), arg(&fleet)],
+        vec![arg(&first), arg(&fleet)],
+        vec![arg(&fleet), arg(&first)],
     ] {
         for command in [&["report", "-o", "json"][..], &["issues", "-o", "json"]] {
             let mut args = command.to_vec();
@@ -724,11 +720,11 @@ fn a_file_reached_twice_is_read_once() {
     }
     // `replay` streams, so it learns every identity before it reads: the same machines.
     let output = fsmlog()
-        .args(["replay", "-o", "ndjson", path(&fleet), path(&first)])
+        .args(["replay", "-o", "ndjson", arg(&fleet), arg(&first)])
         .output()
         .unwrap();
     let alone = fsmlog()
-        .args(["replay", "-o", "ndjson", path(&fleet)])
+        .args(["replay", "-o", "ndjson", arg(&fleet)])
         .output()
         .unwrap();
     assert_eq!(output.stdout, alone.stdout);
@@ -742,11 +738,11 @@ fn a_file_reached_twice_is_read_once() {
 fn standard_input_named_twice_beside_a_directory_is_read_once() {
     let list = std::fs::read(testdata(LIST)).unwrap();
     let dir = testdata(TEXT_DIR);
-    let text = report(&[path(&testdata(LIST)), path(&dir)]);
+    let text = report(&[arg(&testdata(LIST)), arg(&dir)]);
     for _ in 0..6 {
         for args in [
-            vec!["report", "-o", "json", "-", path(&dir), "-"],
-            vec!["report", "-o", "json", "-", "/dev/stdin", path(&dir)],
+            vec!["report", "-o", "json", "-", arg(&dir), "-"],
+            vec!["report", "-o", "json", "-", "/dev/stdin", arg(&dir)],
         ] {
             let (code, out, stderr) = run_json_stdin(&args, &list);
             assert_eq!(code, 0, "{args:?}: {stderr}");

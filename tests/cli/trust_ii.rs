@@ -8,13 +8,7 @@ use std::process::Command as Process;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::pictures::{chromium, have};
-use super::terminal::on_terminal;
 use super::*;
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn trust(rel: &str) -> PathBuf {
     testdata("trust-ii").join(rel)
@@ -26,7 +20,7 @@ fn answer(paths: &[&Path], threads: Option<&str>) -> (Value, Value) {
     if let Some(n) = threads {
         args.extend(["--threads", n]);
     }
-    args.extend(paths.iter().map(|p| path(p)));
+    args.extend(paths.iter().map(|p| arg(p)));
     let (code, out, stderr) = run_json(&args);
     assert_eq!(code, 0, "{args:?}: {stderr}");
     (out["unexpected"].clone(), out["inputs"]["events"].clone())
@@ -42,7 +36,7 @@ fn item_1_a_table_appended_to_itself_is_read_as_the_table_once() {
             "report",
             "-o",
             "json",
-            path(&trust(&format!("appended/{file}"))),
+            arg(&trust(&format!("appended/{file}"))),
         ]);
         assert_eq!(code, 0, "{stderr}");
         assert_eq!(
@@ -158,7 +152,7 @@ fn item_1_a_fleet_appended_any_way_gives_one_answer() {
                 } else {
                     (&rows[..n / 2], &rows[n / 2..])
                 };
-                let name = format!("{}.{ext}", file.file_stem().unwrap().to_str().unwrap());
+                let name = format!("{}.{ext}", arg(&file.file_stem().unwrap()));
                 std::fs::write(day1.join(&name), write(older)).unwrap();
                 std::fs::write(day2.join(&name), write(newer)).unwrap();
                 std::fs::write(appended.join(&name), write(older) + &write(newer)).unwrap();
@@ -197,7 +191,7 @@ fn item_1_a_fleet_appended_any_way_gives_one_answer() {
 #[test]
 fn item_2_an_empty_list_is_no_machine_and_no_gate_passes_on_it() {
     let dir = trust("empty-list");
-    let (code, out, stderr) = run_json(&["check", "-o", "json", path(&dir)]);
+    let (code, out, stderr) = run_json(&["check", "-o", "json", arg(&dir)]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(out["passed"], false);
     assert!(
@@ -206,14 +200,14 @@ fn item_2_an_empty_list_is_no_machine_and_no_gate_passes_on_it() {
         "{stderr}"
     );
     assert!(stderr.contains("no machine was read"), "{stderr}");
-    let (code, out, stderr) = run_json(&["issues", "-o", "json", "--all", path(&dir)]);
+    let (code, out, stderr) = run_json(&["issues", "-o", "json", "--all", arg(&dir)]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(out["machines"], json!([]), "no machine named `machines`");
-    let (code, report, _) = run_json(&["report", "-o", "json", path(&dir)]);
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&dir)]);
     assert_eq!(code, 0);
     assert_eq!(report["inputs"]["machines"], 0);
     assert_eq!(report["inputs"]["notes"][0]["line"], 1);
-    let (code, _, _) = run_json(&["check", "-o", "json", "--allow-empty", path(&dir)]);
+    let (code, _, _) = run_json(&["check", "-o", "json", "--allow-empty", arg(&dir)]);
     assert_eq!(code, 0);
 }
 
@@ -221,7 +215,7 @@ fn item_2_an_empty_list_is_no_machine_and_no_gate_passes_on_it() {
 fn item_2_machines_without_a_single_event_give_a_gate_nothing_to_pass_on() {
     // A machine's empty log (named by its UUID) is a machine, but no gate passes on it.
     let empty = testdata("trust/no-events/00000000-0000-4000-8000-00000000e0e0.json");
-    let (_, report, stderr) = run_json(&["report", "-o", "json", path(&empty)]);
+    let (_, report, stderr) = run_json(&["report", "-o", "json", arg(&empty)]);
     assert_eq!(report["inputs"]["machines"], 1);
     assert!(
         stderr.contains(
@@ -243,7 +237,7 @@ fn item_2_machines_without_a_single_event_give_a_gate_nothing_to_pass_on() {
         vec!["issues", "--fail-on", "minor", "-o", "json"],
     ] {
         let mut args = gate.clone();
-        args.push(path(&empty));
+        args.push(arg(&empty));
         let (code, _, stderr) = run_json(&args);
         assert_eq!(code, 2, "{gate:?}: {stderr}");
         assert!(
@@ -260,7 +254,7 @@ fn item_2_machines_without_a_single_event_give_a_gate_nothing_to_pass_on() {
 
 #[test]
 fn item_3_numbered_rows_are_read_and_a_buried_row_is_named() {
-    let (code, out, stderr) = run_json(&["report", "-o", "json", path(&trust("numbered.md"))]);
+    let (code, out, stderr) = run_json(&["report", "-o", "json", arg(&trust("numbered.md"))]);
     assert_eq!(code, 2, "the buried row is an error: {stderr}");
     assert_eq!(out["inputs"]["machines"], 1);
     assert_eq!(
@@ -326,7 +320,7 @@ const HIDDEN: [char; 33] = [
 #[test]
 fn item_4_no_output_shows_a_hidden_character_raw() {
     let fixture = trust("invisible.json");
-    let fixture = path(&fixture);
+    let fixture = arg(&fixture);
     let diff = ["diff", "--old", "metal-api-v0.19.0", "--new", "metal-api"];
     let runs: Vec<(Vec<&str>, &[&str])> = vec![
         (vec!["report"], &["table", "markdown", "csv", "html"]),
@@ -378,7 +372,7 @@ fn item_4_no_output_shows_a_hidden_character_raw() {
 #[test]
 fn item_5_a_suggested_command_quotes_what_a_file_name_says() {
     let dir = trust("shell");
-    let (_, out, _) = stdout_of(&["explain", path(&dir)]);
+    let (_, out, _) = stdout_of(&["explain", arg(&dir)]);
     let line = out
         .lines()
         .find(|l| l.contains("metalctl machine logs"))
@@ -403,7 +397,7 @@ fn item_5_a_suggested_command_quotes_what_a_file_name_says() {
     );
     assert!(!work.path().join("PWNED").exists());
     // A plain id stays as it is.
-    let (_, seed, _) = stdout_of(&["explain", path(&testdata("seed-machine.txt"))]);
+    let (_, seed, _) = stdout_of(&["explain", arg(&testdata("seed-machine.txt"))]);
     assert!(
         seed.contains("  metalctl machine logs seed-machine   # first at"),
         "{seed}"
@@ -415,9 +409,8 @@ fn item_5_a_suggested_command_quotes_what_a_file_name_says() {
 #[test]
 fn item_6_concatenated_and_one_a_line_json_documents_are_every_machine() {
     let fleet = testdata("fleet-v0.42.2");
-    let (_, whole, _) = run_json(&["report", "-o", "json", path(&fleet.join("list-json"))]);
-    let (code, lines, stderr) =
-        run_json(&["report", "-o", "json", path(&trust("list-lines.json"))]);
+    let (_, whole, _) = run_json(&["report", "-o", "json", arg(&fleet.join("list-json"))]);
+    let (code, lines, stderr) = run_json(&["report", "-o", "json", arg(&trust("list-lines.json"))]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(lines["inputs"]["machines"], 12);
     assert_eq!(lines["unexpected"], whole["unexpected"]);
@@ -429,15 +422,15 @@ fn item_6_concatenated_and_one_a_line_json_documents_are_every_machine() {
             std::fs::read_dir(&describe)
                 .unwrap()
                 .map(|e| e.unwrap().path())
-                .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with(id))
+                .find(|p| arg(&p.file_name().unwrap()).starts_with(id))
                 .unwrap()
         })
         .collect();
     let mut args = vec!["report", "-o", "json"];
-    args.extend(three.iter().map(|p| path(p)));
+    args.extend(three.iter().map(|p| arg(p)));
     let (_, separate, _) = run_json(&args);
     let (code, stream, stderr) =
-        run_json(&["report", "-o", "json", path(&trust("describe-stream.json"))]);
+        run_json(&["report", "-o", "json", arg(&trust("describe-stream.json"))]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stream["inputs"]["machines"], 3);
     assert_eq!(stream["unexpected"], separate["unexpected"]);
@@ -452,7 +445,7 @@ fn item_7_yaml_of_any_indent_and_flow_style_reads_as_the_list() {
         "report",
         "-o",
         "json",
-        path(&testdata("fleet-v0.42.2/list-json")),
+        arg(&testdata("fleet-v0.42.2/list-json")),
     ]);
     for yaml in ["yaml/indent-4/machines.yaml", "yaml/flow/machines.yaml"] {
         for forced in [None, Some("list-json")] {
@@ -461,7 +454,7 @@ fn item_7_yaml_of_any_indent_and_flow_style_reads_as_the_list() {
                 args.extend(["--format", format]);
             }
             let file = testdata(yaml);
-            args.push(path(&file));
+            args.push(arg(&file));
             let (code, out, stderr) = run_json(&args);
             assert_eq!(code, 0, "{yaml} {forced:?}: {stderr}");
             assert_eq!(out["unexpected"], list["unexpected"], "{yaml}");
@@ -472,7 +465,7 @@ fn item_7_yaml_of_any_indent_and_flow_style_reads_as_the_list() {
         "report",
         "--format",
         "logs-json",
-        path(&testdata("yaml/indent-4/machines.yaml")),
+        arg(&testdata("yaml/indent-4/machines.yaml")),
     ]);
     assert_eq!(code, 2);
     assert!(
@@ -488,7 +481,7 @@ fn item_7_yaml_of_any_indent_and_flow_style_reads_as_the_list() {
 #[test]
 fn item_8_at_80_columns_no_word_is_split_and_asked_for_columns_stay() {
     let fleet = testdata("fleet-v0.42.2/list-json");
-    let explain = on_terminal(80, &["explain", path(&fleet)], &[("NO_COLOR", "1")]);
+    let explain = on_terminal(80, &["explain", arg(&fleet)], &[("NO_COLOR", "1")]);
     for line in explain.lines() {
         assert!(line.chars().count() <= 80, "{line}");
     }
@@ -506,7 +499,7 @@ fn item_8_at_80_columns_no_word_is_split_and_asked_for_columns_stay() {
     );
     let by_day = on_terminal(
         80,
-        &["report", "--by", "day", path(&fleet)],
+        &["report", "--by", "day", arg(&fleet)],
         &[("NO_COLOR", "1")],
     );
     assert!(by_day.contains("┆ Per day ┆ Verdict "), "{by_day}");
@@ -515,7 +508,7 @@ fn item_8_at_80_columns_no_word_is_split_and_asked_for_columns_stay() {
     }
     // The summary line breaks between its items only.
     for columns in [80, 100, 120] {
-        let shown = on_terminal(columns, &["report", path(&fleet)], &[("NO_COLOR", "1")]);
+        let shown = on_terminal(columns, &["report", arg(&fleet)], &[("NO_COLOR", "1")]);
         let summary: Vec<&str> = shown.lines().take_while(|l| !l.is_empty()).collect();
         for (i, line) in summary.iter().enumerate() {
             assert!(line.chars().count() <= columns, "{line}");
@@ -532,7 +525,7 @@ fn item_8_at_80_columns_no_word_is_split_and_asked_for_columns_stay() {
 #[test]
 fn item_9_a_pair_seen_only_as_a_last_error_says_so() {
     let file = trust("00000000-0000-4000-8000-00000000a1e5.json");
-    let (_, out, _) = stdout_of(&["explain", path(&file)]);
+    let (_, out, _) = stdout_of(&["explain", arg(&file)]);
     assert!(
         out.contains("every occurrence is an exported last error event, not a row of the log"),
         "{out}"
@@ -551,7 +544,7 @@ fn item_9_the_html_page_breaks_long_words_instead_of_the_viewport() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let (_, html, _) = stdout_of(&["report", "-o", "html", path(&trust("long-words.json"))]);
+    let (_, html, _) = stdout_of(&["report", "-o", "html", arg(&trust("long-words.json"))]);
     // The page with a probe after it that writes into the DOM whether any table overflows.
     let probe = r#"<script>document.body.setAttribute("data-overflow", [].some.call(document.querySelectorAll(".scroll"), function (d) { return d.scrollWidth > d.clientWidth; }) || document.documentElement.scrollWidth > window.innerWidth);</script>"#;
     let page = dir.path().join("page.html");
@@ -600,14 +593,14 @@ fn item_9_csv_guards_a_field_once_at_its_start() {
     ]);
     let file = dir.path().join("list.json");
     std::fs::write(&file, list.to_string()).unwrap();
-    let (_, csv, _) = stdout_of(&["report", "-o", "csv", path(&file)]);
+    let (_, csv, _) = stdout_of(&["report", "-o", "csv", arg(&file)]);
     let row = csv.lines().nth(1).unwrap();
     assert!(row.ends_with(",'-2+3 =cmd,unannounced-reboot"), "{row}");
 }
 
 #[test]
 fn item_9_a_rule_set_name_must_show_as_the_text_it_is() {
-    let (code, _, stderr) = stdout_of(&["rules", "lint", path(&trust("bad-name-rules.json"))]);
+    let (code, _, stderr) = stdout_of(&["rules", "lint", arg(&trust("bad-name-rules.json"))]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains(":2: the name holds U+001B, a character that hides or reorders text"),
@@ -616,8 +609,8 @@ fn item_9_a_rule_set_name_must_show_as_the_text_it_is() {
     let (code, _, stderr) = stdout_of(&[
         "report",
         "--rules",
-        path(&trust("bad-name-rules.json")),
-        path(&testdata("seed-machine.txt")),
+        arg(&trust("bad-name-rules.json")),
+        arg(&testdata("seed-machine.txt")),
     ]);
     assert_eq!(code, 2);
     assert!(!stderr.contains('\u{1b}'), "{stderr:?}");

@@ -9,10 +9,6 @@ use serde_json::Value;
 
 use super::*;
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// The bundled raw stream's lines, oldest first.
 fn stream_lines() -> Vec<(String, String)> {
     let text = std::fs::read_to_string(testdata("fleet-v0.42.2/ndjson/events.ndjson")).unwrap();
@@ -33,7 +29,7 @@ type Answer = (Vec<(String, String, u64, u64)>, u64, i32);
 /// The answer of a report over `paths`.
 fn answer(paths: &[PathBuf]) -> Answer {
     let mut args = vec!["report", "-o", "json"];
-    args.extend(paths.iter().map(|p| s(p)));
+    args.extend(paths.iter().map(|p| arg(p)));
     let (code, json, stderr) = run_json(&args);
     assert_eq!(code, 0, "{stderr}");
     let (check, _, _) = stdout_of(&[&["check"], &args[3..]].concat());
@@ -87,7 +83,7 @@ fn the_bundled_stream_split_by_time_or_shuffled_answers_as_the_whole() {
     assert!(expected.0.len() >= 2, "the stream has unexpected pairs");
     // Cuts by time just before each unexpected event (where a seam would hide it) and at
     // every tenth of the stream, each file given first and last.
-    let (_, replayed, _) = stdout_of(&["replay", "-o", "ndjson", s(&whole)]);
+    let (_, replayed, _) = stdout_of(&["replay", "-o", "ndjson", arg(&whole)]);
     let mut cuts: Vec<usize> = (1..10).map(|tenth| lines.len() * tenth / 10).collect();
     for machine in replayed.lines() {
         let machine: Value = serde_json::from_str(machine).unwrap();
@@ -150,7 +146,7 @@ fn trust(rel: &str) -> PathBuf {
 #[test]
 fn an_alias_bomb_is_an_error_at_its_line_and_the_rest_is_read() {
     let dir = trust("bomb-dir");
-    let (code, out, stderr) = capped(&["report", "-o", "json", s(&dir)]);
+    let (code, out, stderr) = capped(&["report", "-o", "json", arg(&dir)]);
     assert_eq!(code, Some(2), "an input error, not a crash: {stderr}");
     assert!(
         stderr.contains("bomb-dir/aliases.yaml:5:") && stderr.contains("aliases repeat"),
@@ -165,7 +161,7 @@ fn an_alias_bomb_is_an_error_at_its_line_and_the_rest_is_read() {
         pairs(&json["unexpected"]),
         vec![("Waiting".into(), "PXE Booting".into(), 3, 1)]
     );
-    let (code, _, stderr) = capped(&["report", "-o", "json", s(&trust("hardware-bomb.yaml"))]);
+    let (code, _, stderr) = capped(&["report", "-o", "json", arg(&trust("hardware-bomb.yaml"))]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("hardware-bomb.yaml:7:"), "{stderr}");
 }
@@ -176,7 +172,7 @@ const WAITING: &str = "\t\t\tName: metal.ProvisioningEventWaiting.String(), // a
 fn import_go(dir: &Path, go: &str) -> (i32, Value, String) {
     let file = dir.join("events.go");
     std::fs::write(&file, go).unwrap();
-    let (code, out, err) = stdout_of(&["rules", "import-go", s(&file)]);
+    let (code, out, err) = stdout_of(&["rules", "import-go", arg(&file)]);
     (code, serde_json::from_str(&out).unwrap_or(Value::Null), err)
 }
 
@@ -267,7 +263,7 @@ fn no_id_becomes_an_option_of_a_suggested_command() {
     }
     std::fs::write(&file, text).unwrap();
     for format in ["table", "markdown"] {
-        let (code, out, err) = stdout_of(&["explain", "-o", format, s(&file)]);
+        let (code, out, err) = stdout_of(&["explain", "-o", format, arg(&file)]);
         assert_eq!(code, 0, "{err}");
         let commands: Vec<&str> = out
             .lines()
@@ -293,12 +289,18 @@ fn out_under_dev_is_replaced_atomically_unless_it_names_a_descriptor() {
         return;
     }
     let fleet = testdata("fleet-v0.42.2/list-json");
-    let (_, expected, _) = stdout_of(&["report", "-o", "openmetrics", s(&fleet)]);
+    let (_, expected, _) = stdout_of(&["report", "-o", "openmetrics", arg(&fleet)]);
     let dir = tempfile::tempdir_in(shm).unwrap();
     let prom = dir.path().join("x.prom");
     for round in 0..2 {
-        let (code, _, err) =
-            stdout_of(&["report", "-o", "openmetrics", "--out", s(&prom), s(&fleet)]);
+        let (code, _, err) = stdout_of(&[
+            "report",
+            "-o",
+            "openmetrics",
+            "--out",
+            arg(&prom),
+            arg(&fleet),
+        ]);
         assert_eq!(code, 0, "round {round}: {err}");
         assert_eq!(
             std::fs::read_to_string(&prom).unwrap(),
@@ -307,9 +309,9 @@ fn out_under_dev_is_replaced_atomically_unless_it_names_a_descriptor() {
         );
     }
     // A device is written straight, and /dev/stderr, a descriptor, is appended to.
-    let (code, _, err) = stdout_of(&["report", "-o", "csv", "--out", "/dev/null", s(&fleet)]);
+    let (code, _, err) = stdout_of(&["report", "-o", "csv", "--out", "/dev/null", arg(&fleet)]);
     assert_eq!(code, 0, "{err}");
-    let (code, out, err) = stdout_of(&["report", "-o", "csv", "--out", "/dev/stderr", s(&fleet)]);
+    let (code, out, err) = stdout_of(&["report", "-o", "csv", "--out", "/dev/stderr", arg(&fleet)]);
     assert_eq!(code, 0);
     assert!(out.is_empty() && err.starts_with("State,Event,"), "{err}");
 }
@@ -320,12 +322,12 @@ fn a_list_whose_only_element_is_damaged_holds_no_machine() {
     let list = dir.path().join("list.json");
     std::fs::write(&list, "[{\"id\": \"a\", \"events\": {\"log\": [nope]}}]\n").unwrap();
     for args in [&["issues", "--all"][..], &["report"]] {
-        let (code, json, err) = run_json(&[args, &["-o", "json", s(&list)]].concat());
+        let (code, json, err) = run_json(&[args, &["-o", "json", arg(&list)]].concat());
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains("list.json:1:34:"), "{err}");
         assert_eq!(json["inputs"]["machines"], 0, "{args:?}: no machine `list`");
     }
-    let (_, json, _) = run_json(&["issues", "-o", "json", "--all", s(&list)]);
+    let (_, json, _) = run_json(&["issues", "-o", "json", "--all", arg(&list)]);
     assert_eq!(json["machines"], serde_json::json!([]));
 }
 
@@ -338,7 +340,7 @@ fn file_names_that_differ_in_invalid_utf8_are_two_machines() {
         let path = dir.path().join(std::ffi::OsStr::from_bytes(name));
         std::fs::write(path, log).unwrap();
     }
-    let (code, json, err) = run_json(&["report", "-o", "json", s(dir.path())]);
+    let (code, json, err) = run_json(&["report", "-o", "json", arg(dir.path())]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(json["inputs"]["machines"], 2);
     assert_eq!(json["inputs"]["merged_machines"], 0);
@@ -415,9 +417,9 @@ fn a_metrics_label_is_the_machines_id() {
         r#"[{"id": "m-back\\slash\\", "events": {"log": [{"time": "2025-09-01T00:00:00Z", "event": "Waiting", "message": "w"}]}}]"#,
     )
     .unwrap();
-    let (_, json, _) = run_json(&["issues", "-o", "json", "--all", s(&list)]);
+    let (_, json, _) = run_json(&["issues", "-o", "json", "--all", arg(&list)]);
     assert_eq!(json["machines"][0]["machine"], r"m-back\slash\");
-    let (code, text, err) = stdout_of(&["issues", "-o", "openmetrics", s(&list)]);
+    let (code, text, err) = stdout_of(&["issues", "-o", "openmetrics", arg(&list)]);
     assert_eq!(code, 0, "{err}");
     // The exposition's `\\` is one backslash: the label reads back as the id.
     assert!(text.contains(r#"machineid="m-back\\slash\\""#), "{text}");
@@ -430,7 +432,7 @@ fn review_a_long_scalar_repeated_counts_its_bytes_and_a_doubled_field_is_refused
     let mut text = format!("- id: m1\n  hw: &a \"{}\"\n  more:\n", "x".repeat(1 << 20));
     text += &"  - *a\n".repeat(20_000);
     std::fs::write(&yaml, text).unwrap();
-    let (code, _, err) = capped(&["report", "-o", "json", s(&yaml)]);
+    let (code, _, err) = capped(&["report", "-o", "json", arg(&yaml)]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("aliases repeat"), "{err}");
     let go = events_go("metal-api-v0.42.2");

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use super::shape::{drawn_states, edge_lines, leads_down, node_name, node_note};
 use crate::graph::{From, Kind};
-use crate::render::report::GraphReport;
+use crate::render::reports::GraphReport;
 
 /// A DOT string literal; each line escaped, the lines joined by DOT's own `\n`.
 fn quoted(text: &str) -> String {

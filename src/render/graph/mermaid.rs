@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use super::shape::{drawn_states, edge_lines, leads_down, node_name, node_note};
 use crate::event::State;
 use crate::graph::{From, Kind};
-use crate::render::report::GraphReport;
+use crate::render::reports::GraphReport;
 
 fn id(from: From) -> String {
     match from {

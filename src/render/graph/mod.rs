@@ -11,5 +11,3 @@ mod svg;
 pub use dot::dot;
 pub use mermaid::mermaid;
 pub use svg::svg;
-
-pub use crate::render::report::GraphReport;

@@ -7,7 +7,7 @@ use super::layout::{CHAR_W, LINE_H, Layout, Placed, WIDTH, center, lay_out, node
 use super::shape::{drawn_states, node_name, node_note};
 use crate::graph::{From, Kind};
 use crate::render::escape;
-use crate::render::report::GraphReport;
+use crate::render::reports::GraphReport;
 
 /// (stroke, dash, marker, width) of an edge.
 fn style(kind: Kind, observed: bool) -> (&'static str, &'static str, &'static str, f64) {

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::common::{ErrorJson, WindowJson, errors};
 use super::safe;
-use crate::render::report::CheckReport;
+use crate::render::reports::CheckReport;
 use crate::render::sentence;
 
 #[derive(Serialize)]
@@ -42,7 +42,7 @@ pub fn check(report: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         passed: report.result.passed(),
         machines: report.summary.machines,
         events: report.summary.events,
-        errors: errors(&report.summary.errors),
+        errors: errors(&report.problems.errors),
         window: WindowJson::of(&report.window),
         pairs: report
             .result

@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::aggregate::{PairTally, Summary};
 use crate::diagnose::PairVerdict;
 use crate::event::{EventKind, State, format_time as time};
+use crate::input::Problems;
 use crate::input::record::InputError;
 use crate::render::sentence;
 use crate::window::{Period, Shown};
@@ -28,7 +29,7 @@ pub(super) struct InputsJson<'a> {
 
 impl<'a> InputsJson<'a> {
     /// The `inputs` object of a summary.
-    pub(super) fn of(s: &'a Summary) -> InputsJson<'a> {
+    pub(super) fn of(s: &'a Summary, problems: &'a Problems) -> InputsJson<'a> {
         InputsJson {
             files: s.files,
             formats: s.formats.clone(),
@@ -48,13 +49,16 @@ impl<'a> InputsJson<'a> {
                     machines: t.machines,
                 })
                 .collect(),
-            errors: errors(&s.errors),
-            skipped: s
+            errors: errors(&problems.errors),
+            skipped: problems
                 .skipped
                 .iter()
-                .map(|(path, reason)| SkippedJson { path, reason })
+                .map(|s| SkippedJson {
+                    path: &s.path,
+                    reason: &s.reason,
+                })
                 .collect(),
-            notes: errors(&s.notes),
+            notes: errors(&problems.notes),
         }
     }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::common::{ErrorJson, PairJson, WindowJson, errors};
 use super::safe;
 use crate::diff::Change;
-use crate::render::report::DiffReport;
+use crate::render::reports::DiffReport;
 
 #[derive(Serialize)]
 struct DiffJson<'a> {
@@ -52,8 +52,8 @@ pub fn diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
             files: d.files,
             machines: d.machines,
             events: d.events,
-            errors: errors(&d.errors),
-            notes: errors(&d.notes),
+            errors: errors(&report.problems.errors),
+            notes: errors(&report.problems.notes),
         },
         window: WindowJson::of(&report.window),
         newly_expected: pairs(Change::NewlyExpected),

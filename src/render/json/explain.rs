@@ -1,15 +1,14 @@
 //! `explain -o json`.
 
+use crate::render::reports::ExplainReport;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use super::common::{InputsJson, VerdictJson, WindowJson};
-use crate::aggregate::Verdicts;
 use crate::diagnose::PairVerdict;
 use crate::event::format_time as time;
-use crate::explain::{Explanation, PairContext, top_sequences};
-use crate::window::Shown;
+use crate::explain::{PairContext, top_sequences};
 
 #[derive(Serialize)]
 struct ExplainJson<'a> {
@@ -133,17 +132,12 @@ fn pair<'a>(
 }
 
 /// Writes `explain -o json`.
-pub fn explain(
-    rules: &str,
-    explanation: &Explanation,
-    verdicts: &Verdicts,
-    window: &Shown,
-    out: &mut dyn Write,
-) -> io::Result<()> {
+pub fn explain(report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
+    let (explanation, verdicts) = (report.explanation, report.verdicts);
     let doc = ExplainJson {
-        rules,
-        inputs: InputsJson::of(&explanation.summary),
-        window: WindowJson::of(window),
+        rules: report.rules,
+        inputs: InputsJson::of(&explanation.summary, report.problems),
+        window: WindowJson::of(&report.window),
         pairs: explanation
             .pairs_by_count()
             .into_iter()

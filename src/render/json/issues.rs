@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::common::InputsJson;
 use crate::event::format_time as time;
 use crate::issues::{IssueType, counts, unexpected_pairs};
-use crate::render::report::IssuesReport;
+use crate::render::reports::IssuesReport;
 use crate::render::sentence;
 
 #[derive(Serialize)]
@@ -55,7 +55,7 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
     let doc = IssuesJson {
         rules: report.rules,
         now: time(report.now),
-        inputs: InputsJson::of(report.summary),
+        inputs: InputsJson::of(report.summary, report.problems),
         counts: counts(report.machines)
             .into_iter()
             .map(|(kind, n)| (kind.id(), n))

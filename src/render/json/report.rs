@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::common::{InputsJson, PairJson, WindowJson};
 use super::safe;
 use crate::event::State;
-use crate::render::report::Report;
+use crate::render::reports::Report;
 
 #[derive(Serialize)]
 struct ReportJson<'a> {
@@ -38,7 +38,7 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let s = report.summary;
     let doc = ReportJson {
         rules: report.rules,
-        inputs: InputsJson::of(s),
+        inputs: InputsJson::of(s, report.problems),
         window: WindowJson::of(&report.window),
         unexpected: s
             .pairs_by_count()

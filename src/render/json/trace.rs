@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::safe;
 use crate::event::{State, format_time as time};
-use crate::render::report::TraceRenderer;
+use crate::render::reports::TraceRenderer;
 use crate::replay::{Container, Step, StoredEvent, Trace};
 
 #[derive(Serialize)]

@@ -2,7 +2,7 @@
 
 use crate::gate::BaselineState;
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, count, input, label, sep};
-use crate::render::report::CheckReport;
+use crate::render::reports::CheckReport;
 use crate::render::sentence;
 
 use super::phrases::counted;
@@ -37,7 +37,7 @@ pub fn doc(report: &CheckReport) -> Doc {
     line.push(sep());
     line.extend(counted(report.summary.events, "event"));
     line.push(sep());
-    line.extend(counted(report.summary.errors.len() as u64, "input error"));
+    line.extend(counted(report.problems.errors.len() as u64, "input error"));
     doc.line(line);
     if let Some(line) = super::report::window_line(&report.window) {
         doc.line(line);

@@ -2,7 +2,7 @@
 
 use crate::diff::Change;
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, count, input, label, machine, sep, time};
-use crate::render::report::DiffReport;
+use crate::render::reports::DiffReport;
 
 use super::phrases::{counted, examples};
 
@@ -18,7 +18,7 @@ pub fn doc(report: &DiffReport) -> Doc {
     line.push(sep());
     line.extend(counted(d.events, "event"));
     line.push(sep());
-    line.extend(counted(d.errors.len() as u64, "input error"));
+    line.extend(counted(report.problems.errors.len() as u64, "input error"));
     doc.line(line);
     if let Some(line) = super::report::window_line(&report.window) {
         doc.line(line);

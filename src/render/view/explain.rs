@@ -1,14 +1,14 @@
 //! `explain`'s text view: an overview table of the pairs, then a short triage note per pair.
 
+use crate::render::reports::ExplainReport;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
 
 use super::phrases::counted;
-use crate::aggregate::Verdicts;
 use crate::diagnose::{Kind, PairVerdict};
 use crate::event::{EventKind, State};
-use crate::explain::{Explanation, PairContext, top_sequences};
+use crate::explain::{PairContext, top_sequences};
 use crate::render::doc::{
     Block, Column, Doc, Grid, Piece, Tone, Value, argument, bars, count, label, sep, time,
 };
@@ -59,10 +59,16 @@ pub fn daily_counts(by_day: &BTreeMap<NaiveDate, u64>) -> Vec<u64> {
 }
 
 /// The explanation of every pair.
-pub fn doc(rules: &str, e: &Explanation, verdicts: &Verdicts, context: usize) -> Doc {
+pub fn doc(report: &ExplainReport) -> Doc {
+    let (rules, e, verdicts, context) = (
+        report.rules,
+        report.explanation,
+        report.verdicts,
+        report.context,
+    );
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog explain".to_string()));
-    doc.line(super::report::totals(rules, &e.summary));
+    doc.line(super::report::totals(rules, &e.summary, report.problems));
     let pairs = e.pairs_by_count();
     let mut heading = vec![label("Unexpected transitions explained: ")];
     heading.extend(counted(pairs.len() as u64, "pair"));

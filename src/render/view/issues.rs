@@ -3,7 +3,7 @@
 
 use crate::issues::{IssueType, Severity, counts};
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, input, label, machine, sep, time};
-use crate::render::report::IssuesReport;
+use crate::render::reports::IssuesReport;
 use crate::render::sentence;
 
 use super::phrases::counted;
@@ -19,7 +19,11 @@ fn tone(severity: Severity) -> Tone {
 pub fn doc(report: &IssuesReport) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog issues".to_string()));
-    doc.line(super::report::totals(report.rules, report.summary));
+    doc.line(super::report::totals(
+        report.rules,
+        report.summary,
+        report.problems,
+    ));
     doc.line(vec![label("judged at "), time(report.now)]);
     let with_issues = report
         .machines

@@ -7,7 +7,7 @@ use crate::diagnose::Basis;
 use crate::diff::Change;
 use crate::propose::{Because, LeftOut, Proposal};
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, count, input, label};
-use crate::render::report::DiffReport;
+use crate::render::reports::DiffReport;
 use crate::render::sentence;
 
 /// Why a pair is left out, in words.
@@ -43,7 +43,11 @@ fn why(l: &LeftOut) -> String {
 pub fn doc(proposal: &Proposal, summary: &Summary, effect: &DiffReport) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog rules propose".to_string()));
-    doc.line(super::report::totals(&proposal.base, summary));
+    doc.line(super::report::totals(
+        &proposal.base,
+        summary,
+        effect.problems,
+    ));
     let mut heading = vec![label("Accepted: ")];
     heading.extend(counted(proposal.accepted.len() as u64, "pair"));
     heading.push(label(" (by their verdicts: an accepted pair leads where "));

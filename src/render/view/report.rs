@@ -5,17 +5,18 @@ use chrono::NaiveDate;
 
 use crate::aggregate::{PairTally, Summary, Verdicts};
 use crate::event::State;
+use crate::input::Problems;
 use crate::render::doc::{
     Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, periods_per_bar, sep,
     time,
 };
-use crate::render::report::Report;
+use crate::render::reports::Report;
 use crate::window::{Period, Shown};
 
 use super::phrases::{counted, examples, machine_list};
 
 /// The totals line every reading command starts with.
-pub fn totals(rules: &str, s: &Summary) -> Vec<Piece> {
+pub fn totals(rules: &str, s: &Summary, problems: &Problems) -> Vec<Piece> {
     let unknown: u64 = s.unknown_events.values().map(|t| t.count).sum();
     let mut line = vec![label("rules "), input(rules), sep()];
     line.extend(counted(s.files, "file"));
@@ -28,7 +29,7 @@ pub fn totals(rules: &str, s: &Summary) -> Vec<Piece> {
         s.replayed, s.rejected, s.duplicates
     )));
     line.push(sep());
-    let errors = s.errors.len() as u64;
+    let errors = problems.errors.len() as u64;
     let mut error_pieces = counted(errors, "input error");
     if errors > 0 {
         error_pieces = error_pieces
@@ -176,7 +177,7 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
     let (rules, s) = (report.rules, report.summary);
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog report".to_string()));
-    doc.line(totals(rules, s));
+    doc.line(totals(rules, s, report.problems));
     if let Some(line) = window_line(&report.window) {
         doc.line(line);
     }
@@ -262,8 +263,8 @@ fn cascade_lines(doc: &mut Doc, s: &Summary) {
 /// without a terminal's stderr beside it.
 pub fn doc_with_problems(report: &Report) -> Doc {
     let mut doc = doc_of(report, true);
-    let s = report.summary;
-    if s.errors.is_empty() && s.skipped.is_empty() {
+    let p = report.problems;
+    if p.errors.is_empty() && p.skipped.is_empty() {
         return doc;
     }
     doc.heading(vec![label("Input problems")]);
@@ -272,7 +273,7 @@ pub fn doc_with_problems(report: &Report) -> Doc {
         Column::number("Line"),
         Column::wrapping("Problem"),
     ]);
-    for error in &s.errors {
+    for error in &p.errors {
         grid.row(vec![
             input(error.path.clone()),
             if error.line > 0 {
@@ -283,11 +284,11 @@ pub fn doc_with_problems(report: &Report) -> Doc {
             input(error.message.clone()).tone(Tone::Bad),
         ]);
     }
-    for (path, reason) in &s.skipped {
+    for skipped in &p.skipped {
         grid.row(vec![
-            input(path.clone()),
+            input(skipped.path.clone()),
             Value::Empty.into(),
-            input(format!("skipped: {reason}")).tone(Tone::Faint),
+            input(format!("skipped: {}", skipped.reason)).tone(Tone::Faint),
         ]);
     }
     doc.table(grid);

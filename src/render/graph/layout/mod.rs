@@ -21,7 +21,7 @@ use routes::{Canvas, Drawn, Edge, lanes, ports, shapes};
 use super::shape::{drawn_states, edge_lines, node_name};
 use crate::event::EventKind;
 use crate::graph::{EdgeKey, From, Kind};
-use crate::render::report::GraphReport;
+use crate::render::reports::GraphReport;
 
 /// A shape laid out.
 pub(crate) struct Placed {

@@ -10,7 +10,7 @@ use super::grid::{
 };
 use crate::event::{EventKind, State};
 use crate::graph::{EdgeKey, From, Kind};
-use crate::render::report::GraphReport;
+use crate::render::reports::GraphReport;
 
 /// An edge of the graph, with its events and counts.
 pub(super) type Edge<'g> = (&'g EdgeKey, &'g BTreeMap<EventKind, u64>);

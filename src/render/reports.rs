@@ -8,9 +8,12 @@ use chrono::{DateTime, Utc};
 
 use crate::aggregate::{Summary, Verdicts};
 use crate::diff::RuleDiff;
+use crate::explain::Explanation;
 use crate::gate::GateResult;
 use crate::graph::Graph;
+use crate::input::Problems;
 use crate::issues::{IssueType, Judged};
+use crate::propose::Proposal;
 use crate::replay::Trace;
 use crate::window::{Period, Shown};
 
@@ -26,6 +29,8 @@ pub struct Report<'a> {
     pub graph: Option<&'a Graph>,
     /// Each pair's verdict.
     pub verdicts: &'a Verdicts,
+    /// What reading met (the JSON's `inputs`, the page's problems).
+    pub problems: &'a Problems,
 }
 
 /// What `diff` prints: the changes between two rule sets.
@@ -35,6 +40,7 @@ pub struct DiffReport<'a> {
     pub diff: &'a RuleDiff,
     /// The window verdict changes were counted in.
     pub window: Shown,
+    pub problems: &'a Problems,
 }
 
 /// What `check` prints: the gate's verdict on the fleet.
@@ -49,6 +55,7 @@ pub struct CheckReport<'a> {
     pub window: Shown,
     /// Each pair's verdict.
     pub verdicts: &'a Verdicts,
+    pub problems: &'a Problems,
 }
 
 /// What `issues` prints: every judged machine, worst first.
@@ -60,6 +67,34 @@ pub struct IssuesReport<'a> {
     pub machines: &'a [Judged],
     /// The issue types judged (after the filters), for the metrics' rows of 0.
     pub types: &'a [IssueType],
+    pub problems: &'a Problems,
+}
+
+/// What `explain` prints: each pair's surroundings in the logs.
+pub struct ExplainReport<'a> {
+    pub rules: &'a str,
+    pub explanation: &'a Explanation,
+    pub verdicts: &'a Verdicts,
+    /// The window occurrences were counted in.
+    pub window: Shown,
+    /// How many stored events before and after each occurrence were taken.
+    pub context: usize,
+    pub problems: &'a Problems,
+}
+
+/// What `rules propose` prints, as its format asks.
+pub enum ProposeReport<'a> {
+    /// The proposal as a rule file (`-o json`).
+    RuleFile(&'a str),
+    /// A unified diff against metal-api's events.go (`-o go`).
+    Patch(&'a str),
+    /// The proposal and what it changes, as `diff` shows it (`-o table`).
+    Effect {
+        proposal: &'a Proposal,
+        /// The base rules' summary of the fleet.
+        summary: &'a Summary,
+        diff: &'a DiffReport<'a>,
+    },
 }
 
 /// What a picture of a graph says besides the graph.

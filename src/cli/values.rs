@@ -1,0 +1,173 @@
+//! The values the command line's options take, named as `-o`, `--format`, `--by` and the
+//! rest spell them. The types are the crate's own (render's formats, the input formats, the
+//! issue types); only here do they meet clap.
+
+use clap::ValueEnum;
+use clap::builder::PossibleValue;
+
+use crate::input::Format;
+use crate::issues::{IssueType, Severity};
+use crate::render::format::{
+    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, ProposeFormat, ReplayFormat, ReportFormat,
+    TableFormat,
+};
+use crate::render::terminal::ColorChoice;
+use crate::window::Period;
+
+/// Implements [`ValueEnum`] for a type: each variant, its name on the command line and, where
+/// `--help` says one, what it means.
+macro_rules! values {
+    ($ty:ty { $($variant:ident = $name:literal $(: $help:literal)?),* $(,)? }) => {
+        impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$(Self::$variant),*]
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(match self {
+                    $(Self::$variant => PossibleValue::new($name)$(.help($help))?,)*
+                })
+            }
+        }
+    };
+}
+
+values!(ColorChoice {
+    Auto = "auto": "On a terminal, unless `NO_COLOR` is set",
+    Always = "always",
+    Never = "never",
+});
+
+values!(Format {
+    LogsJson = "logs-json": "`metalctl machine logs ID -o json` (an event array, maybe a `Recent last error` block)",
+    DescribeJson = "describe-json": "`metalctl machine describe ID -o json` (one machine object)",
+    ListJson = "list-json": "`metalctl machine list -o json` (an array of machine objects)",
+    EventApi = "event-api": "metal-api's `GET /v1/machine/{id}/event` response (`{log, last_error_event, …}`)",
+    ContainerDump = "container-dump": "metal-api's stored containers, a dump of the event table (one object or an array)",
+    V2Json = "v2-json": "The v2 API's machines (`uuid`, `recentProvisioningEvents`; camelCase or snake_case)",
+    Ndjson = "ndjson": "A raw event stream, one `{\"machine\", \"time\", \"event\", \"message\"}` a line, any order",
+    Table = "table": "The table `metalctl machine logs ID` prints (also `-o wide`, `-o markdown`)",
+});
+
+values!(Period {
+    Day = "day": "UTC days, `2025-09-16`",
+    Week = "week": "ISO weeks, `2025-W38` (Monday to Sunday, UTC)",
+});
+
+values!(Severity {
+    Minor = "minor",
+    Major = "major",
+    Critical = "critical",
+});
+
+values!(IssueType {
+    NoEventContainer = "no-event-container",
+    LivelinessDead = "liveliness-dead",
+    LivelinessUnknown = "liveliness-unknown",
+    LivelinessNotAvailable = "liveliness-not-available",
+    FailedMachineReclaim = "failed-machine-reclaim",
+    Crashloop = "crashloop",
+    LastEventError = "last-event-error",
+    Stuck = "stuck",
+    UnexpectedTransitions = "unexpected-transitions",
+});
+
+values!(ReportFormat {
+    Table = "table",
+    Json = "json",
+    Markdown = "markdown",
+    Csv = "csv": "The unexpected pairs, one per row",
+    Html = "html": "One self-contained page: totals, the graph, the pairs with sparklines, machines",
+    Openmetrics = "openmetrics": "Prometheus' text exposition format (OpenMetrics, ending `# EOF`)",
+});
+
+values!(DiffFormat {
+    Table = "table",
+    Json = "json",
+    Markdown = "markdown",
+});
+
+values!(CheckFormat {
+    Table = "table",
+    Json = "json",
+    Sarif = "sarif": "SARIF 2.1.0, for code-scanning UIs",
+    Junit = "junit": "JUnit XML, for Jenkins and GitLab",
+    Markdown = "markdown": "A summary for a pull-request comment",
+    Openmetrics = "openmetrics": "Prometheus' text exposition format (OpenMetrics, ending `# EOF`)",
+});
+
+values!(GraphFormat {
+    Svg = "svg": "SVG, drawn by fsmlog on a fixed layout of metal-api's states",
+    Dot = "dot": "Graphviz DOT (`| dot -Tsvg`)",
+    Mermaid = "mermaid": "A Mermaid flowchart (GitHub and GitLab render it)",
+});
+
+values!(TableFormat {
+    Table = "table",
+    Json = "json",
+    Markdown = "markdown",
+    Csv = "csv",
+});
+
+values!(IssuesFormat {
+    Table = "table",
+    Json = "json",
+    Markdown = "markdown",
+    Csv = "csv",
+    Openmetrics = "openmetrics": "metal-metrics-exporter's `metal_machine_issues` families, every machine and type",
+});
+
+values!(ReplayFormat {
+    Table = "table",
+    Json = "json",
+    Ndjson = "ndjson",
+    Csv = "csv": "Every step, the machine in the first column",
+});
+
+values!(ProposeFormat {
+    Table = "table",
+    Json = "json": "The proposal as a rule file",
+    Go = "go": "A unified diff against metal-api's events.go",
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each name reads back as its value, so that `-o NAME` and the help agree.
+    fn round_trips<T: ValueEnum + PartialEq + std::fmt::Debug>() {
+        for value in T::value_variants() {
+            let name = value.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(&T::from_str(&name, false).unwrap(), value, "{name}");
+        }
+    }
+
+    #[test]
+    fn every_value_reads_back() {
+        round_trips::<ColorChoice>();
+        round_trips::<Format>();
+        round_trips::<Period>();
+        round_trips::<Severity>();
+        round_trips::<IssueType>();
+        round_trips::<ReportFormat>();
+        round_trips::<CheckFormat>();
+        round_trips::<IssuesFormat>();
+        round_trips::<ProposeFormat>();
+    }
+
+    #[test]
+    fn input_format_names_are_the_ones_output_uses() {
+        for format in Format::value_variants() {
+            let name = format.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(name, format.name());
+        }
+    }
+
+    #[test]
+    fn issue_type_names_are_metal_apis() {
+        for kind in IssueType::ALL {
+            let name = kind.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(name, kind.id());
+        }
+    }
+}

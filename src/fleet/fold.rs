@@ -1,0 +1,249 @@
+//! The fold of every machine into a tally, as a sequence of [`Plan`]s; and one pass over the
+//! inputs as a plan says: every file read on the worker threads, each
+//! machine handed to the command's closure, the tallies added up. Whatever the number of
+//! threads or the timing, the result is the same.
+
+use std::ops::AddAssign;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex, mpsc};
+
+use rayon::prelude::*;
+
+use super::inputs::Inputs;
+use super::plan::Plan;
+use super::progress::Progress;
+use crate::input;
+use crate::input::merge::{self, Merged};
+use crate::input::record::{Batch, Record};
+use crate::input::{FilesRead, Problems};
+use crate::log::Format;
+
+/// What a pass computed, and what reading met on the way.
+#[derive(Default)]
+pub struct Folded<T> {
+    /// What the command's closure added up.
+    pub value: T,
+    pub problems: Problems,
+    pub files: FilesRead,
+}
+
+impl<T: std::ops::AddAssign> std::ops::AddAssign for Folded<T> {
+    fn add_assign(&mut self, other: Folded<T>) {
+        self.value += other.value;
+        self.problems += other.problems;
+        self.files += other.files;
+    }
+}
+
+impl Inputs {
+    /// Reads every input in parallel and folds each machine into a tally; the result does
+    /// not depend on the number of threads, on timing, or on how the machines are split into
+    /// files. The passes are [`Plan`]s: the first takes every record as a machine and counts
+    /// each machine's records; only when a machine has several does a second pass (over
+    /// spooled copies of streams) merge them. Batches of a large array are decoded, replayed
+    /// and folded on every core while the file's thread reads on (see [`pass`]).
+    pub fn fold<T, F>(&self, per_machine: F) -> Folded<T>
+    where
+        T: Default + AddAssign + Send,
+        F: Fn(&mut T, Merged) + Sync,
+    {
+        let mut learning_files = !self.repeats_known();
+        let mut plan = Plan::first(self);
+        let mut folded = self.pass(&plan, &per_machine);
+        while let Some((_why, next)) = plan.next(self, learning_files) {
+            learning_files = false;
+            plan = next;
+            folded = self.pass(&plan, &per_machine);
+        }
+        folded.problems.errors.extend(self.errors.iter().cloned());
+        folded.problems.skipped.extend(self.skipped_all());
+        folded.problems.sort();
+        folded
+    }
+
+    /// One pass over the inputs, with a progress bar where one is wanted.
+    fn pass<T, F>(&self, plan: &Plan, per_machine: &F) -> Folded<T>
+    where
+        T: Default + AddAssign + Send,
+        F: Fn(&mut T, Merged) + Sync,
+    {
+        let progress = match &self.options.bytes_read {
+            Some(counter) => {
+                counter.store(0, Ordering::Relaxed);
+                let sizes = self.files.iter().filter_map(|f| f.size()).sum();
+                Progress::start(Arc::clone(counter), sizes)
+            }
+            None => Progress::none(),
+        };
+        let folded = self.install(|| pass(self, plan, per_machine));
+        progress.finish();
+        folded
+    }
+}
+
+/// Batches of one file being decoded at once, per worker thread: enough to keep every core
+/// busy while the file's thread reads on, few enough that memory stays bounded.
+const IN_FLIGHT_PER_THREAD: usize = 2;
+
+/// Runs one pass: each file as the plan says, machines merged by the plan's merger.
+pub(super) fn pass<T, F>(inputs: &Inputs, plan: &Plan, per_machine: &F) -> Folded<T>
+where
+    T: Default + std::ops::AddAssign + Send,
+    F: Fn(&mut T, Merged) + Sync,
+{
+    let handler = Handler { plan, per_machine };
+    let limit = IN_FLIGHT_PER_THREAD * rayon::current_num_threads().max(1);
+    // Files fold into one tally per run of files a worker takes on (rayon's splits), not a
+    // tally each: a directory of small files would otherwise build and merge one per file.
+    let read_one = |mut folded: Folded<T>, file: &input::InputFile| {
+        let (done, results) = mpsc::channel::<Folded<T>>();
+        let in_flight = InFlight::new(limit);
+        let mut ids = Vec::new();
+        let mut format = None;
+        let mut skipped = false;
+        let opened = rayon::scope(|scope| {
+            input::read_file(file, &inputs.options, &mut |record| match record {
+                Record::Batch(batch) => {
+                    format.get_or_insert(batch.format_name().unwrap_or(Format::ListJson.name()));
+                    in_flight.enter();
+                    let (done, in_flight, handler) = (done.clone(), &in_flight, &handler);
+                    scope.spawn(move |_| {
+                        let mut local = Folded::default();
+                        let mut ids = Vec::new();
+                        handler.decode(batch.as_ref(), &mut local, &mut ids);
+                        handler.count(&ids);
+                        // The receiver outlives the scope, and so this task.
+                        let _ = done.send(local);
+                        in_flight.leave();
+                    });
+                }
+                Record::Skipped(s) => {
+                    skipped = true;
+                    folded.problems.skipped.push(s);
+                }
+                Record::Machine(log) => {
+                    format.get_or_insert(log.format_name());
+                    handler.handle(&mut folded, &mut ids, Record::Machine(log));
+                }
+                other => handler.handle(&mut folded, &mut ids, other),
+            })
+        });
+        handler.count(&ids);
+        drop(done);
+        for local in results {
+            folded += local;
+        }
+        if opened && !skipped {
+            folded.files.add(format);
+        }
+        folded
+    };
+    let mut total = plan
+        .files
+        .par_iter()
+        .map(|&i| &inputs.files[i])
+        .fold(Folded::default, read_one)
+        .reduce(Folded::default, |mut a, b| {
+            a += b;
+            a
+        });
+    for merged in plan.merger.drain() {
+        per_machine(&mut total.value, merged);
+    }
+    total
+}
+
+/// What a pass does with each record: machines to the command (merged as the plan says,
+/// counted for its census), problems beside them.
+struct Handler<'a, F> {
+    plan: &'a Plan,
+    per_machine: &'a F,
+}
+
+impl<F> Handler<'_, F> {
+    fn handle<T>(&self, folded: &mut Folded<T>, ids: &mut Vec<u64>, record: Record)
+    where
+        F: Fn(&mut T, Merged),
+    {
+        match record {
+            Record::Machine(log) => {
+                if self.plan.census.is_some() {
+                    // By key, so that no id is copied for the census.
+                    ids.push(merge::key(&log.machine));
+                }
+                if let Some(merged) = self.plan.merger.offer(log) {
+                    (self.per_machine)(&mut folded.value, merged);
+                }
+            }
+            Record::Error(err) => folded.problems.errors.push(err),
+            Record::Note(note) => folded.problems.notes.push(note),
+            Record::Skipped(skipped) => folded.problems.skipped.push(skipped),
+            Record::Batch(batch) => self.decode(batch.as_ref(), folded, ids),
+        }
+    }
+
+    /// A batch's machines, decoded on this thread.
+    fn decode<T>(&self, batch: &dyn Batch, folded: &mut Folded<T>, ids: &mut Vec<u64>)
+    where
+        F: Fn(&mut T, Merged),
+    {
+        input::decode(batch, &mut |r| self.handle(folded, ids, r));
+    }
+
+    /// Counts the machines of some records in the plan's census, if it takes one.
+    fn count(&self, ids: &[u64]) {
+        if let Some(census) = &self.plan.census {
+            census.note_keys(ids);
+        }
+    }
+}
+
+/// How many batches of a file are being decoded, and a limit on it. A reader that reaches
+/// the limit first helps decode (rayon runs a waiting task on this thread); only when no task
+/// is left to take does it wait, woken as soon as one finishes.
+struct InFlight {
+    count: Mutex<usize>,
+    freed: Condvar,
+    limit: usize,
+}
+
+impl InFlight {
+    fn new(limit: usize) -> InFlight {
+        InFlight {
+            count: Mutex::new(0),
+            freed: Condvar::new(),
+            limit,
+        }
+    }
+
+    /// Waits until one more batch may be in flight, and counts it.
+    fn enter(&self) {
+        loop {
+            {
+                let count = self.count.lock().unwrap_or_else(|e| e.into_inner());
+                if *count < self.limit {
+                    drop(count);
+                    break;
+                }
+            }
+            // Help with the batches in flight instead of blocking a worker they may need.
+            if matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                continue;
+            }
+            // Nothing left to take: every batch in flight runs on another thread, and the
+            // first to finish wakes this one.
+            let count = self.count.lock().unwrap_or_else(|e| e.into_inner());
+            let _count = self
+                .freed
+                .wait_while(count, |n| *n >= self.limit)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        *self.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    }
+
+    /// One batch is done.
+    fn leave(&self) {
+        *self.count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        self.freed.notify_one();
+    }
+}
