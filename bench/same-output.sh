@@ -59,7 +59,10 @@ for input in "${inputs[@]}"; do
     for o in svg dot mermaid; do
       run "$key.graph.$o.$threads" graph --rules $rules -o $o "${t[@]}" "$input"
     done
-    for o in sarif json junit markdown; do
+    run "$key.report.openmetrics.$threads" report --rules $rules -o openmetrics "${t[@]}" "$input"
+    run "$key.issues.openmetrics.$threads" issues --rules $rules -o openmetrics --now 2030-01-01T00:00:00Z "${t[@]}" "$input"
+    run "$key.issues.fail.$threads" issues --rules $rules --fail-on minor --now 2030-01-01T00:00:00Z "${t[@]}" "$input"
+    for o in sarif json junit markdown table openmetrics; do
       run "$key.check.$o.$threads" check --rules $rules -o $o "${t[@]}" "$input"
     done
     for o in json table markdown; do
@@ -77,5 +80,18 @@ for r in metal-api-v0.19.0 metal-api-v0.19.3 metal-api-v0.42.2; do
   run "rules-show.$r" rules show $r
   run "rules-export.$r" rules export $r
 done
+run "rules-list" rules list
+run "rules-lint-bad" rules lint testdata/trust/rules-beyond-i64.json
+run "rules-lint-good" rules lint src/rules/builtin/metal-api-v0.42.2.json
+run "propose-go-missing" rules propose -o go testdata/fleet-v0.42.2/list-json
+run "empty-check" check testdata/does-not-exist
+run "empty-metrics" report -o openmetrics testdata/does-not-exist
+run "graph-nothing" graph testdata/does-not-exist
+for command in "" report replay diff check graph issues explain rules "rules propose" "rules import-go" completions man; do
+  # shellcheck disable=SC2086
+  run "help-${command// /-}" $command --help
+done
+run "man" man
+run "completions-bash" completions bash
 rm -f "$out/.stderr"
 echo "$(ls "$out" | wc -l) outputs in $out"

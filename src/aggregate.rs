@@ -11,7 +11,7 @@ use crate::diagnose::{Class, Classes, Diagnosis, PairVerdict, verdict};
 use crate::event::{EventKind, Location, State};
 use crate::input::FilesRead;
 use crate::input::merge::Merged;
-use crate::replay::{Step, Trace, Verdict};
+use crate::replay::{Handling, Step, Trace};
 use crate::window::{Period, Window};
 
 /// How many example machines a pair keeps (the smallest ids, so the choice is stable).
@@ -241,13 +241,13 @@ impl Summary {
         for (i, step) in judged.enumerate() {
             self.events += 1;
             match step.verdict {
-                Verdict::Rejected => self.rejected += 1,
-                Verdict::Expected | Verdict::Unexpected => self.replayed += 1,
+                Handling::Rejected => self.rejected += 1,
+                Handling::Expected | Handling::Unexpected => self.replayed += 1,
             }
             if !counting.window.contains(step.time) {
                 continue;
             }
-            if step.verdict == Verdict::Unexpected {
+            if step.verdict == Handling::Unexpected {
                 let pair = (step.from, step.event);
                 let first = seen_pairs.insert(pair);
                 let tally = self.count_unexpected(step, trace, first, counting.period);
@@ -347,9 +347,9 @@ pub fn by_count<K: Ord>(pairs: &BTreeMap<K, PairTally>) -> Vec<(&K, &PairTally)>
 /// The disagreement a step shows, if its recorded verdict differs from the replayed one.
 fn disagreement(step: &Step) -> Option<Disagreement> {
     let replayed = match step.verdict {
-        Verdict::Unexpected => Some(step.from),
-        Verdict::Expected => None,
-        Verdict::Rejected => return None,
+        Handling::Unexpected => Some(step.from),
+        Handling::Expected => None,
+        Handling::Rejected => return None,
     };
     (replayed != step.recorded_state).then_some((step.event, step.recorded_state, replayed))
 }
@@ -388,7 +388,7 @@ mod tests {
     use super::*;
     use crate::replay::Container;
 
-    fn step(from: State, event: EventKind, verdict: Verdict, minute: u32) -> Step {
+    fn step(from: State, event: EventKind, verdict: Handling, minute: u32) -> Step {
         Step {
             time: DateTime::parse_from_rfc3339(&format!("2025-01-01T00:{minute:02}:00Z"))
                 .unwrap()
@@ -427,14 +427,14 @@ mod tests {
         a.add_trace(&trace(
             "m2",
             vec![
-                step(w, pxe, Verdict::Unexpected, 5),
-                step(w, pxe, Verdict::Unexpected, 9),
-                step(w, EventKind::Waiting, Verdict::Expected, 1),
+                step(w, pxe, Handling::Unexpected, 5),
+                step(w, pxe, Handling::Unexpected, 9),
+                step(w, EventKind::Waiting, Handling::Expected, 1),
             ],
         ));
         let mut b = Summary::default();
-        b.add_trace(&trace("m1", vec![step(w, pxe, Verdict::Unexpected, 2)]));
-        b.add_trace(&trace("m3", vec![step(w, pxe, Verdict::Rejected, 3)]));
+        b.add_trace(&trace("m1", vec![step(w, pxe, Handling::Unexpected, 2)]));
+        b.add_trace(&trace("m3", vec![step(w, pxe, Handling::Rejected, 3)]));
         a += b;
         let tally = &a.pairs[&(w, pxe)];
         assert_eq!(tally.count, 3);
@@ -454,7 +454,7 @@ mod tests {
                 vec![step(
                     State::Preparing,
                     EventKind::Preparing,
-                    Verdict::Unexpected,
+                    Handling::Unexpected,
                     1,
                 )],
             ));
@@ -484,7 +484,7 @@ mod tests {
         let mut s = step(
             State::Registering,
             EventKind::Installing,
-            Verdict::Expected,
+            Handling::Expected,
             1,
         );
         s.recorded_state = Some(State::Registering);
@@ -492,7 +492,7 @@ mod tests {
             disagreement(&s),
             Some((EventKind::Installing, Some(State::Registering), None))
         );
-        s.verdict = Verdict::Unexpected;
+        s.verdict = Handling::Unexpected;
         assert_eq!(disagreement(&s), None);
         s.recorded_state = None;
         assert_eq!(

@@ -7,7 +7,7 @@ use std::ops::AddAssign;
 
 use crate::aggregate::{Occurrence, PairTally, merge_pairs};
 use crate::event::{EventKind, State};
-use crate::replay::{Step, Trace, Verdict};
+use crate::replay::{Handling, Step, Trace};
 use crate::window::Window;
 
 /// The direction of a verdict change.
@@ -53,7 +53,7 @@ pub struct RuleDiff {
 }
 
 fn unexpected(step: &Step) -> bool {
-    step.verdict == Verdict::Unexpected
+    step.verdict == Handling::Unexpected
 }
 
 impl RuleDiff {

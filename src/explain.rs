@@ -10,7 +10,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::aggregate::{Occurrence, PairTally, Summary};
 use crate::event::{EventKind, State};
-use crate::replay::{Step, Trace, Verdict};
+use crate::replay::{Handling, Step, Trace};
 use crate::window::Window;
 
 /// How many example machines a pair keeps.
@@ -157,7 +157,7 @@ impl Explanation {
             .map(|(i, s)| (Some(i), s))
             .chain(trace.last_error_only.iter().map(|s| (None, s)));
         for (index, step) in occurrences {
-            if step.verdict != Verdict::Unexpected
+            if step.verdict != Handling::Unexpected
                 || !wanted(step)
                 || !options.window.contains(step.time)
             {

@@ -324,7 +324,7 @@ pub fn fingerprint(state: State, event: EventKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::{Container, Step, Trace, Verdict};
+    use crate::replay::{Container, Handling, Step, Trace};
     use chrono::{DateTime, Utc};
 
     fn summary(pairs: &[(&str, State, EventKind)], machines: u64) -> Summary {
@@ -342,7 +342,7 @@ mod tests {
                     event: *event,
                     message: "".into(),
                     from: *state,
-                    verdict: Verdict::Unexpected,
+                    verdict: Handling::Unexpected,
                     to: *state,
                     stored: true,
                     recorded_state: None,

@@ -7,20 +7,20 @@ use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
 use crate::event::{EventKind, State};
-use crate::replay::{Trace, Verdict};
+use crate::replay::{Handling, Trace};
 use crate::rules::{Ruleset, Target};
 use crate::window::Window;
 
 /// Where an edge starts: a state, or every state (a rule set's `*` row).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum From {
+pub enum Source {
     State(State),
     Any,
 }
 
 /// What kind of transition an edge is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
+pub enum EdgeKind {
     /// Observed, and a rule allows it.
     Expected,
     /// Observed, and no rule allows it.
@@ -32,9 +32,9 @@ pub enum Kind {
 /// An edge and the events that made it, each with how often (0 for a rule nobody took).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EdgeKey {
-    pub from: From,
+    pub from: Source,
     pub to: State,
-    pub kind: Kind,
+    pub kind: EdgeKind,
 }
 
 /// A transition graph.
@@ -62,7 +62,7 @@ impl Graph {
                     Target::To(state) => state,
                     Target::Stay => continue,
                 };
-                graph.add(From::Any, to, Kind::Rule, event, 0);
+                graph.add(Source::Any, to, EdgeKind::Rule, event, 0);
             }
             for state in State::ALL {
                 if state == State::Alive || !rules.has_row(state, event) {
@@ -75,9 +75,9 @@ impl Graph {
                     continue;
                 };
                 graph.add(
-                    From::State(state),
+                    Source::State(state),
                     rule_target(state, target),
-                    Kind::Rule,
+                    EdgeKind::Rule,
                     event,
                     0,
                 );
@@ -86,7 +86,7 @@ impl Graph {
         graph
     }
 
-    fn add(&mut self, from: From, to: State, kind: Kind, event: EventKind, n: u64) {
+    fn add(&mut self, from: Source, to: State, kind: EdgeKind, event: EventKind, n: u64) {
         *self
             .edges
             .entry(EdgeKey { from, to, kind })
@@ -100,45 +100,51 @@ impl Graph {
         self.observed = true;
         *self.now_in.entry(trace.container.state()).or_default() += 1;
         for step in &trace.steps {
-            if step.verdict == Verdict::Rejected || !window.contains(step.time) {
+            if step.verdict == Handling::Rejected || !window.contains(step.time) {
                 continue;
             }
             let kind = match step.verdict {
-                Verdict::Unexpected => Kind::Unexpected,
-                _ => Kind::Expected,
+                Handling::Unexpected => EdgeKind::Unexpected,
+                _ => EdgeKind::Expected,
             };
-            if step.from == State::Initial && kind == Kind::Expected {
+            if step.from == State::Initial && kind == EdgeKind::Expected {
                 *self.starts.entry(step.to).or_default() += 1;
                 continue;
             }
-            self.add(From::State(step.from), step.to, kind, step.event, 1);
+            self.add(Source::State(step.from), step.to, kind, step.event, 1);
         }
         // The exported last error event outside the log: counted as report counts it, from
         // the state it was recorded in to where it would have led.
         if let Some(step) = &trace.last_error_only
-            && step.verdict == Verdict::Unexpected
+            && step.verdict == Handling::Unexpected
             && window.contains(step.time)
         {
             let to = match step.event {
                 EventKind::Alive => step.from,
                 event => event.home_state(),
             };
-            self.add(From::State(step.from), to, Kind::Unexpected, step.event, 1);
+            self.add(
+                Source::State(step.from),
+                to,
+                EdgeKind::Unexpected,
+                step.event,
+                1,
+            );
         }
     }
 
     /// Adds the rule set's edges that nobody took (faint in a fleet's graph).
     pub fn add_untaken_rules(&mut self, rules: &Ruleset) {
-        let mut taken: Vec<(From, State, EventKind)> = self
+        let mut taken: Vec<(Source, State, EventKind)> = self
             .edges
             .iter()
-            .filter(|(k, _)| k.kind == Kind::Expected)
+            .filter(|(k, _)| k.kind == EdgeKind::Expected)
             .flat_map(|(k, events)| events.keys().map(move |e| (k.from, k.to, *e)))
             .collect();
         // A log that begins in PXE Booting took the rule from Initial.
         if self.starts.contains_key(&State::PxeBooting) {
             taken.push((
-                From::State(State::Initial),
+                Source::State(State::Initial),
                 State::PxeBooting,
                 EventKind::PxeBooting,
             ));
@@ -148,11 +154,11 @@ impl Graph {
         for (key, events) in Graph::of_rules(rules).edges {
             for event in events.keys() {
                 let seen = match key.from {
-                    From::Any => taken_anywhere(*event, key.to),
+                    Source::Any => taken_anywhere(*event, key.to),
                     from => taken.contains(&(from, key.to, *event)),
                 };
                 if !seen {
-                    self.add(key.from, key.to, Kind::Rule, *event, 0);
+                    self.add(key.from, key.to, EdgeKind::Rule, *event, 0);
                 }
             }
         }
@@ -202,21 +208,21 @@ mod tests {
             into_reboot,
             vec![
                 &EdgeKey {
-                    from: From::State(State::PlannedReboot),
+                    from: Source::State(State::PlannedReboot),
                     to: State::PlannedReboot,
-                    kind: Kind::Rule
+                    kind: EdgeKind::Rule
                 },
                 &EdgeKey {
-                    from: From::Any,
+                    from: Source::Any,
                     to: State::PlannedReboot,
-                    kind: Kind::Rule
+                    kind: EdgeKind::Rule
                 },
             ]
         );
         let waiting_loop = &graph.edges[&EdgeKey {
-            from: From::State(State::Waiting),
+            from: Source::State(State::Waiting),
             to: State::Waiting,
-            kind: Kind::Rule,
+            kind: EdgeKind::Rule,
         }];
         assert_eq!(
             waiting_loop.keys().collect::<Vec<_>>(),

@@ -11,7 +11,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{EventKind, State};
 use crate::log::MachineLog;
-use crate::replay::{Trace, Verdict};
+use crate::replay::{Handling, Trace};
 
 /// How bad an issue is (metal-api's severities).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -172,7 +172,7 @@ impl MachineFacts {
         let newer_than = |as_of: Option<DateTime<Utc>>| newest > as_of;
         let mut unexpected = BTreeMap::new();
         for step in trace.steps.iter().chain(trace.last_error_only.iter()) {
-            if step.verdict == Verdict::Unexpected {
+            if step.verdict == Handling::Unexpected {
                 *unexpected.entry((step.from, step.event)).or_default() += 1;
             }
         }

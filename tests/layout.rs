@@ -1,4 +1,4 @@
-//! The house's shape (issue 18): data flows one way. Every path a source file names into the
+//! The house's shape: data flows one way. Every path a source file names into the
 //! crate (`use crate::…`, `super::…`, `self::…`, in `use` items and in expressions alike) is
 //! an arrow from that file to the file that defines what it names. No arrow may run back up
 //! to a module that holds the file (a reader importing from its dispatcher), no arrows may go

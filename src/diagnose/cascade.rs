@@ -7,7 +7,7 @@
 //! is a cascade of the same root.
 
 use crate::log::MachineLog;
-use crate::replay::{Branch, Branches, Trace, Verdict};
+use crate::replay::{Branch, Branches, Handling, Trace};
 use crate::rules::Ruleset;
 
 /// For each step of a trace, the step (by its index in the trace) it is a cascade of.
@@ -21,15 +21,15 @@ pub fn roots(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> Vec<Option<usi
     // No verdict after the last unexpected step is asked for.
     let until = steps
         .iter()
-        .rposition(|s| s.verdict == Verdict::Unexpected)
+        .rposition(|s| s.verdict == Handling::Unexpected)
         .map_or(0, |i| steps[i].index);
     for (i, step) in steps.iter().enumerate() {
-        if step.verdict != Verdict::Unexpected {
+        if step.verdict != Handling::Unexpected {
             continue;
         }
         if let Some((r, without)) = &mut root {
             let without = without.get_or_insert_with(|| branches.without(steps[*r].index, until));
-            if without.verdict(step.index, step.verdict) == Verdict::Expected {
+            if without.verdict(step.index, step.verdict) == Handling::Expected {
                 roots[i] = Some(*r);
                 continue;
             }

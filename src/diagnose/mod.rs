@@ -36,7 +36,7 @@ impl Diagnosis {
         let unexpected = trace
             .steps
             .iter()
-            .filter(|s| s.verdict == crate::replay::Verdict::Unexpected)
+            .filter(|s| s.verdict == crate::replay::Handling::Unexpected)
             .count();
         let outside = trace.last_error_only.as_ref().map(class::outside);
         if unexpected == 0 {

@@ -39,7 +39,7 @@ pub struct Inputs {
     /// The files that are a file listed before them, once every identity is known: at once
     /// for paths named on the command line, after the first pass for files found in
     /// directories, which learn theirs as they are opened.
-    duplicates: OnceLock<Vec<(usize, String)>>,
+    repeats: OnceLock<Vec<(usize, String)>>,
     /// The files known to be a repeat before anything is read (their identity was known).
     early: Vec<(usize, String)>,
 }
@@ -60,10 +60,10 @@ impl Inputs {
         // What is a repeat already (a path named twice, `-` beside `/dev/stdin`) is never
         // read a second time, not even in the pass that learns the other files' identities:
         // a stream cannot be read twice.
-        let early = input::duplicates(&found.files);
-        let duplicates = OnceLock::new();
+        let early = input::repeats(&found.files);
+        let repeats = OnceLock::new();
         if input::identities_known(&found.files) {
-            let _ = duplicates.set(early.clone());
+            let _ = repeats.set(early.clone());
         }
         Ok(Inputs {
             files: found.files,
@@ -77,16 +77,16 @@ impl Inputs {
             },
             pool,
             early,
-            duplicates,
+            repeats,
         })
     }
 
     /// The files that are a file listed before them, learning the identity of any file that
     /// has not been opened yet from its path.
     pub(super) fn settled(&self) -> &[(usize, String)] {
-        self.duplicates.get_or_init(|| {
+        self.repeats.get_or_init(|| {
             self.install(|| self.files.par_iter().for_each(|f| f.learn_identity()));
-            input::duplicates(&self.files)
+            input::repeats(&self.files)
         })
     }
 
@@ -147,13 +147,13 @@ impl Inputs {
 
     /// Whether every file's identity, and so every repeat, is known already.
     pub(super) fn repeats_known(&self) -> bool {
-        self.duplicates.get().is_some()
+        self.repeats.get().is_some()
     }
 
     /// The files known to be a repeat: all of them once every identity is known, else those
     /// whose identity was known before anything was read.
     pub(super) fn known_repeats(&self) -> &[(usize, String)] {
-        self.duplicates.get().unwrap_or(&self.early)
+        self.repeats.get().unwrap_or(&self.early)
     }
 
     /// The indices of the files that are none of `repeats`.

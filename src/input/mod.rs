@@ -24,7 +24,7 @@ pub use crate::log::Format;
 pub use context::machine_from_path;
 pub use problems::{FilesRead, Problems, Skipped};
 pub use record::{Batch, InputError, InputOptions, Record};
-pub use source::{InputFile, SourceKind, discover, duplicates, identities_known};
+pub use source::{InputFile, SourceKind, discover, identities_known, repeats};
 
 use std::io::{self, Read};
 use std::path::Path;

@@ -32,7 +32,7 @@ pub struct InputFile {
     pub kind: SourceKind,
     spool: Arc<OnceLock<Spooled>>,
     /// The file's identity once it is known: from the `stat` that found a path named on the
-    /// command line, from the open file for one found in a directory (see [`duplicates`]).
+    /// command line, from the open file for one found in a directory (see [`repeats`]).
     identity: Arc<OnceLock<Identity>>,
 }
 
@@ -263,7 +263,7 @@ impl Read for FailAtEnd {
 /// The inputs behind the command line's paths, and what was not read and why.
 #[derive(Debug, Default)]
 pub struct Discovered {
-    /// Every file listed, in order; a file reached twice is listed twice (see [`duplicates`]).
+    /// Every file listed, in order; a file reached twice is listed twice (see [`repeats`]).
     pub files: Vec<InputFile>,
     pub errors: Vec<InputError>,
     /// Entries that are not read, with the reason: hidden ones, special files found in a
@@ -276,7 +276,7 @@ pub struct Discovered {
 /// found in one named and left out. A file found in a directory is not `stat`ed here: its
 /// identity, which tells a file reached twice, is learnt when it is opened (a directory of
 /// thousands of small files would otherwise wait for one `stat` after another before its
-/// first file is read); [`duplicates`] then names the files listed twice.
+/// first file is read); [`repeats`] then names the files listed twice.
 pub fn discover(paths: &[PathBuf]) -> Discovered {
     let mut found = Discovered::default();
     for path in paths {
@@ -322,7 +322,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
 /// The files that are a file listed before them (by device and inode), each by its index
 /// with why it is not read, in listing order; a file whose identity is not known (not
 /// opened yet, or without one) is taken as no other.
-pub fn duplicates(files: &[InputFile]) -> Vec<(usize, String)> {
+pub fn repeats(files: &[InputFile]) -> Vec<(usize, String)> {
     let mut seen: HashMap<(u64, u64), usize> = HashMap::new();
     let mut twice = Vec::new();
     for (index, file) in files.iter().enumerate() {
@@ -345,7 +345,7 @@ pub fn duplicates(files: &[InputFile]) -> Vec<(usize, String)> {
     twice
 }
 
-/// Whether every file's identity is known, so that [`duplicates`] is final.
+/// Whether every file's identity is known, so that [`repeats`] is final.
 pub fn identities_known(files: &[InputFile]) -> bool {
     files.iter().all(|f| f.identity.get().is_some())
 }

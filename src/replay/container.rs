@@ -78,19 +78,19 @@ impl Container {
 
 /// How the replay judged one event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Verdict {
+pub enum Handling {
     Expected,
     Unexpected,
     Rejected,
 }
 
-impl Verdict {
+impl Handling {
     /// The spelling in output.
     pub fn name(self) -> &'static str {
         match self {
-            Verdict::Expected => "expected",
-            Verdict::Unexpected => "unexpected",
-            Verdict::Rejected => "rejected",
+            Handling::Expected => "expected",
+            Handling::Unexpected => "unexpected",
+            Handling::Rejected => "rejected",
         }
     }
 }
@@ -103,7 +103,7 @@ pub struct Step {
     /// The message as the input had it, without a recorded verdict.
     pub message: Arc<str>,
     pub from: State,
-    pub verdict: Verdict,
+    pub verdict: Handling,
     pub to: State,
     pub stored: bool,
     pub recorded_state: Option<State>,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::container::{Container, Liveliness, Step, StoredEvent, Verdict};
+use super::container::{Container, Handling, Liveliness, Step, StoredEvent};
 use crate::event::{EventKind, State, unexpected_message};
 use crate::rules::{Ruleset, Target};
 
@@ -121,7 +121,7 @@ impl<'r> Replayer<'r> {
         self.empty_state = State::Initial;
         self.next_state = None;
         let (effect, verdict) = match self.rules.lookup(from, event) {
-            None => (self.unexpected_effect(event), Verdict::Unexpected),
+            None => (self.unexpected_effect(event), Handling::Unexpected),
             Some(target) => {
                 let receiver = match target {
                     Target::To(state) => state,
@@ -129,12 +129,12 @@ impl<'r> Replayer<'r> {
                 };
                 (
                     self.valid_effect(receiver, from, event, time),
-                    Verdict::Expected,
+                    Handling::Expected,
                 )
             }
         };
         let verdict = if self.violates_chronology(&effect, time) {
-            Verdict::Rejected
+            Handling::Rejected
         } else {
             self.apply(&effect, time, event, &message, from);
             verdict
@@ -146,7 +146,7 @@ impl<'r> Replayer<'r> {
             from,
             verdict,
             to: self.current_state(),
-            stored: verdict != Verdict::Rejected && effect.store,
+            stored: verdict != Handling::Rejected && effect.store,
             recorded_state,
             line,
             source: 0,

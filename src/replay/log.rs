@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::container::{Container, Step, Trace, UnknownEvent, Verdict};
+use super::container::{Container, Handling, Step, Trace, UnknownEvent};
 use super::fsm::Replayer;
 use crate::event::{Event, EventName, State};
 use crate::log::{MachineLog, RecordedFlag};
@@ -115,12 +115,12 @@ impl<'l, 'r> Branches<'l, 'r> {
 /// The verdicts of the replay without one event, by event index, up to where it rejoins the
 /// real replay.
 #[derive(Debug, Clone)]
-pub struct Branch(Vec<(usize, Verdict)>);
+pub struct Branch(Vec<(usize, Handling)>);
 
 impl Branch {
     /// The verdict the event at `index` would have had; `real`, the one it had, past the
     /// rejoin.
-    pub fn verdict(&self, index: usize, real: Verdict) -> Verdict {
+    pub fn verdict(&self, index: usize, real: Handling) -> Handling {
         self.0
             .binary_search_by_key(&index, |(i, _)| *i)
             .map_or(real, |at| self.0[at].1)
@@ -270,9 +270,9 @@ fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
         return None;
     };
     let (from, verdict) = match event.recorded_state {
-        Some(state) if rules.lookup(state, kind).is_none() => (state, Verdict::Unexpected),
-        Some(state) => (state, Verdict::Expected),
-        None => (kind.home_state(), Verdict::Expected),
+        Some(state) if rules.lookup(state, kind).is_none() => (state, Handling::Unexpected),
+        Some(state) => (state, Handling::Expected),
+        None => (kind.home_state(), Handling::Expected),
     };
     Some(Step {
         time: event.time,
@@ -298,7 +298,7 @@ mod tests {
     use chrono::TimeDelta;
 
     /// The verdicts without `skip` from a replay of the whole log, not stopped anywhere.
-    fn from_scratch(log: &MachineLog, rules: &Ruleset, skip: usize) -> Vec<Option<Verdict>> {
+    fn from_scratch(log: &MachineLog, rules: &Ruleset, skip: usize) -> Vec<Option<Handling>> {
         let mut replayer = Replayer::judging(rules);
         let mut feed = Feed::default();
         (0..log.events.len())

@@ -8,6 +8,6 @@ mod log;
 #[cfg(test)]
 mod tests;
 
-pub use container::{Container, Liveliness, Step, StoredEvent, Trace, Verdict};
+pub use container::{Container, Handling, Liveliness, Step, StoredEvent, Trace};
 pub use fsm::Replayer;
 pub use log::{Branch, Branches, replay};

@@ -4,18 +4,21 @@
 
 mod action;
 mod audit;
+mod build_script;
+mod damaged;
 mod diagnose;
 mod gate;
+mod hostile;
+mod html;
 mod input;
+mod merging;
 mod metrics;
 mod pictures;
-mod regressions;
 mod report;
+mod rule_files;
+mod shells;
 mod terminal;
 mod triage;
-mod trust;
-mod trust_ii;
-mod trust_iii;
 mod util;
 
 pub use util::*;

@@ -229,3 +229,46 @@ fn replay_ndjson_is_one_machine_per_line() {
             .all(|m| m["steps"].is_array() && m["container"].is_object())
     );
 }
+
+// Item 9: the smaller ones.
+
+#[test]
+fn a_pair_seen_only_as_a_last_error_says_so() {
+    let file = trust_ii("00000000-0000-4000-8000-00000000a1e5.json");
+    let (_, out, _) = stdout_of(&["explain", arg(&file)]);
+    assert!(
+        out.contains("every occurrence is an exported last error event, not a row of the log"),
+        "{out}"
+    );
+    assert!(!out.contains("of 0 occurrences in a log"), "{out}");
+    assert!(
+        !out.contains("no occurrence has a stored event before it"),
+        "{out}"
+    );
+}
+
+#[test]
+fn every_command_s_help_ends_with_examples() {
+    for command in [
+        vec!["man"],
+        vec!["rules", "list"],
+        vec!["rules", "show"],
+        vec!["rules", "export"],
+        vec!["rules", "lint"],
+        vec!["rules", "import-go"],
+        vec!["rules", "propose"],
+    ] {
+        let mut args = command.clone();
+        args.push("--help");
+        let (code, out, _) = stdout_of(&args);
+        assert_eq!(code, 0);
+        let examples = out
+            .rfind("Examples:\n")
+            .unwrap_or_else(|| panic!("{command:?}: {out}"));
+        let first = out[examples..].lines().nth(1).unwrap();
+        assert!(
+            first.trim_start().starts_with("fsmlog "),
+            "{command:?}: {first}"
+        );
+    }
+}

@@ -1,4 +1,4 @@
-//! At home in an operator's terminal (issue 8): no raw control characters in any text output,
+//! At home in an operator's terminal: no raw control characters in any text output,
 //! tables that fit the terminal, colour only where it belongs, pasted and old logs, YAML,
 //! UTF-16, completions and the manual page.
 
@@ -479,4 +479,77 @@ fn the_version_names_the_commit_it_was_built_from() {
         let head = String::from_utf8(head.stdout).unwrap();
         assert!(out.contains(head.trim()), "{out} names {head}");
     }
+}
+
+// Item 8: 80 columns.
+
+#[test]
+fn at_80_columns_no_word_is_split_and_asked_for_columns_stay() {
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let explain = on_terminal(80, &["explain", arg(&fleet)], &[("NO_COLOR", "1")]);
+    for line in explain.lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+    for split in ["Preparin\n", "Machine\n", "Commonl\n", "Bootin\n"] {
+        assert!(!explain.contains(split), "{explain}");
+    }
+    assert!(
+        explain
+            .contains("│ State     ┆ Event       ┆ Count ┆ Machines ┆ Gap median ┆ Gap p90 ┆ Days"),
+        "{explain}"
+    );
+    assert!(
+        explain.contains("(Commonly after, Commonly before left out to fit 80 columns"),
+        "{explain}"
+    );
+    let by_day = on_terminal(
+        80,
+        &["report", "--by", "day", arg(&fleet)],
+        &[("NO_COLOR", "1")],
+    );
+    assert!(by_day.contains("┆ Per day ┆ Verdict "), "{by_day}");
+    for line in by_day.lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+    // The summary line breaks between its items only.
+    for columns in [80, 100, 120] {
+        let shown = on_terminal(columns, &["report", arg(&fleet)], &[("NO_COLOR", "1")]);
+        let summary: Vec<&str> = shown.lines().take_while(|l| !l.is_empty()).collect();
+        for (i, line) in summary.iter().enumerate() {
+            assert!(line.chars().count() <= columns, "{line}");
+            if i + 1 < summary.len() {
+                assert!(line.ends_with(" ·"), "breaks after an item: {summary:?}");
+            }
+        }
+        assert!(summary.concat().contains("0 input errors"), "{summary:?}");
+    }
+}
+
+#[test]
+fn replay_on_a_terminal_shows_whole_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = testdata("fleet-v0.42.2/logs-json/2513f57b-4054-4b51-93e8-0c67992d646d.json");
+    for id in [
+        "2513f57b-4054-4b51-93e8-0c67992d646d",
+        "2513f57b-4054-4b51-93e8-0c67992d646e",
+    ] {
+        std::fs::copy(&log, dir.path().join(format!("{id}.json"))).unwrap();
+    }
+    let bin = assert_cmd::cargo::cargo_bin("fsmlog");
+    let command = format!("'{}' replay '{}'", bin.display(), dir.path().display());
+    let output = Process::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("COLUMNS", "120")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        shown.contains("machine 2513f57b-4054-4b51-93e8-0c67992d646d ·"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("machine 2513f57b-4054-4b51-93e8-0c67992d646e ·"),
+        "{shown}"
+    );
 }

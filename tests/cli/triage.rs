@@ -1,4 +1,4 @@
-//! Triage (issue 9): `explain` says why each pair happens over the same occurrences `report`
+//! Triage: `explain` says why each pair happens over the same occurrences `report`
 //! counts, and `rules propose` closes the loop to a rule change that `diff` and CI check.
 
 use serde_json::{Value, json};

@@ -229,3 +229,65 @@ pub fn on_terminal(columns: usize, args: &[&str], env: &[(&str, &str)]) -> Strin
         .unwrap()
         .replace("\r\n", "\n")
 }
+
+/// `fsmlog report -o json PATHS…`, which must exit 0.
+pub fn report_of(paths: &[&str]) -> Value {
+    let mut args = vec!["report", "-o", "json"];
+    args.extend_from_slice(paths);
+    let (code, json, stderr) = run_json(&args);
+    assert_eq!(code, 0, "{stderr}");
+    json
+}
+
+/// Runs fsmlog with its address space capped at 1 GiB: (exit code, stdout, stderr).
+pub fn capped(args: &[&str]) -> (Option<i32>, String, String) {
+    let bin = assert_cmd::cargo::cargo_bin("fsmlog");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 1048576; exec \"$0\" \"$@\"")
+        .arg(bin)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Writes `text` to `dir/name`.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A file of `testdata/trust-ii/`.
+pub fn trust_ii(rel: &str) -> PathBuf {
+    testdata("trust-ii").join(rel)
+}
+
+/// A file of `testdata/trust-iii/`.
+pub fn trust_iii(rel: &str) -> PathBuf {
+    testdata("trust-iii").join(rel)
+}
+
+/// The bundled v0.42.2 list export.
+pub const LIST: &str = "fleet-v0.42.2/list-json/machines.json";
+
+/// The bundled v0.42.2 fleet as `metalctl machine logs` tables.
+pub const TEXT_DIR: &str = "fleet-v0.42.2/text";
+
+/// Runs `fsmlog ARGS…` with `stdin` and returns (exit code, stdout as JSON, stderr).
+pub fn run_json_stdin(args: &[&str], stdin: &[u8]) -> (i32, Value, String) {
+    let output = fsmlog().args(args).write_stdin(stdin).output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let json = serde_json::from_str(&stdout)
+        .unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {stdout}"));
+    (
+        output.status.code().unwrap(),
+        json,
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use super::shape::{drawn_states, edge_lines, leads_down, node_name, node_note};
-use crate::graph::{From, Kind};
+use crate::graph::{EdgeKind, Source};
 use crate::render::reports::GraphReport;
 
 /// A DOT string literal; each line escaped, the lines joined by DOT's own `\n`.
@@ -25,7 +25,7 @@ fn quoted(text: &str) -> String {
     out
 }
 
-fn id(from: From) -> String {
+fn id(from: Source) -> String {
     quoted(node_name(from))
 }
 
@@ -51,24 +51,24 @@ pub fn dot(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "  {} [label={}];",
-            id(From::State(state)),
+            id(Source::State(state)),
             quoted(&label)
         )?;
     }
-    if g.edges.keys().any(|k| k.from == From::Any) {
+    if g.edges.keys().any(|k| k.from == Source::Any) {
         writeln!(
             out,
             "  {} [label=\"any state\", style=\"rounded,dashed\"];",
-            id(From::Any)
+            id(Source::Any)
         )?;
     }
     for (key, events) in &g.edges {
         let label = edge_lines(key, events).join("\n");
         let style = match (key.kind, g.observed) {
-            (Kind::Unexpected, _) => {
+            (EdgeKind::Unexpected, _) => {
                 ", color=\"#d32f2f\", fontcolor=\"#d32f2f\", style=dashed, penwidth=2"
             }
-            (Kind::Rule, true) => ", color=\"#b8b8b8\", fontcolor=\"#999999\", style=dashed",
+            (EdgeKind::Rule, true) => ", color=\"#b8b8b8\", fontcolor=\"#999999\", style=dashed",
             _ => "",
         };
         let rank = if leads_down(key) {
@@ -80,7 +80,7 @@ pub fn dot(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
             out,
             "  {} -> {} [label={}{style}{rank}];",
             id(key.from),
-            id(From::State(key.to)),
+            id(Source::State(key.to)),
             quoted(&label)
         )?;
     }

@@ -4,13 +4,13 @@ use std::io::{self, Write};
 
 use super::shape::{drawn_states, edge_lines, leads_down, node_name, node_note};
 use crate::event::State;
-use crate::graph::{From, Kind};
+use crate::graph::{EdgeKind, Source};
 use crate::render::reports::GraphReport;
 
-fn id(from: From) -> String {
+fn id(from: Source) -> String {
     match from {
-        From::Any => "any".to_string(),
-        From::State(state) => format!("s{}", state.index()),
+        Source::Any => "any".to_string(),
+        Source::State(state) => format!("s{}", state.index()),
     }
 }
 
@@ -42,12 +42,17 @@ pub fn mermaid(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "  {}[\"{}\"]",
-            id(From::State(state)),
+            id(Source::State(state)),
             node_label(state)
         )?;
     }
-    if g.edges.keys().any(|k| k.from == From::Any) {
-        writeln!(out, "  {}([\"{}\"])", id(From::Any), node_name(From::Any))?;
+    if g.edges.keys().any(|k| k.from == Source::Any) {
+        writeln!(
+            out,
+            "  {}([\"{}\"])",
+            id(Source::Any),
+            node_name(Source::Any)
+        )?;
     }
     let mut styles = Vec::new();
     // Edges down the lifecycle first: Mermaid ranks by the edges it meets first, so the
@@ -61,20 +66,20 @@ pub fn mermaid(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
             .collect::<Vec<_>>()
             .join("<br/>");
         let arrow = match key.kind {
-            Kind::Unexpected => "-.->",
+            EdgeKind::Unexpected => "-.->",
             _ => "-->",
         };
         writeln!(
             out,
             "  {} {arrow}|\"{label}\"| {}",
             id(key.from),
-            id(From::State(key.to))
+            id(Source::State(key.to))
         )?;
         match (key.kind, g.observed) {
-            (Kind::Unexpected, _) => styles.push(format!(
+            (EdgeKind::Unexpected, _) => styles.push(format!(
                 "  linkStyle {n} stroke:#d32f2f,stroke-width:2px,color:#d32f2f"
             )),
-            (Kind::Rule, true) => {
+            (EdgeKind::Rule, true) => {
                 styles.push(format!("  linkStyle {n} stroke:#b8b8b8,color:#999999"))
             }
             _ => {}

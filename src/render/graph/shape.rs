@@ -2,13 +2,13 @@
 //! and note, an edge's label lines, and which edges lead down the lifecycle.
 
 use crate::event::{EventKind, State};
-use crate::graph::{EdgeKey, From, Graph, Kind};
+use crate::graph::{EdgeKey, EdgeKind, Graph, Source};
 
 /// A node's name.
-pub(super) fn node_name(from: From) -> &'static str {
+pub(super) fn node_name(from: Source) -> &'static str {
     match from {
-        From::State(state) => state.name(),
-        From::Any => "any state",
+        Source::State(state) => state.name(),
+        Source::Any => "any state",
     }
 }
 
@@ -20,7 +20,7 @@ pub(super) fn edge_lines(
     events
         .iter()
         .map(|(event, n)| match key.kind {
-            Kind::Rule => event.name().to_string(),
+            EdgeKind::Rule => event.name().to_string(),
             _ => format!("{} ×{n}", event.name()),
         })
         .collect()
@@ -73,7 +73,7 @@ pub(super) fn leads_down(key: &EdgeKey) -> bool {
             .unwrap_or(LIFECYCLE.len())
     };
     match key.from {
-        From::Any => false,
-        From::State(from) => rank(from) <= rank(key.to),
+        Source::Any => false,
+        Source::State(from) => rank(from) <= rank(key.to),
     }
 }

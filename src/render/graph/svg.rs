@@ -5,15 +5,15 @@ use std::io::{self, Write};
 
 use super::layout::{CHAR_W, LINE_H, Layout, Placed, WIDTH, center, lay_out, node_box};
 use super::shape::{drawn_states, node_name, node_note};
-use crate::graph::{From, Kind};
+use crate::graph::{EdgeKind, Source};
 use crate::render::escape;
 use crate::render::reports::GraphReport;
 
 /// (stroke, dash, marker, width) of an edge.
-fn style(kind: Kind, observed: bool) -> (&'static str, &'static str, &'static str, f64) {
+fn style(kind: EdgeKind, observed: bool) -> (&'static str, &'static str, &'static str, f64) {
     match (kind, observed) {
-        (Kind::Unexpected, _) => ("#d32f2f", "7 4", "bad", 2.2),
-        (Kind::Rule, true) => ("#c4c4c4", "3 3", "faint", 1.1),
+        (EdgeKind::Unexpected, _) => ("#d32f2f", "7 4", "bad", 2.2),
+        (EdgeKind::Rule, true) => ("#c4c4c4", "3 3", "faint", 1.1),
         _ => ("#444444", "", "ok", 1.4),
     }
 }
@@ -64,9 +64,9 @@ pub fn svg(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
     );
     let mut order: Vec<&Placed> = placed.iter().collect();
     order.sort_by_key(|d| match d.kind {
-        Kind::Rule => 0,
-        Kind::Expected => 1,
-        Kind::Unexpected => 2,
+        EdgeKind::Rule => 0,
+        EdgeKind::Expected => 1,
+        EdgeKind::Unexpected => 2,
     });
     for d in &order {
         let (stroke, dash, marker, width) = style(d.kind, g.observed);
@@ -83,15 +83,15 @@ pub fn svg(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     for state in drawn_states() {
-        node(&mut s, From::State(state), node_note(g, state));
+        node(&mut s, Source::State(state), node_note(g, state));
     }
-    if g.edges.keys().any(|k| k.from == From::Any) {
-        node(&mut s, From::Any, Some("a `*` row".to_string()));
+    if g.edges.keys().any(|k| k.from == Source::Any) {
+        node(&mut s, Source::Any, Some("a `*` row".to_string()));
     }
     for d in &order {
         let Some(b) = d.label else { continue };
         let (stroke, _, _, _) = style(d.kind, g.observed);
-        let weight = if d.kind == Kind::Unexpected {
+        let weight = if d.kind == EdgeKind::Unexpected {
             "bold"
         } else {
             "normal"
@@ -124,10 +124,10 @@ pub fn svg(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(s.as_bytes())
 }
 
-fn node(s: &mut String, from: From, note: Option<String>) {
+fn node(s: &mut String, from: Source, note: Option<String>) {
     let b = node_box(from);
     let (cx, cy) = center(from);
-    let dashed = if from == From::Any {
+    let dashed = if from == Source::Any {
         r#" stroke-dasharray="4 3""#
     } else {
         ""

@@ -1,7 +1,7 @@
 //! `replay`'s text view, one machine at a time: a heading and a table of its steps.
 
 use crate::render::doc::{Column, Doc, Grid, Piece, Tone, input, label, sep, time};
-use crate::replay::{Step, Trace, Verdict};
+use crate::replay::{Handling, Step, Trace};
 
 /// The columns of the steps table; CSV adds the machine in front.
 pub fn step_columns() -> Vec<Column> {
@@ -19,9 +19,9 @@ pub fn step_columns() -> Vec<Column> {
 /// One step as table cells.
 pub fn step_cells(step: &Step) -> Vec<Piece> {
     let tone = match step.verdict {
-        Verdict::Expected => Tone::Plain,
-        Verdict::Unexpected => Tone::Bad,
-        Verdict::Rejected => Tone::Warn,
+        Handling::Expected => Tone::Plain,
+        Handling::Unexpected => Tone::Bad,
+        Handling::Rejected => Tone::Warn,
     };
     vec![
         time(step.time),

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::event::State;
-use crate::graph::{EdgeKey, From};
+use crate::graph::{EdgeKey, Source};
 
 pub(crate) const WIDTH: f64 = 1000.0;
 pub(crate) const NODE_W: f64 = 170.0;
@@ -44,10 +44,10 @@ pub(crate) fn row_y(i: f64) -> f64 {
 }
 
 /// Where a node sits.
-pub(crate) fn center(from: From) -> (f64, f64) {
+pub(crate) fn center(from: Source) -> (f64, f64) {
     match from {
-        From::Any => (CENTER, row_y(8.0)),
-        From::State(state) => match state {
+        Source::Any => (CENTER, row_y(8.0)),
+        Source::State(state) => match state {
             State::Initial | State::Alive => (CENTER, row_y(0.0)),
             State::PxeBooting => (CENTER, row_y(1.0)),
             State::Preparing => (CENTER, row_y(2.0)),
@@ -63,7 +63,7 @@ pub(crate) fn center(from: From) -> (f64, f64) {
     }
 }
 
-pub(crate) fn node_box(from: From) -> LabelBox {
+pub(crate) fn node_box(from: Source) -> LabelBox {
     let (x, y) = center(from);
     LabelBox {
         x: x - NODE_W / 2.0,
@@ -91,11 +91,11 @@ pub(crate) enum Route {
 }
 
 pub(crate) fn route(key: &EdgeKey) -> Route {
-    let to = From::State(key.to);
+    let to = Source::State(key.to);
     if key.from == to {
         return Route::Loop;
     }
-    if key.from == From::Any {
+    if key.from == Source::Any {
         return Route::Bottom;
     }
     let (fx, fy) = center(key.from);
@@ -115,7 +115,7 @@ pub(crate) fn route(key: &EdgeKey) -> Route {
 }
 
 /// Where an edge leaves or enters a node: which side, for ports.
-pub(crate) fn side_of(at: From, other: From, route: Route) -> char {
+pub(crate) fn side_of(at: Source, other: Source, route: Route) -> char {
     let x = center(at).0;
     match route {
         Route::Lane(Side::Left) if x == CENTER => 'L',

@@ -20,7 +20,7 @@ use routes::{Canvas, Drawn, Edge, lanes, ports, shapes};
 
 use super::shape::{drawn_states, edge_lines, node_name};
 use crate::event::EventKind;
-use crate::graph::{EdgeKey, From, Kind};
+use crate::graph::{EdgeKey, EdgeKind, Source};
 use crate::render::reports::GraphReport;
 
 /// A shape laid out.
@@ -30,7 +30,7 @@ pub(crate) struct Placed {
     pub arrows: Vec<bool>,
     pub lines: Vec<String>,
     pub label: Option<LabelBox>,
-    pub kind: Kind,
+    pub kind: EdgeKind,
 }
 
 /// A laid-out picture.
@@ -57,9 +57,9 @@ pub(crate) fn lay_out(report: &GraphReport) -> Layout {
         bottoms: 0,
         lowest: row_y(7.0) + NODE_H,
     };
-    let mut placed: Vec<LabelBox> = drawn_states().map(|s| node_box(From::State(s))).collect();
-    if edges.iter().any(|(k, _)| k.from == From::Any) {
-        placed.push(node_box(From::Any));
+    let mut placed: Vec<LabelBox> = drawn_states().map(|s| node_box(Source::State(s))).collect();
+    if edges.iter().any(|(k, _)| k.from == Source::Any) {
+        placed.push(node_box(Source::Any));
     }
     let weight = |s: usize| -> u64 {
         shapes[s]
@@ -73,16 +73,16 @@ pub(crate) fn lay_out(report: &GraphReport) -> Layout {
     let mut order: Vec<usize> = (0..shapes.len()).collect();
     order.sort_by_key(|&s| {
         (
-            shapes[s].kind == Kind::Rule,
+            shapes[s].kind == EdgeKind::Rule,
             std::cmp::Reverse(weight(s)),
-            shapes[s].kind != Kind::Unexpected,
+            shapes[s].kind != EdgeKind::Unexpected,
             s,
         )
     });
     // The unexpected shapes beyond the most frequent are listed below the picture instead:
     // a picture of every rare pair is one nobody can read.
     let mut unexpected: Vec<usize> = (0..shapes.len())
-        .filter(|&s| shapes[s].kind == Kind::Unexpected)
+        .filter(|&s| shapes[s].kind == EdgeKind::Unexpected)
         .collect();
     unexpected.sort_by_key(|&s| (std::cmp::Reverse(weight(s)), s));
     let mut listed: Vec<usize> = unexpected.split_off(unexpected.len().min(MAX_UNEXPECTED));

@@ -9,7 +9,7 @@ use super::grid::{
     row_y, side_of,
 };
 use crate::event::{EventKind, State};
-use crate::graph::{EdgeKey, From, Kind};
+use crate::graph::{EdgeKey, EdgeKind, Source};
 use crate::render::reports::GraphReport;
 
 /// An edge of the graph, with its events and counts.
@@ -20,7 +20,7 @@ pub(super) struct Shape {
     /// The edges drawn (one, or the members of a bus).
     pub members: Vec<usize>,
     pub route: Route,
-    pub kind: Kind,
+    pub kind: EdgeKind,
     pub lines: Vec<String>,
 }
 
@@ -30,7 +30,7 @@ pub(super) fn shape_lines(
     members: &[(&EdgeKey, &BTreeMap<EventKind, u64>)],
 ) -> Vec<String> {
     let (key, events) = members[0];
-    if key.kind == Kind::Rule && graph_observed {
+    if key.kind == EdgeKind::Rule && graph_observed {
         // A rule nobody took: faint, and unlabelled so that what happened stands out.
         return Vec::new();
     }
@@ -39,7 +39,7 @@ pub(super) fn shape_lines(
         return events
             .iter()
             .map(|(event, n)| match key.kind {
-                Kind::Rule => event.name().to_string(),
+                EdgeKind::Rule => event.name().to_string(),
                 _ => format!("{} ×{n}", event.name()),
             })
             .collect();
@@ -48,11 +48,11 @@ pub(super) fn shape_lines(
     let mut lines = vec![names.join(", ")];
     for (member, events) in members {
         let source = match member.from {
-            From::State(state) => state.name(),
-            From::Any => "any state",
+            Source::State(state) => state.name(),
+            Source::Any => "any state",
         };
         lines.push(match key.kind {
-            Kind::Rule => format!(" from {source}"),
+            EdgeKind::Rule => format!(" from {source}"),
             _ => format!(" from {source} ×{}", count(events)),
         });
     }
@@ -63,12 +63,12 @@ pub(super) fn shape_lines(
 /// one side state share a bus.
 pub(super) fn shapes(report: &GraphReport) -> Vec<Shape> {
     let edges: Vec<Edge> = report.graph.edges.iter().collect();
-    let mut buses: BTreeMap<(Side, Kind, State, Vec<EventKind>), Vec<usize>> = BTreeMap::new();
+    let mut buses: BTreeMap<(Side, EdgeKind, State, Vec<EventKind>), Vec<usize>> = BTreeMap::new();
     let mut singles = Vec::new();
     for (i, (key, events)) in edges.iter().enumerate() {
         let r = route(key);
-        let into_side = center(From::State(key.to)).0 != CENTER;
-        let from_center = matches!(key.from, From::State(_)) && center(key.from).0 == CENTER;
+        let into_side = center(Source::State(key.to)).0 != CENTER;
+        let from_center = matches!(key.from, Source::State(_)) && center(key.from).0 == CENTER;
         match r {
             Route::Lane(side) if into_side && from_center => buses
                 .entry((side, key.kind, key.to, events.keys().copied().collect()))
@@ -130,7 +130,7 @@ pub(super) fn lanes(shapes: &[Shape], edges: &[Edge]) -> HashMap<usize, usize> {
             .flat_map(|&i| {
                 [
                     center(edges[i].0.from).1,
-                    center(From::State(edges[i].0.to)).1,
+                    center(Source::State(edges[i].0.to)).1,
                 ]
             })
             .collect();
@@ -164,7 +164,7 @@ pub(super) fn ports(shapes: &[Shape], edges: &[Edge]) -> HashMap<Port, f64> {
         }
         for (m, &i) in shape.members.iter().enumerate() {
             let (key, _) = edges[i];
-            let to = From::State(key.to);
+            let to = Source::State(key.to);
             let mut ends = vec![(key.from, to, true)];
             if m == 0 || shape.members.len() == 1 {
                 ends.push((to, key.from, false));
@@ -260,7 +260,7 @@ impl Canvas<'_> {
             Route::Down => {
                 let (key, _) = edges[shape.members[0]];
                 let (fx, fy) = center(key.from);
-                let (_, ty) = center(From::State(key.to));
+                let (_, ty) = center(Source::State(key.to));
                 all_points = vec![(fx, fy + half_h), (fx, ty - half_h)];
                 paths.push(path(&all_points));
                 arrows.push(true);
@@ -271,7 +271,7 @@ impl Canvas<'_> {
                 let (key, _) = edges[shape.members[0]];
                 let (fx, fy) = center(key.from);
                 let (x, d) = match shape.kind {
-                    Kind::Unexpected => (fx + 20.0, 1.0),
+                    EdgeKind::Unexpected => (fx + 20.0, 1.0),
                     _ => (fx - 20.0, -1.0),
                 };
                 let y = fy - half_h;
@@ -292,7 +292,7 @@ impl Canvas<'_> {
             Route::Across => {
                 let (key, _) = edges[shape.members[0]];
                 let (fx, fy) = center(key.from);
-                let (tx, _) = center(From::State(key.to));
+                let (tx, _) = center(Source::State(key.to));
                 let dir = if tx > fx { 1.0 } else { -1.0 };
                 let y = fy + self.offset(s, 0, true);
                 all_points = vec![(fx + dir * half_w, y), (tx - dir * half_w, y)];
@@ -305,7 +305,7 @@ impl Canvas<'_> {
                     Side::Right => CENTER + half_w + 16.0 + LANE_GAP * self.lane_of[&s] as f64,
                 };
                 let (first, _) = edges[shape.members[0]];
-                let to = From::State(first.to);
+                let to = Source::State(first.to);
                 let (tx, ty) = center(to);
                 let end_x = if tx < lane { tx + half_w } else { tx - half_w };
                 let end_y = ty + self.offset(s, 0, false);
@@ -340,7 +340,7 @@ impl Canvas<'_> {
                 let high = ys.iter().copied().fold(f64::MIN, f64::max);
                 let through = [State::PlannedReboot, State::Crashing, State::MachineReclaim]
                     .into_iter()
-                    .map(|side| node_box(From::State(side)))
+                    .map(|side| node_box(Source::State(side)))
                     .any(|b| {
                         lane > b.x - 6.0 && lane < b.x + b.w + 6.0 && high > b.y && low < b.y + b.h
                     });
@@ -351,10 +351,10 @@ impl Canvas<'_> {
             Route::Bottom => {
                 let (key, _) = edges[shape.members[0]];
                 let (fx, fy) = center(key.from);
-                let (tx, ty) = center(From::State(key.to));
+                let (tx, ty) = center(Source::State(key.to));
                 let channel = row_y(8.0) + half_h + 24.0 + 16.0 * self.bottoms as f64;
                 self.bottoms += 1;
-                all_points = if key.from == From::Any {
+                all_points = if key.from == Source::Any {
                     let start = (if tx < fx { fx - half_w } else { fx + half_w }, fy);
                     vec![start, (tx, fy), (tx, ty + half_h)]
                 } else {

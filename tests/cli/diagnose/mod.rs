@@ -1,7 +1,9 @@
-//! The diagnosis (issue 19): a verdict for every unexpected pair, and `rules propose` that
+//! The diagnosis: a verdict for every unexpected pair, and `rules propose` that
 //! follows the verdicts. metal-stack's own history is replayed on generated fleets: the one
 //! pair metal-api accepted (Registering → Installing, v0.19.3), the one it swallowed
 //! (buffered Phoned Home, v0.42.2), and the pairs that were problems elsewhere.
+
+mod propose;
 
 use std::path::{Path, PathBuf};
 
@@ -273,190 +275,6 @@ fn the_default_proposal_on_the_bundled_fleet_accepts_nothing() {
 }
 
 #[test]
-fn a_forced_self_pair_is_written_as_self_and_warned_about() {
-    let fleet = testdata("fleet-v0.42.2/list-json");
-    let (code, proposed, stderr) = run_json(&[
-        "rules",
-        "propose",
-        "--pair",
-        "Preparing/Preparing",
-        "-o",
-        "json",
-        arg(&fleet),
-    ]);
-    assert_eq!(code, 0);
-    assert!(
-        stderr.contains(
-            "warning: --pair Preparing/Preparing is accepted against its verdict: crash-loop"
-        ),
-        "{stderr}"
-    );
-    let added = rows(&proposed).last().unwrap().clone();
-    assert_eq!(
-        added,
-        json!({"event": "Preparing", "from": ["Preparing"], "to": "self"})
-    );
-}
-
-#[test]
-fn a_forced_swallow_metal_api_cannot_run_is_warned_to_be_stored() {
-    // Three machines with a late Phoned Home in Installing: metal-api swallows none there, so
-    // the default leaves the pair out, and forcing it writes `self`, which stores the event.
-    let fleet = testdata("diagnose/late-in-installing");
-    let (_, proposed, _) = run_json(&["rules", "propose", "-o", "json", arg(&fleet)]);
-    let (_, base, _) = run_json(&["rules", "export", "metal-api"]);
-    assert_eq!(rows(&proposed), rows(&base));
-    let (code, proposed, stderr) = run_json(&[
-        "rules",
-        "propose",
-        "--pair",
-        "Installing/Phoned Home",
-        "-o",
-        "json",
-        arg(&fleet),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("metal-api stores it in Installing: accepted, not swallowed"),
-        "{stderr}"
-    );
-    assert_eq!(
-        rows(&proposed).last().unwrap(),
-        &json!({"event": "Phoned Home", "from": ["Installing"], "to": "self"})
-    );
-    assert!(
-        proposed["description"]
-            .as_str()
-            .unwrap()
-            .contains("accepts Phoned Home in Installing"),
-        "{proposed}"
-    );
-}
-
-#[test]
-fn a_rule_into_its_own_state_by_name_is_refused_with_its_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_, exported, _) = stdout_of(&["rules", "export", "metal-api"]);
-    let mut file: Value = serde_json::from_str(&exported).unwrap();
-    file["transitions"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"event": "Preparing", "from": ["Preparing"], "to": "Preparing"}));
-    let text = serde_json::to_string_pretty(&file).unwrap();
-    let line = 1 + text[..text.rfind("\"to\": \"Preparing\"").unwrap()]
-        .rfind('{')
-        .map(|i| text[..i].matches('\n').count())
-        .unwrap();
-    let rules = dir.path().join("self-by-name.json");
-    std::fs::write(&rules, &text).unwrap();
-    let (code, _, stderr) = stdout_of(&["rules", "lint", arg(&rules)]);
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains(&format!(
-            "self-by-name.json:{line}: Preparing in Preparing leads Preparing to itself by name"
-        )) && stderr.contains("write \"to\": \"self\""),
-        "{stderr}"
-    );
-    let (code, _, stderr) = stdout_of(&[
-        "report",
-        "--rules",
-        arg(&rules),
-        arg(&testdata("seed-machine.txt")),
-    ]);
-    assert_eq!(code, 2, "{stderr}");
-}
-
-#[test]
-fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
-    if !have("git", on_path("git")) {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("metal-api");
-    let fsm = repo.join("cmd/metal-api/internal/fsm");
-    std::fs::create_dir_all(&fsm).unwrap();
-    std::fs::write(fsm.join("events.go"), events_go("metal-api-v0.19.3")).unwrap();
-    git(&repo, &["init", "-q"]);
-    let habits = Habits {
-        late_phoned_home: 0.4,
-        ..Habits::none()
-    };
-    let (list, _) = fleet(dir.path(), "metal-api-v0.19.3", &habits, 30);
-    let go_file = "cmd/metal-api/internal/fsm/events.go";
-    let patch = fsm.join("../../../../proposal.patch");
-    let (code, out, stderr) = {
-        let output = fsmlog()
-            .current_dir(&repo)
-            .args([
-                "rules",
-                "propose",
-                "--rules",
-                "metal-api-v0.19.3",
-                "-o",
-                "go",
-                "--go-file",
-                go_file,
-            ])
-            .arg(&list)
-            .output()
-            .unwrap();
-        (
-            output.status.code().unwrap(),
-            String::from_utf8(output.stdout).unwrap(),
-            String::from_utf8(output.stderr).unwrap(),
-        )
-    };
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("swallows buffered Phoned Home events for 300 s"),
-        "{stderr}"
-    );
-    std::fs::write(&patch, &out).unwrap();
-    git(&repo, &["apply", "--check", arg(&patch)]);
-    git(&repo, &["apply", arg(&patch)]);
-    let patched = std::fs::read_to_string(fsm.join("events.go")).unwrap();
-    assert!(
-        patched.contains("states.Waiting.String(),\n\t\t\t},\n\t\t\tDst: SelfTransitionState"),
-        "{patched}"
-    );
-    let (code, imported, stderr) = stdout_of(&[
-        "rules",
-        "import-go",
-        arg(&fsm.join("events.go")),
-        "--like",
-        "metal-api-v0.19.3",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    let imported: Value = serde_json::from_str(&imported).unwrap();
-    let (_, proposal, _) = run_json(&[
-        "rules",
-        "propose",
-        "--rules",
-        "metal-api-v0.19.3",
-        "-o",
-        "json",
-        arg(&list),
-    ]);
-    let transitions = |file: &Value| -> Ruleset {
-        let mut file = file.clone();
-        file["name"] = json!("x");
-        file["description"] = json!("x");
-        file["buffered_phoned_home_seconds"] = json!(null);
-        Ruleset::from_json(&file.to_string()).unwrap()
-    };
-    let (a, b) = (transitions(&imported), transitions(&proposal));
-    for state in fsmlog::State::ALL {
-        for event in fsmlog::EventKind::ALL {
-            assert_eq!(
-                a.lookup(state, event),
-                b.lookup(state, event),
-                "{event} in {state}"
-            );
-        }
-    }
-}
-
-#[test]
 fn every_export_of_a_fleet_gets_the_same_verdicts() {
     // The exports hold what metal-api stored, however they are shaped; a raw stream holds more
     // (what metal-api swallowed) and is left out.
@@ -504,7 +322,7 @@ fn every_export_of_a_fleet_gets_the_same_verdicts() {
 /// many of its occurrences are cascades.
 fn judged(rules: &str, inputs: &[&Path]) -> Vec<Judged> {
     let mut args = vec!["report", "-o", "json", "--rules", rules];
-    args.extend(inputs.iter().map(|p| arg(p)));
+    args.extend(inputs.iter().map(arg));
     let (_, report, _) = run_json(&args);
     report["unexpected"]
         .as_array()

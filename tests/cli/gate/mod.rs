@@ -1,16 +1,12 @@
 //! Rules as data, `diff` and the `check` gate, as a CI job runs them.
 
+mod sarif;
+
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::*;
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 // Rule files.
 
@@ -442,4 +438,145 @@ fn check_with_both_baselines_gates_against_the_given_one() {
     );
     assert_eq!(code, 1, "the given baseline accepts nothing");
     assert!(dir.path().join("new.json").exists());
+}
+
+#[test]
+fn a_gate_never_passes_on_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let output = fsmlog().args(["check", arg(&empty)]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("no machine was read"), "{stderr}");
+    fsmlog()
+        .args(["check", "--allow-empty", arg(&empty)])
+        .assert()
+        .code(0);
+    // A directory of broken links reads nothing either.
+    std::os::unix::fs::symlink(dir.path().join("gone.json"), empty.join("latest.json")).unwrap();
+    let output = fsmlog().args(["check", arg(&empty)]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("latest.json: broken symlink"), "{stderr}");
+    // diff gates too.
+    let output = fsmlog()
+        .args([
+            "diff",
+            "--old",
+            "metal-api",
+            "--new",
+            "metal-api",
+            arg(&dir.path().join("empty")),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
+// Item 2: `[]` is said, and no gate passes on it.
+
+#[test]
+fn an_empty_list_is_no_machine_and_no_gate_passes_on_it() {
+    let dir = trust_ii("empty-list");
+    let (code, out, stderr) = run_json(&["check", "-o", "json", arg(&dir)]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(out["passed"], false);
+    assert!(
+        stderr.contains("fsmlog: note: ")
+            && stderr.contains("machines.json:1: an empty array `[]`, read as a machine list that matched nothing: no machine"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no machine was read"), "{stderr}");
+    let (code, out, stderr) = run_json(&["issues", "-o", "json", "--all", arg(&dir)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(out["machines"], json!([]), "no machine named `machines`");
+    let (code, report, _) = run_json(&["report", "-o", "json", arg(&dir)]);
+    assert_eq!(code, 0);
+    assert_eq!(report["inputs"]["machines"], 0);
+    assert_eq!(report["inputs"]["notes"][0]["line"], 1);
+    let (code, _, _) = run_json(&["check", "-o", "json", "--allow-empty", arg(&dir)]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn machines_without_a_single_event_give_a_gate_nothing_to_pass_on() {
+    // A machine's empty log (named by its UUID) is a machine, but no gate passes on it.
+    let empty = testdata("trust/no-events/00000000-0000-4000-8000-00000000e0e0.json");
+    let (_, report, stderr) = run_json(&["report", "-o", "json", arg(&empty)]);
+    assert_eq!(report["inputs"]["machines"], 1);
+    assert!(
+        stderr.contains(
+            "read as the log of machine 00000000-0000-4000-8000-00000000e0e0 without events"
+        ),
+        "{stderr}"
+    );
+    for gate in [
+        vec!["check", "-o", "json"],
+        vec![
+            "diff",
+            "--old",
+            "metal-api-v0.19.0",
+            "--new",
+            "metal-api",
+            "-o",
+            "json",
+        ],
+        vec!["issues", "--fail-on", "minor", "-o", "json"],
+    ] {
+        let mut args = gate.clone();
+        args.push(arg(&empty));
+        let (code, _, stderr) = run_json(&args);
+        assert_eq!(code, 2, "{gate:?}: {stderr}");
+        assert!(
+            stderr.contains("no event was read, so there is nothing to gate on"),
+            "{stderr}"
+        );
+        args.insert(1, "--allow-empty");
+        let (code, _, stderr) = run_json(&args);
+        assert_ne!(code, 2, "{gate:?} --allow-empty: {stderr}");
+    }
+}
+
+#[test]
+fn a_gate_that_read_nothing_says_failed_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path();
+    let (code, json, _) = run_json(&["check", "-o", "json", arg(empty)]);
+    assert_eq!(code, 2);
+    assert_eq!(json["passed"], false);
+    let (_, table, _) = stdout_of(&["check", arg(empty)]);
+    assert!(table.starts_with("FAILED: no machine was read"), "{table}");
+    let (_, junit, _) = stdout_of(&["check", "-o", "junit", arg(empty)]);
+    assert!(junit.contains(r#"failures="1""#), "{junit}");
+    let (_, sarif, _) = stdout_of(&["check", "-o", "sarif", arg(empty)]);
+    let sarif: Value = serde_json::from_str(&sarif).unwrap();
+    assert_eq!(
+        sarif["runs"][0]["invocations"][0]["executionSuccessful"],
+        false
+    );
+}
+
+#[test]
+fn a_window_that_ends_before_it_begins_is_refused() {
+    let fleet = testdata("fleet-v0.19.0/describe-json");
+    for command in ["check", "report", "explain", "diff", "graph"] {
+        let mut args = vec![command];
+        if command == "diff" {
+            args.extend(["--old", "metal-api-v0.19.0", "--new", "metal-api-v0.42.2"]);
+        }
+        args.extend([
+            "--since",
+            "2025-09-27",
+            "--until",
+            "2025-09-20",
+            arg(&fleet),
+        ]);
+        let (code, out, stderr) = stdout_of(&args);
+        assert_eq!(code, 2, "{command}: {out}");
+        assert!(
+            stderr.contains("the window is empty"),
+            "{command}: {stderr}"
+        );
+    }
 }

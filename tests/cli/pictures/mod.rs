@@ -1,13 +1,15 @@
-//! Pictures and time (issue 10): the graph (SVG, DOT, Mermaid) agrees with `report` and has
+//! Pictures and time: the graph (SVG, DOT, Mermaid) agrees with `report` and has
 //! no overlapping labels; windows count exactly what happened in them; trends add up; the
 //! HTML page loads in a real browser with every input string as text.
+
+mod windows;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
 use regex::Regex;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::*;
 
@@ -291,294 +293,12 @@ fn mermaid_parses() {
     assert_eq!(stdout.matches("flowchart").count(), 3, "{stdout}");
 }
 
-// Time windows and trends.
-
-/// The unexpected pairs of a replay, filtered by time by hand: (state, event) → count.
-fn by_hand(replay: &Value, since: &str, until: &str) -> BTreeMap<(String, String), u64> {
-    let mut pairs = BTreeMap::new();
-    for machine in replay["machines"].as_array().unwrap() {
-        let outside = machine["last_error_outside_log"]
-            .as_object()
-            .map(|_| &machine["last_error_outside_log"]);
-        for step in machine["steps"].as_array().unwrap().iter().chain(outside) {
-            let time = step["time"].as_str().unwrap();
-            // RFC 3339 in UTC with `Z` compares as text where the whole seconds differ; the
-            // bounds are whole seconds.
-            let t = chrono::DateTime::parse_from_rfc3339(time).unwrap();
-            let ok = (since.is_empty()
-                || chrono::DateTime::parse_from_rfc3339(since).unwrap() <= t)
-                && (until.is_empty() || t < chrono::DateTime::parse_from_rfc3339(until).unwrap());
-            if step["verdict"] == "unexpected" && ok {
-                let key = (
-                    step["from"].as_str().unwrap().to_string(),
-                    step["event"].as_str().unwrap().to_string(),
-                );
-                *pairs.entry(key).or_default() += 1;
-            }
-        }
-    }
-    pairs
-}
-
 /// (state, event) → count of a report's unexpected pairs.
 fn counts(report: &Value) -> BTreeMap<(String, String), u64> {
     pairs(&report["unexpected"])
         .into_iter()
         .map(|(state, event, count, _)| ((state, event), count))
         .collect()
-}
-
-#[test]
-fn windows_count_exactly_what_happened_in_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let fleet = generated_fleet(dir.path(), 150, 5, 40);
-    let (_, replay, _) = run_json(&["replay", "-o", "json", arg(&fleet)]);
-    let (_, all, _) = run_json(&["report", "-o", "json", arg(&fleet)]);
-    assert_eq!(
-        counts(&all),
-        by_hand(&replay, "", ""),
-        "the steps are what report counts"
-    );
-    let now = all["window"]["now"].as_str().unwrap().to_string();
-    let newest = chrono::DateTime::parse_from_rfc3339(&now).unwrap();
-    let days_ago = |d: i64| (newest - chrono::TimeDelta::days(d)).to_rfc3339();
-    for (since, until, args) in [
-        (days_ago(3), String::new(), vec!["--since", "3d"]),
-        (String::new(), days_ago(5), vec!["--until", "120h"]),
-        (
-            days_ago(6),
-            days_ago(2),
-            vec!["--since", "6d", "--until", "48h"],
-        ),
-    ] {
-        let mut all_args = vec!["report", "-o", "json", arg(&fleet)];
-        all_args.extend_from_slice(&args);
-        let (code, windowed, stderr) = run_json(&all_args);
-        assert_eq!(code, 0, "{stderr}");
-        assert_eq!(
-            counts(&windowed),
-            by_hand(&replay, &since, &until),
-            "{args:?}"
-        );
-        assert_eq!(windowed["window"]["now"], now.as_str());
-        assert_eq!(
-            windowed["inputs"], all["inputs"],
-            "the input accounting is not windowed"
-        );
-        assert_eq!(
-            windowed["machines"], all["machines"],
-            "nor are the machines' flags"
-        );
-    }
-    // An absolute window, and --now from the wall clock, a fixed time, explicitly.
-    let (_, fixed, _) = run_json(&[
-        "report",
-        "-o",
-        "json",
-        "--since",
-        "7d",
-        "--now",
-        &now,
-        arg(&fleet),
-    ]);
-    assert_eq!(counts(&fixed), by_hand(&replay, &days_ago(7), ""));
-    let (_, wall, _) = run_json(&[
-        "report",
-        "-o",
-        "json",
-        "--since",
-        "1d",
-        "--now",
-        "now",
-        arg(&fleet),
-    ]);
-    assert_eq!(
-        wall["unexpected"],
-        json!([]),
-        "the generated fleet lies in the past"
-    );
-}
-
-#[test]
-fn trend_series_sum_to_the_counts() {
-    for period in ["day", "week"] {
-        let (code, report, _) = run_json(&[
-            "report",
-            "-o",
-            "json",
-            "--by",
-            period,
-            arg(&testdata("fleet-v0.42.2/list-json")),
-        ]);
-        assert_eq!(code, 0);
-        for pair in report["unexpected"].as_array().unwrap() {
-            let series = pair["series"].as_array().unwrap();
-            let sum: u64 = series.iter().map(|p| p["count"].as_u64().unwrap()).sum();
-            assert_eq!(sum, pair["count"].as_u64().unwrap());
-            let periods: Vec<&str> = series
-                .iter()
-                .map(|p| p["period"].as_str().unwrap())
-                .collect();
-            let mut sorted = periods.clone();
-            sorted.sort();
-            assert_eq!(periods, sorted, "ascending");
-            if period == "week" {
-                assert!(
-                    periods.iter().all(|p| p.starts_with("2025-W")),
-                    "{periods:?}"
-                );
-            }
-        }
-    }
-    let (_, plain, _) = run_json(&["report", "-o", "json", arg(&testdata("seed-machine.txt"))]);
-    assert!(
-        plain["unexpected"][0].get("series").is_none(),
-        "only with --by"
-    );
-    let (_, table, _) = stdout_of(&["report", "--by", "day", arg(&testdata("seed-machine.txt"))]);
-    assert!(table.contains("Per day"), "{table}");
-}
-
-/// The newest event of a list export, worked out from the file (its events, last error
-/// events and last event times): the data's own clock.
-fn newest_event(list: &Path) -> String {
-    let machines: Value = serde_json::from_str(&std::fs::read_to_string(list).unwrap()).unwrap();
-    let mut times: Vec<chrono::DateTime<chrono::FixedOffset>> = Vec::new();
-    for m in machines.as_array().unwrap() {
-        let events = &m["events"];
-        if let Some(t) = events["last_event_time"].as_str() {
-            times.push(chrono::DateTime::parse_from_rfc3339(t).unwrap());
-        }
-        for e in events["log"].as_array().unwrap().iter().chain(
-            events["last_error_event"]
-                .as_object()
-                .map(|_| &events["last_error_event"]),
-        ) {
-            times.push(chrono::DateTime::parse_from_rfc3339(e["time"].as_str().unwrap()).unwrap());
-        }
-    }
-    let newest = times.into_iter().max().unwrap().with_timezone(&chrono::Utc);
-    newest.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-}
-
-#[test]
-fn every_windowed_view_says_its_window() {
-    let fleet = testdata("fleet-v0.42.2/list-json");
-    let now = newest_event(&fleet.join("machines.json"));
-    for command in [
-        &["report"][..],
-        &["explain"][..],
-        &["check"][..],
-        &[
-            "diff",
-            "--old",
-            "metal-api",
-            "--new",
-            "metal-api-v0.19.0",
-            "--fail-on",
-            "never",
-        ][..],
-    ] {
-        let mut args = command.to_vec();
-        args.extend(["-o", "json", "--since", "2025-09-18", arg(&fleet)]);
-        let (_, out, _) = run_json(&args);
-        assert_eq!(
-            out["window"]["since"], "2025-09-18T00:00:00Z",
-            "{command:?}"
-        );
-        assert_eq!(out["window"]["until"], Value::Null);
-        assert_eq!(out["window"]["now"], now.as_str(), "{command:?}");
-    }
-}
-
-// The HTML page in a browser.
-
-#[test]
-fn the_html_page_loads_in_chromium_with_input_as_text() {
-    let Some(browser) = chromium() else {
-        have("Chromium", false);
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("report.html");
-    let output = fsmlog()
-        .args(["report", "-o", "html"])
-        .arg(testdata("fleet-v0.42.2/list-json"))
-        .arg(testdata("html"))
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "the damaged row is an input error"
-    );
-    std::fs::write(&page, &output.stdout).unwrap();
-    let html = String::from_utf8(output.stdout).unwrap();
-    for external in ["http://", "https://", "src=\"", "<link"] {
-        let found = html.replace("http://www.w3.org/2000/svg", "");
-        assert!(
-            !found.contains(external),
-            "the page fetches nothing: {external}"
-        );
-    }
-    let flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ];
-    let profile = dir.path().join("profile");
-    let url = format!("file://{}", page.display());
-    let dom = Process::new(browser)
-        .args(flags)
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(["--virtual-time-budget=3000", "--dump-dom", &url])
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout).to_string();
-    // A row per pair in the first table.
-    let (_, report, _) = run_json(&[
-        "report",
-        "-o",
-        "json",
-        arg(&testdata("fleet-v0.42.2/list-json")),
-        arg(&testdata("html")),
-    ]);
-    let first_table = &dom[dom.find("<tbody>").unwrap()..dom.find("</tbody>").unwrap()];
-    assert_eq!(
-        first_table.matches("<tr>").count(),
-        report["unexpected"].as_array().unwrap().len()
-    );
-    // The hostile strings are text: escaped in the DOM, never elements.
-    assert!(
-        dom.contains("&lt;script&gt;alert('message')&lt;/script&gt;"),
-        "{dom}"
-    );
-    assert!(dom.contains("&lt;script&gt;alert('id')&lt;/script&gt;"));
-    assert!(dom.contains("&lt;img src=x onerror=alert('event')&gt;"));
-    assert_eq!(
-        dom.matches("<script").count(),
-        1,
-        "only the page's own sorting script"
-    );
-    assert!(!dom.contains("<img"));
-    // A screenshot to look at.
-    let shot = tools().join("report-page.png");
-    std::fs::create_dir_all(tools()).unwrap();
-    let status = Process::new(browser)
-        .args(flags)
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(["--window-size=1400,1800"])
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(status.status.success());
-    assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
 }
 
 #[test]
@@ -645,4 +365,28 @@ fn a_graph_of_a_folder_without_machines_is_no_picture() {
     assert_eq!(code, 2);
     assert!(out.is_empty(), "{out}");
     assert!(stderr.contains("no machine was read"), "{stderr}");
+}
+
+#[test]
+fn dot_labels_break_lines_as_dot_does() {
+    let (code, dot, _) = stdout_of(&[
+        "graph",
+        "-o",
+        "dot",
+        arg(&testdata("fleet-v0.42.2/list-json")),
+    ]);
+    assert_eq!(code, 0);
+    assert!(dot.contains(r#"[label="Waiting\n9 now"]"#), "{dot}");
+    assert!(!dot.contains("u{a}"), "{dot}");
+}
+
+#[test]
+fn a_graph_of_nothing_read_is_no_picture() {
+    let (code, out, stderr) = stdout_of(&["graph", "-o", "svg", "/nonexistent/fleet"]);
+    assert_eq!(code, 2);
+    assert!(
+        out.is_empty(),
+        "no rule-set picture in place of the fleet's: {out}"
+    );
+    assert!(stderr.contains("/nonexistent/fleet"), "{stderr}");
 }

@@ -1,0 +1,183 @@
+//! Rule files and metal-api's events.go: every mistake named at its line (and column),
+//! every Go spelling read or refused.
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::*;
+
+// 7. Rule files never panic.
+
+#[test]
+fn out_of_range_rule_numbers_are_named_with_their_line() {
+    for (file, key, line) in [
+        (
+            "trust/rules-huge-seconds.json",
+            "failed_reclaim_seconds",
+            22,
+        ),
+        (
+            "trust/rules-beyond-i64.json",
+            "buffered_phoned_home_seconds",
+            21,
+        ),
+    ] {
+        let rules = testdata(file);
+        let output = fsmlog()
+            .args([
+                "report",
+                "--rules",
+                arg(&rules),
+                arg(&testdata("seed-machine.txt")),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{file}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains(&format!("line {line}: {key} is ")),
+            "{file}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let lint = fsmlog()
+            .args(["rules", "lint", arg(&rules)])
+            .output()
+            .unwrap();
+        assert_eq!(lint.status.code(), Some(1), "{file}");
+    }
+}
+
+#[test]
+fn import_go_names_duplicates_by_their_go_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = "package fsm\n\nfunc Events() fsm.Events {\n\treturn fsm.Events{\n\t\t{\n\t\t\tName: metal.ProvisioningEventWaiting.String(),\n\t\t\tSrc:  []string{states.Registering.String()},\n\t\t\tDst:  states.Waiting.String(),\n\t\t},\n\t\t{\n\t\t\tName: metal.ProvisioningEventWaiting.String(),\n\t\t\tSrc:  []string{states.Registering.String()},\n\t\t\tDst:  states.Waiting.String(),\n\t\t},\n\t}\n}\n";
+    let file = dir.path().join("events.go");
+    std::fs::write(&file, go).unwrap();
+    let output = fsmlog()
+        .args(["rules", "import-go", arg(&file)])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains(
+            "events.go:12:19: duplicate pair (Registering, Waiting), already given at 7:19"
+        ),
+        "{stderr}"
+    );
+}
+
+fn waiting_from(rules: &Value) -> Vec<String> {
+    let rows = rules["transitions"].as_array().unwrap();
+    let row = rows.iter().find(|r| r["event"] == "Waiting").unwrap();
+    let from = row["from"].as_array().unwrap();
+    from.iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn import_go(dir: &Path, go: &str) -> (i32, Value, String) {
+    let file = dir.join("events.go");
+    std::fs::write(&file, go).unwrap();
+    let (code, out, err) = stdout_of(&["rules", "import-go", arg(&file)]);
+    (code, serde_json::from_str(&out).unwrap_or(Value::Null), err)
+}
+
+/// The Waiting entry of metal-api v0.42.2's `events.go`, as `events_go` writes it.
+const WAITING: &str = "\t\t\tName: metal.ProvisioningEventWaiting.String(), // a comment\n\t\t\tSrc: []string{\n\t\t\t\tstates.Registering.String(),\n\t\t\t\tstates.Initial.String(),\n\t\t\t},";
+
+#[test]
+fn import_go_reads_every_go_spelling_of_a_state_or_an_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = events_go("metal-api-v0.42.2");
+    assert!(go.contains(WAITING), "the entry to change is there");
+    let spelt = WAITING
+        .replace(
+            "metal.ProvisioningEventWaiting.String()",
+            "string(metal.ProvisioningEventWaiting)",
+        )
+        .replace(
+            "states.Initial.String(),",
+            "states.Initial.String(), string(states.PXEBooting), \"State Preparing\",",
+        );
+    let (code, rules, err) = import_go(dir.path(), &go.replace(WAITING, &spelt));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        waiting_from(&rules),
+        ["Registering", "Initial", "PXE Booting", "Preparing"]
+    );
+    // An event as its string.
+    let literal = WAITING.replace("metal.ProvisioningEventWaiting.String()", "\"Waiting\"");
+    let (code, rules, err) = import_go(dir.path(), &go.replace(WAITING, &literal));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(waiting_from(&rules), ["Registering", "Initial"]);
+}
+
+#[test]
+fn import_go_refuses_what_it_cannot_read_naming_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = events_go("metal-api-v0.42.2");
+    let line = 1 + go[..go.find(WAITING).unwrap()].matches('\n').count();
+    for (item, says) in [
+        // The event's name is no state's string: looplab would never match it.
+        ("\"PXE Booting\"", "is no state metal-api has"),
+        ("states.Waiting", "cannot read `states.Waiting` as a state"),
+        ("fmt.Sprint(states.Waiting)", "cannot read"),
+        ("string(states.Limbo)", "unknown state states.Limbo"),
+    ] {
+        let odd = WAITING.replace(
+            "states.Initial.String(),",
+            &format!("states.Initial.String(), {item},"),
+        );
+        let (code, _, err) = import_go(dir.path(), &go.replace(WAITING, &odd));
+        assert_eq!(code, 2, "{item} is refused");
+        // Src's third line: four tabs, then `states.Initial.String(), ` (25 characters).
+        let at = format!("events.go:{}:30: ", line + 3);
+        assert!(err.contains(&at) && err.contains(says), "{item}: {err}");
+    }
+    let odd = WAITING.replace("metal.ProvisioningEventWaiting.String()", "waitingEvent");
+    let (code, _, err) = import_go(dir.path(), &go.replace(WAITING, &odd));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!(
+            "events.go:{line}:10: cannot read `waitingEvent` as an event"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn review_a_long_scalar_repeated_counts_its_bytes_and_a_doubled_field_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = dir.path().join("big.yaml");
+    let mut text = format!("- id: m1\n  hw: &a \"{}\"\n  more:\n", "x".repeat(1 << 20));
+    text += &"  - *a\n".repeat(20_000);
+    std::fs::write(&yaml, text).unwrap();
+    let (code, _, err) = capped(&["report", "-o", "json", arg(&yaml)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("aliases repeat"), "{err}");
+    let go = events_go("metal-api-v0.42.2");
+    let twice = WAITING.replace(
+        "\t\t\tSrc: []string{",
+        "\t\t\tSrc: []string{states.Initial.String()},\n\t\t\tSrc: []string{",
+    );
+    let (code, _, err) = import_go(dir.path(), &go.replace(WAITING, &twice));
+    assert_eq!(code, 2);
+    assert!(err.contains("`Src` given twice"), "{err}");
+    // A descriptor however it is spelt is appended to.
+    let log = dir.path().join("o");
+    std::fs::write(&log, "keep\n").unwrap();
+    let out = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("fsmlog"))
+        .args(["report", "-o", "csv", "--out", "/dev/fd//1"])
+        .arg(testdata("seed-machine.txt"))
+        .stdout(out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .starts_with("keep\nState,")
+    );
+}
