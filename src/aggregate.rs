@@ -8,9 +8,10 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::diagnose::{Class, Classes, Diagnosis, PairVerdict, verdict};
-use crate::event::{EventKind, Location, State};
+use crate::event::{EventKind, Location, Pair, State};
 use crate::input::FilesRead;
 use crate::input::merge::Merged;
+use crate::log::Shape;
 use crate::replay::{Handling, Step, Trace};
 use crate::window::{Period, Window};
 
@@ -168,14 +169,14 @@ pub struct NameTally {
 pub type Disagreement = (EventKind, Option<State>, Option<State>);
 
 /// The verdict of each unexpected pair.
-pub type Verdicts = BTreeMap<(State, EventKind), PairVerdict>;
+pub type Verdicts = BTreeMap<Pair, PairVerdict>;
 
 /// Everything `report` says about a fleet.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub files: u64,
     /// Files per format name (`list-json`, `list-yaml`, …).
-    pub formats: BTreeMap<&'static str, u64>,
+    pub formats: BTreeMap<Shape, u64>,
     pub machines: u64,
     /// Events read: replayed + rejected + unknown + duplicates.
     pub events: u64,
@@ -190,7 +191,7 @@ pub struct Summary {
     pub replayed: u64,
     pub rejected: u64,
     pub unknown_events: BTreeMap<String, NameTally>,
-    pub pairs: BTreeMap<(State, EventKind), PairTally>,
+    pub pairs: BTreeMap<Pair, PairTally>,
     pub crash_loop: BTreeSet<String>,
     pub failed_machine_reclaim: BTreeSet<String>,
     pub disagreements: BTreeMap<Disagreement, u64>,
@@ -240,14 +241,14 @@ impl Summary {
         let judged = trace.steps.iter().chain(trace.last_error_only.iter());
         for (i, step) in judged.enumerate() {
             self.events += 1;
-            match step.verdict {
+            match step.handling {
                 Handling::Rejected => self.rejected += 1,
                 Handling::Expected | Handling::Unexpected => self.replayed += 1,
             }
             if !counting.window.contains(step.time) {
                 continue;
             }
-            if step.verdict == Handling::Unexpected {
+            if step.handling == Handling::Unexpected {
                 let pair = (step.from, step.event);
                 let first = seen_pairs.insert(pair);
                 let tally = self.count_unexpected(step, trace, first, counting.period);
@@ -314,7 +315,7 @@ impl Summary {
     }
 
     /// The unexpected pairs, most frequent first, then by state and event.
-    pub fn pairs_by_count(&self) -> Vec<(&(State, EventKind), &PairTally)> {
+    pub fn pairs_by_count(&self) -> Vec<(&Pair, &PairTally)> {
         by_count(&self.pairs)
     }
 
@@ -346,7 +347,7 @@ pub fn by_count<K: Ord>(pairs: &BTreeMap<K, PairTally>) -> Vec<(&K, &PairTally)>
 
 /// The disagreement a step shows, if its recorded verdict differs from the replayed one.
 fn disagreement(step: &Step) -> Option<Disagreement> {
-    let replayed = match step.verdict {
+    let replayed = match step.handling {
         Handling::Unexpected => Some(step.from),
         Handling::Expected => None,
         Handling::Rejected => return None,
@@ -396,7 +397,7 @@ mod tests {
             event,
             message: "".into(),
             from,
-            verdict,
+            handling: verdict,
             to: from,
             stored: true,
             recorded_state: None,
@@ -492,7 +493,7 @@ mod tests {
             disagreement(&s),
             Some((EventKind::Installing, Some(State::Registering), None))
         );
-        s.verdict = Handling::Unexpected;
+        s.handling = Handling::Unexpected;
         assert_eq!(disagreement(&s), None);
         s.recorded_state = None;
         assert_eq!(

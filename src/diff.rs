@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
 
 use crate::aggregate::{Occurrence, PairTally, merge_pairs};
-use crate::event::{EventKind, State};
+use crate::event::{EventKind, Pair, State};
 use crate::replay::{Handling, Step, Trace};
 use crate::window::Window;
 
@@ -53,7 +53,7 @@ pub struct RuleDiff {
 }
 
 fn unexpected(step: &Step) -> bool {
-    step.verdict == Handling::Unexpected
+    step.handling == Handling::Unexpected
 }
 
 impl RuleDiff {
@@ -105,7 +105,7 @@ impl RuleDiff {
     }
 
     /// The changes in one direction, most frequent first.
-    pub fn changes(&self, change: Change) -> Vec<((State, EventKind), &PairTally)> {
+    pub fn changes(&self, change: Change) -> Vec<(Pair, &PairTally)> {
         let mut list: Vec<_> = self
             .changes
             .iter()

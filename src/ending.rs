@@ -61,6 +61,10 @@ impl Ending {
             writeln!(err, "fsmlog: {line}")?;
         }
         let p = &self.problems;
+        for (path, taken) in &p.read_paths {
+            let line = format!("trace: {path}: {}", taken.describe());
+            writeln!(err, "fsmlog: {}", escape::text(&line))?;
+        }
         for note in &p.notes {
             writeln!(err, "fsmlog: note: {}", escape::text(&note.to_string()))?;
         }

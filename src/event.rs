@@ -6,6 +6,10 @@ use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Timelike, Utc};
 
+/// A (state, event) pair: the state an event arrived in, and the event (how `report` groups
+/// unexpected occurrences).
+pub type Pair = (State, EventKind);
+
 /// A state of the provisioning FSM, in the order metal-api lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum State {
@@ -360,7 +364,7 @@ pub fn split_recorded_verdict(message: &str) -> (Option<State>, &str) {
 
 /// Parses a pair as `report` names it: `STATE/EVENT`, e.g. `Waiting/PXE Booting`, in any case;
 /// the fingerprint form `waiting/pxe-booting` too.
-pub fn parse_pair(text: &str) -> Result<(State, EventKind), String> {
+pub fn parse_pair(text: &str) -> Result<Pair, String> {
     let (state, event) = text.split_once('/').ok_or_else(|| {
         format!("expected STATE/EVENT, e.g. `Waiting/PXE Booting`, found {text:?}")
     })?;

@@ -9,7 +9,7 @@ use std::ops::AddAssign;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::aggregate::{Occurrence, PairTally, Summary};
-use crate::event::{EventKind, State};
+use crate::event::{EventKind, Pair};
 use crate::replay::{Handling, Step, Trace};
 use crate::window::Window;
 
@@ -125,14 +125,14 @@ fn keep_example(
 pub struct Explanation {
     /// The report's summary of the same replay (inputs, pairs).
     pub summary: Summary,
-    pub pairs: BTreeMap<(State, EventKind), PairContext>,
+    pub pairs: BTreeMap<Pair, PairContext>,
 }
 
 /// Which pairs to explain, and how much context to take.
 #[derive(Debug, Clone)]
 pub struct ExplainOptions {
     /// Only these pairs; every pair when empty.
-    pub only: Vec<(State, EventKind)>,
+    pub only: Vec<Pair>,
     /// How many stored steps before and after.
     pub context: usize,
     /// Only occurrences in this window count.
@@ -157,7 +157,7 @@ impl Explanation {
             .map(|(i, s)| (Some(i), s))
             .chain(trace.last_error_only.iter().map(|s| (None, s)));
         for (index, step) in occurrences {
-            if step.verdict != Handling::Unexpected
+            if step.handling != Handling::Unexpected
                 || !wanted(step)
                 || !options.window.contains(step.time)
             {
@@ -198,7 +198,7 @@ impl Explanation {
     }
 
     /// The explained pairs in the report's order: most frequent first, then state and event.
-    pub fn pairs_by_count(&self) -> Vec<(&(State, EventKind), &PairContext)> {
+    pub fn pairs_by_count(&self) -> Vec<(&Pair, &PairContext)> {
         let mut sorted: Vec<_> = self.pairs.iter().collect();
         let count = |c: &PairContext| c.tally.as_ref().map_or(0, |t| t.count);
         sorted.sort_by(|a, b| count(b.1).cmp(&count(a.1)).then(a.0.cmp(b.0)));

@@ -42,7 +42,7 @@ pub struct AcceptedPair {
 
 /// An accepted pair, checked.
 #[derive(Debug, Clone, PartialEq)]
-struct Accepted {
+struct CheckedPair {
     state: State,
     event: EventKind,
     ceiling: Option<f64>,
@@ -106,7 +106,7 @@ impl Baseline {
     }
 
     /// The accepted pairs, or (index, problem) for each bad one.
-    fn checked(&self) -> Result<Vec<Accepted>, Vec<(usize, String)>> {
+    fn checked(&self) -> Result<Vec<CheckedPair>, Vec<(usize, String)>> {
         let mut good = Vec::new();
         let mut problems = Vec::new();
         for (i, pair) in self.accepted.iter().enumerate() {
@@ -126,11 +126,11 @@ impl Baseline {
                     }
                     if good
                         .iter()
-                        .any(|a: &Accepted| a.state == state && a.event == event)
+                        .any(|a: &CheckedPair| a.state == state && a.event == event)
                     {
                         problems.push((i, format!("({state}, {event}) is listed twice")));
                     }
-                    good.push(Accepted {
+                    good.push(CheckedPair {
                         state,
                         event,
                         ceiling: pair.max_machine_share,
@@ -271,7 +271,7 @@ pub fn check(summary: &Summary, baseline: Option<&Baseline>) -> Result<GateResul
         let share = tally.machines as f64 / fleet;
         let violation = match found {
             None => Some(Violation::NewPair),
-            Some(Accepted {
+            Some(CheckedPair {
                 ceiling: Some(ceiling),
                 ..
             }) if share > *ceiling => Some(Violation::CeilingExceeded {
@@ -342,7 +342,7 @@ mod tests {
                     event: *event,
                     message: "".into(),
                     from: *state,
-                    verdict: Handling::Unexpected,
+                    handling: Handling::Unexpected,
                     to: *state,
                     stored: true,
                     recorded_state: None,

@@ -100,10 +100,10 @@ impl Graph {
         self.observed = true;
         *self.now_in.entry(trace.container.state()).or_default() += 1;
         for step in &trace.steps {
-            if step.verdict == Handling::Rejected || !window.contains(step.time) {
+            if step.handling == Handling::Rejected || !window.contains(step.time) {
                 continue;
             }
-            let kind = match step.verdict {
+            let kind = match step.handling {
                 Handling::Unexpected => EdgeKind::Unexpected,
                 _ => EdgeKind::Expected,
             };
@@ -116,7 +116,7 @@ impl Graph {
         // The exported last error event outside the log: counted as report counts it, from
         // the state it was recorded in to where it would have led.
         if let Some(step) = &trace.last_error_only
-            && step.verdict == Handling::Unexpected
+            && step.handling == Handling::Unexpected
             && window.contains(step.time)
         {
             let to = match step.event {

@@ -9,7 +9,7 @@ use std::fmt;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::event::{EventKind, State};
+use crate::event::{EventKind, Pair, State};
 use crate::log::MachineLog;
 use crate::replay::{Handling, Trace};
 
@@ -161,7 +161,7 @@ pub struct MachineFacts {
     pub allocated: Option<bool>,
     pub no_event_container: bool,
     /// The machine's unexpected occurrences, as `report` counts them.
-    pub unexpected: BTreeMap<(State, EventKind), u64>,
+    pub unexpected: BTreeMap<Pair, u64>,
 }
 
 impl MachineFacts {
@@ -172,7 +172,7 @@ impl MachineFacts {
         let newer_than = |as_of: Option<DateTime<Utc>>| newest > as_of;
         let mut unexpected = BTreeMap::new();
         for step in trace.steps.iter().chain(trace.last_error_only.iter()) {
-            if step.verdict == Handling::Unexpected {
+            if step.handling == Handling::Unexpected {
                 *unexpected.entry((step.from, step.event)).or_default() += 1;
             }
         }
@@ -260,7 +260,7 @@ pub enum Evidence {
     /// In a state it should pass through, since its last event.
     Stuck { state: State, since: DateTime<Utc> },
     /// The unexpected pairs with their counts, most frequent first.
-    Unexpected(Vec<((State, EventKind), u64)>),
+    Unexpected(Vec<(Pair, u64)>),
 }
 
 /// How the audit judges.
@@ -387,7 +387,7 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
 }
 
 /// A machine's unexpected (state, event) pairs with their counts, most frequent first.
-pub fn unexpected_pairs(m: &MachineFacts) -> Vec<((State, EventKind), u64)> {
+pub fn unexpected_pairs(m: &MachineFacts) -> Vec<(Pair, u64)> {
     let mut pairs: Vec<_> = m.unexpected.iter().map(|(k, n)| (*k, *n)).collect();
     pairs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     pairs

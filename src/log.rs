@@ -104,8 +104,34 @@ impl MachineLog {
         }
     }
 
-    /// The format's name in output: `list-json`, or `list-yaml` for the same shape in YAML.
-    pub fn format_name(&self) -> &'static str {
+    /// The shape the machine was read in: its format, and whether it came as YAML.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            format: self.format,
+            yaml: self.yaml,
+        }
+    }
+}
+
+/// A format as read: JSON's shape, or the same shape written as YAML (`list-json`,
+/// `list-yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Shape {
+    pub format: Format,
+    pub yaml: bool,
+}
+
+impl Shape {
+    /// A shape read as JSON (or a format that has no YAML twin).
+    pub fn of(format: Format) -> Shape {
+        Shape {
+            format,
+            yaml: false,
+        }
+    }
+
+    /// The name in output: `list-json`, or `list-yaml`.
+    pub fn name(self) -> &'static str {
         self.format.name_in(self.yaml)
     }
 }

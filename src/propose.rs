@@ -7,7 +7,7 @@
 
 use crate::aggregate::{PairTally, Summary, Verdicts};
 use crate::diagnose::{Action, Kind, PairVerdict};
-use crate::event::{EventKind, State};
+use crate::event::{EventKind, Pair, State};
 use crate::rules::{RuleFile, RuleRow, Ruleset, Target};
 
 use std::collections::BTreeMap;
@@ -18,7 +18,7 @@ pub struct Thresholds {
     /// On at least this share (0–1) of the fleet.
     pub min_share: f64,
     /// Accepted whatever their verdict.
-    pub named: Vec<(State, EventKind)>,
+    pub named: Vec<Pair>,
 }
 
 /// metal-api v0.42.2's window for buffered Phoned Home events, in seconds
@@ -70,7 +70,7 @@ pub struct Proposal {
     pub accepted: Vec<Accepted>,
     pub left_out: Vec<LeftOut>,
     /// Named with `--pair` but not seen unexpected at all.
-    pub not_seen: Vec<(State, EventKind)>,
+    pub not_seen: Vec<Pair>,
     /// The buffering window the proposal sets where the base had a shorter one or none.
     pub buffering: Option<u64>,
     pub file: RuleFile,
@@ -258,7 +258,7 @@ mod tests {
 
     /// A fleet of 10 machines with one pair, 4 times on 2 machines, of this many delayed
     /// occurrences: its summary and its verdicts.
-    fn delayed(pair: (State, EventKind)) -> (Summary, Verdicts) {
+    fn delayed(pair: Pair) -> (Summary, Verdicts) {
         use crate::diagnose::{Class, Classes, verdict};
         let mut classes = Classes::default();
         for i in 0..4 {

@@ -18,7 +18,7 @@ use examples::{
     SHOW_EXAMPLES,
 };
 
-use crate::event::{EventKind, State, parse_pair};
+use crate::event::{Pair, parse_pair};
 use crate::fleet::Sources;
 use crate::input::Format;
 use crate::input::record::InputOptions;
@@ -387,7 +387,7 @@ pub struct ExplainArgs {
     pub window: WindowArgs,
     /// Only this pair, named as `report` names it: `STATE/EVENT` (repeatable).
     #[arg(long = "pair", value_name = "STATE/EVENT", value_parser = parse_pair)]
-    pub pairs: Vec<(State, EventKind)>,
+    pub pairs: Vec<Pair>,
     /// How many stored events before and after each occurrence.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
@@ -413,7 +413,7 @@ pub struct ProposeArgs {
     pub min_share: f64,
     /// Accept this pair whatever its verdict (`STATE/EVENT`, repeatable; warned about).
     #[arg(long = "pair", value_name = "STATE/EVENT", value_parser = parse_pair)]
-    pub pairs: Vec<(State, EventKind)>,
+    pub pairs: Vec<Pair>,
     /// The proposed rule set's name (default: BASE-proposed).
     #[arg(long)]
     pub name: Option<String>,

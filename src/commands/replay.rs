@@ -25,7 +25,7 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
     let mut problems = Problems {
         errors: inputs.errors.clone(),
         skipped: inputs.skipped_all(),
-        notes: Vec::new(),
+        ..Problems::default()
     };
     let merger = inputs.merger();
     Sink::Stdout.write(|out| {
@@ -83,6 +83,7 @@ impl Stream<'_> {
             Record::Error(err) => self.problems.errors.push(err),
             Record::Note(note) => self.problems.notes.push(note),
             Record::Skipped(skipped) => self.problems.skipped.push(skipped),
+            Record::Trace { path, taken } => self.problems.read_by(path, taken),
             Record::Batch(batch) => input::decode(batch.as_ref(), &mut |r| self.take(r)),
         }
     }

@@ -21,15 +21,15 @@ pub fn roots(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> Vec<Option<usi
     // No verdict after the last unexpected step is asked for.
     let until = steps
         .iter()
-        .rposition(|s| s.verdict == Handling::Unexpected)
+        .rposition(|s| s.handling == Handling::Unexpected)
         .map_or(0, |i| steps[i].index);
     for (i, step) in steps.iter().enumerate() {
-        if step.verdict != Handling::Unexpected {
+        if step.handling != Handling::Unexpected {
             continue;
         }
         if let Some((r, without)) = &mut root {
             let without = without.get_or_insert_with(|| branches.without(steps[*r].index, until));
-            if without.verdict(step.index, step.verdict) == Handling::Expected {
+            if without.verdict(step.index, step.handling) == Handling::Expected {
                 roots[i] = Some(*r);
                 continue;
             }

@@ -84,7 +84,7 @@ fn stage(state: State) -> Option<usize> {
 pub fn classify(trace: &Trace, roots: &[Option<usize>]) -> Vec<Option<Class>> {
     let steps = &trace.steps;
     (0..steps.len())
-        .map(|i| (steps[i].verdict == Handling::Unexpected).then(|| class(trace, roots, i)))
+        .map(|i| (steps[i].handling == Handling::Unexpected).then(|| class(trace, roots, i)))
         .collect()
 }
 
@@ -107,7 +107,7 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize) -> Class {
     let previous_stored = steps[..i].iter().rev().find(|s| s.stored);
     let soon = previous_stored.is_some_and(|p| step.time - p.time < WINDOW);
     let said_before = steps[..i].iter().any(|s| s.stored && s.event == step.event);
-    let next_unexpected = (i + 1..steps.len()).find(|&k| steps[k].verdict == Handling::Unexpected);
+    let next_unexpected = (i + 1..steps.len()).find(|&k| steps[k].handling == Handling::Unexpected);
     if step.stored && said_before && soon && next_unexpected.is_some_and(|k| roots[k] == Some(i)) {
         return Class::Delayed;
     }
@@ -116,7 +116,7 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize) -> Class {
         (Some(from), Some(to)) => to == from + 2,
         _ => false,
     };
-    if two_ahead && soon && next_stored.is_some_and(|s| s.verdict == Handling::Expected) {
+    if two_ahead && soon && next_stored.is_some_and(|s| s.handling == Handling::Expected) {
         return Class::SkippedStage;
     }
     let boot = matches!(step.event, EventKind::PxeBooting | EventKind::Preparing);

@@ -14,7 +14,7 @@ pub use verdict::{
     Action, Basis, Classes, Component, Kind, MIN_MACHINES, PairVerdict, SHARE, verdict,
 };
 
-use crate::event::{EventKind, State};
+use crate::event::Pair;
 use crate::log::MachineLog;
 use crate::replay::Trace;
 use crate::rules::Ruleset;
@@ -26,7 +26,7 @@ pub struct Diagnosis {
     /// By step; empty when the machine was not diagnosed.
     pub classes: Vec<Option<Class>>,
     /// By step: the (state, event) of the root a cascade follows.
-    pub roots: Vec<Option<(State, EventKind)>>,
+    pub roots: Vec<Option<Pair>>,
     pub outside: Option<Class>,
 }
 
@@ -36,7 +36,7 @@ impl Diagnosis {
         let unexpected = trace
             .steps
             .iter()
-            .filter(|s| s.verdict == crate::replay::Handling::Unexpected)
+            .filter(|s| s.handling == crate::replay::Handling::Unexpected)
             .count();
         let outside = trace.last_error_only.as_ref().map(class::outside);
         if unexpected == 0 {
@@ -68,7 +68,7 @@ impl Diagnosis {
     }
 
     /// The root pair of step `i`, if it is a cascade.
-    pub fn root(&self, i: usize) -> Option<(State, EventKind)> {
+    pub fn root(&self, i: usize) -> Option<Pair> {
         self.roots.get(i).copied().flatten()
     }
 }

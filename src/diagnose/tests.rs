@@ -4,7 +4,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 
 use super::*;
-use crate::event::{Event, EventKind::*, EventName};
+use crate::event::{Event, EventKind, EventKind::*, EventName, Pair, State};
 use crate::log::{Format, MachineLog};
 use crate::replay::{Replayer, Trace, replay};
 
@@ -46,7 +46,7 @@ fn streamed(sent: &[(i64, EventKind)]) -> MachineLog {
 }
 
 /// One diagnosed unexpected step: (state, event, class, root).
-type Diagnosed = (State, EventKind, Class, Option<(State, EventKind)>);
+type Diagnosed = (State, EventKind, Class, Option<Pair>);
 
 /// Each unexpected step of the log replayed under `rules`.
 fn diagnosed(log: &MachineLog, rules: &str) -> Vec<Diagnosed> {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
 use super::class::{Class, Reboot};
-use crate::event::{EventKind, State};
+use crate::event::{EventKind, Pair, State};
 
 /// The share of a pair's occurrences (with a log context) one class must have.
 pub const SHARE: f64 = 0.7;
@@ -23,7 +23,7 @@ pub struct Classes {
     /// Per class: occurrences, machines.
     pub counts: BTreeMap<Class, (u64, u64)>,
     /// The root pairs of the cascades, with how many cascades each.
-    pub roots: BTreeMap<(State, EventKind), u64>,
+    pub roots: BTreeMap<Pair, u64>,
     /// Machines with an unannounced reboot of any kind: the reboot classes' own counts would
     /// count a machine with two kinds twice.
     pub reboot_machines: u64,
@@ -32,7 +32,7 @@ pub struct Classes {
 impl Classes {
     /// Counts one occurrence; `first_on_machine` when its machine had none of this class yet
     /// for the pair.
-    pub fn add(&mut self, class: Class, root: Option<(State, EventKind)>, first_on_machine: bool) {
+    pub fn add(&mut self, class: Class, root: Option<Pair>, first_on_machine: bool) {
         let entry = self.counts.entry(class).or_default();
         entry.0 += 1;
         entry.1 += u64::from(first_on_machine);
@@ -53,7 +53,7 @@ impl Classes {
     }
 
     /// The root pairs of the cascades, most cascades first.
-    pub fn roots_by_count(&self) -> Vec<((State, EventKind), u64)> {
+    pub fn roots_by_count(&self) -> Vec<(Pair, u64)> {
         let mut roots: Vec<_> = self.roots.iter().map(|(k, n)| (*k, *n)).collect();
         roots.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         roots
@@ -213,14 +213,14 @@ pub struct PairVerdict {
     pub reboot: Option<Reboot>,
     pub evidence: Vec<Basis>,
     /// The root pairs of the pair's cascades, most first.
-    pub roots: Vec<((State, EventKind), u64)>,
+    pub roots: Vec<(Pair, u64)>,
     /// The metal-stack issue where the same was seen and decided.
     pub precedent: Option<&'static str>,
 }
 
 /// Judges a pair from its classes.
 pub fn verdict(
-    (state, event): (State, EventKind),
+    (state, event): Pair,
     classes: &Classes,
     pair_machines: u64,
     min_machines: u64,
@@ -369,7 +369,8 @@ pub fn verdict(
                 None,
             )
         }
-        Class::Unclassified | Class::NoContext => unreachable!("left undecided above"),
+        // Left undecided above already; undecided here too, should that ever change.
+        Class::Unclassified | Class::NoContext => return undecided(evidence),
     };
     if matches!(kind, Kind::Accept | Kind::Swallow) && machines < min_machines {
         evidence.push(Basis::TooFewMachines {

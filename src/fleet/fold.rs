@@ -16,7 +16,7 @@ use crate::input;
 use crate::input::merge::{self, Merged};
 use crate::input::record::{Batch, Record};
 use crate::input::{FilesRead, Problems};
-use crate::log::Format;
+use crate::log::{Format, Shape};
 
 /// What a pass computed, and what reading met on the way.
 #[derive(Default)]
@@ -104,7 +104,7 @@ where
         let opened = rayon::scope(|scope| {
             input::read_file(file, &inputs.options, &mut |record| match record {
                 Record::Batch(batch) => {
-                    format.get_or_insert(batch.format_name().unwrap_or(Format::ListJson.name()));
+                    format.get_or_insert(batch.shape().unwrap_or(Shape::of(Format::ListJson)));
                     in_flight.enter();
                     let (done, in_flight, handler) = (done.clone(), &in_flight, &handler);
                     scope.spawn(move |_| {
@@ -122,7 +122,7 @@ where
                     folded.problems.skipped.push(s);
                 }
                 Record::Machine(log) => {
-                    format.get_or_insert(log.format_name());
+                    format.get_or_insert(log.shape());
                     handler.handle(&mut folded, &mut ids, Record::Machine(log));
                 }
                 other => handler.handle(&mut folded, &mut ids, other),
@@ -178,6 +178,7 @@ impl<F> Handler<'_, F> {
             Record::Error(err) => folded.problems.errors.push(err),
             Record::Note(note) => folded.problems.notes.push(note),
             Record::Skipped(skipped) => folded.problems.skipped.push(skipped),
+            Record::Trace { path, taken } => folded.problems.read_by(path, taken),
             Record::Batch(batch) => self.decode(batch.as_ref(), folded, ids),
         }
     }

@@ -17,6 +17,9 @@ pub(crate) struct FileContext<'a> {
     /// Whether the input may be read ahead of need: a regular file (or a reader handed in
     /// by a test), not a pipe or standard input, which may trickle.
     pub read_ahead: bool,
+    /// Whether the user named the file (a file that holds no log is then an error), rather
+    /// than it being found in a directory (then it is skipped, and said so).
+    pub named: bool,
 }
 
 /// A file that holds no machine log at all (as opposed to a damaged one).

@@ -3,6 +3,7 @@
 //! finding and opening inputs in [`source`], the readers beside them.
 
 mod context;
+pub mod fast;
 mod head;
 pub(crate) mod json;
 pub mod merge;
@@ -10,11 +11,10 @@ mod ndjson;
 mod order;
 mod problems;
 mod raw;
+pub use fast::direct_agrees;
 pub use json::whole_log_agrees;
-pub use raw::direct_agrees;
 pub mod record;
 mod row;
-mod simd;
 pub mod source;
 mod table;
 pub mod time;
@@ -66,6 +66,7 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
         path: display,
         options,
         read_ahead: file.kind == SourceKind::File,
+        named: file.named,
     };
     let mut capped = ErrorCap::new(sink);
     match &options.bytes_read {
@@ -74,9 +75,9 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
                 inner: &mut reading,
                 counter: Arc::clone(counter),
             };
-            read_stream(&mut counting, &ctx, file.named, &mut |r| capped.pass(r));
+            read_stream(&mut counting, &ctx, &mut |r| capped.pass(r));
         }
-        None => read_stream(&mut reading, &ctx, file.named, &mut |r| capped.pass(r)),
+        None => read_stream(&mut reading, &ctx, &mut |r| capped.pass(r)),
     }
     capped.finish();
     reading.finish();
@@ -112,15 +113,16 @@ pub fn read_reader(
         path: name.to_string(),
         options,
         read_ahead: true,
+        named: true,
     };
-    read_stream(&mut reader, &ctx, true, &mut |record| match record {
+    read_stream(&mut reader, &ctx, &mut |record| match record {
         Record::Batch(batch) => decode(batch.as_ref(), sink),
         other => sink(other),
     });
 }
 
-fn read_stream(raw: &mut dyn Read, ctx: &FileContext, named: bool, sink: &mut dyn FnMut(Record)) {
-    read_layer(raw, None, ctx, named, sink);
+fn read_stream(raw: &mut dyn Read, ctx: &FileContext, sink: &mut dyn FnMut(Record)) {
+    read_layer(raw, None, ctx, sink);
 }
 
 /// Reads a stream, unwrapping what is wrapped around the text: gzip (told by its magic
@@ -130,7 +132,6 @@ fn read_layer(
     raw: &mut dyn Read,
     layer: Option<&str>,
     ctx: &FileContext,
-    named: bool,
     sink: &mut dyn FnMut(Record),
 ) {
     let head = read_head(raw);
@@ -151,23 +152,17 @@ fn read_layer(
         let mut rest = Failing(head.error);
         let joined = io::Cursor::new(head.bytes).chain(raw).chain(&mut rest);
         if gzip {
-            read_layer(
-                &mut MultiGzDecoder::new(joined),
-                Some("gzip"),
-                ctx,
-                named,
-                sink,
-            );
+            read_layer(&mut MultiGzDecoder::new(joined), Some("gzip"), ctx, sink);
         } else {
             let mut decoded = encoding_rs_io::DecodeReaderBytesBuilder::new()
                 .bom_sniffing(true)
                 .strip_bom(true)
                 .build(joined);
-            read_layer(&mut decoded, Some("UTF-16"), ctx, named, sink);
+            read_layer(&mut decoded, Some("UTF-16"), ctx, sink);
         }
         return;
     }
-    read_detected(head, raw, ctx, named, sink);
+    read_detected(head, raw, ctx, sink);
 }
 
 /// Detects the format from the head and reads the whole input with its reader.
@@ -175,7 +170,6 @@ fn read_detected(
     mut head: Head,
     rest: &mut dyn Read,
     ctx: &FileContext,
-    named: bool,
     sink: &mut dyn FnMut(Record),
 ) {
     let seen = &head.bytes[..head.cut];
@@ -195,7 +189,7 @@ fn read_detected(
         (Some(_), _) => Family::Json,
         (None, Ok(Family::Table)) if !table::looks_like_table(seen, &ctx.options.zones) => {
             let reason = "no table row (`Mon, 22 Aug 2022 06:36:15 UTC  EVENT  MESSAGE`) in its first lines, and not JSON";
-            report_not_a_log(ctx, named, reason.to_string(), sink);
+            report_not_a_log(ctx, reason.to_string(), sink);
             return;
         }
         (None, Ok(family)) => family,
@@ -215,8 +209,16 @@ fn read_detected(
             sink,
         )
     {
+        fast::trace(&ctx.path, fast::ReadPath::WholeLog, sink);
         return;
     }
+    let how = match family {
+        Family::Json => fast::ReadPath::Careful,
+        Family::Yaml => fast::ReadPath::Yaml,
+        Family::Table => fast::ReadPath::Table,
+        Family::Stream => fast::ReadPath::Ndjson,
+    };
+    fast::trace(&ctx.path, how, sink);
     let reader = head.into_reader(rest, if bom { BOM.len() } else { 0 });
     let outcome = match family {
         Family::Table => table::read(reader, ctx, sink),
@@ -225,19 +227,19 @@ fn read_detected(
         Family::Yaml => yaml::read(reader, ctx, ctx.options.format, sink),
     };
     if let Err(NotALog(reason)) = outcome {
-        report_not_a_log(ctx, named, reason, sink);
+        report_not_a_log(ctx, reason, sink);
     }
 }
 
 /// Names a file that holds no machine log: an error when the user named it, a skipped file
 /// when it was found in a directory.
-fn report_not_a_log(ctx: &FileContext, named: bool, reason: String, sink: &mut dyn FnMut(Record)) {
+fn report_not_a_log(ctx: &FileContext, reason: String, sink: &mut dyn FnMut(Record)) {
     {
         let hint = match ctx.options.format {
             None => "; use --format to read it as a given format",
             Some(_) => "",
         };
-        if named {
+        if ctx.named {
             sink(Record::Error(InputError::at(
                 &ctx.path,
                 0,

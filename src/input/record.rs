@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 pub use super::problems::InputError;
+use super::problems::PathsTaken;
 use super::problems::Skipped;
 use super::time::ExtraZone;
-use crate::log::{Format, MachineLog};
+use crate::log::{Format, MachineLog, Shape};
 
 /// What the reader hands on: a machine's log, or a problem it met on the way.
 // Records pass one at a time, by value, straight to the fold: boxing every machine would cost
@@ -25,6 +26,11 @@ pub enum Record {
     Note(InputError),
     /// A file (or directory entry) that is not read, with the reason.
     Skipped(Skipped),
+    /// How an input, or some of its values, was read (only with `FSMLOG_TRACE=read`).
+    Trace {
+        path: String,
+        taken: PathsTaken,
+    },
 }
 
 /// Raw machines a reader read but has not parsed yet, so that parsing can run on any thread.
@@ -32,8 +38,8 @@ pub enum Record {
 pub trait Batch: Send + std::fmt::Debug {
     /// Parses the machines, handing on each one and each problem, in input order.
     fn parse(&self, sink: &mut dyn FnMut(Record));
-    /// The format name of the machines in the batch, where the reader knows it already.
-    fn format_name(&self) -> Option<&'static str>;
+    /// The shape of the machines in the batch, where the reader knows it already.
+    fn shape(&self) -> Option<Shape>;
 }
 
 /// How to read the inputs.

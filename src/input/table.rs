@@ -10,7 +10,7 @@ use super::time::ExtraZone;
 use crate::event::Event;
 use crate::input::context::{FileContext, NotALog, machine_from_path, read_line_capped};
 use crate::input::record::{Batch, InputError, ReadMode, Record};
-use crate::log::{Format, MachineLog};
+use crate::log::{Format, MachineLog, Shape};
 
 /// The machine being read and what has been found for it so far.
 struct Section {
@@ -241,8 +241,8 @@ impl Batch for TableBatch {
         }
     }
 
-    fn format_name(&self) -> Option<&'static str> {
-        Some(Format::Table.name())
+    fn shape(&self) -> Option<Shape> {
+        Some(Shape::of(Format::Table))
     }
 }
 

@@ -103,7 +103,7 @@ pub struct Step {
     /// The message as the input had it, without a recorded verdict.
     pub message: Arc<str>,
     pub from: State,
-    pub verdict: Handling,
+    pub handling: Handling,
     pub to: State,
     pub stored: bool,
     pub recorded_state: Option<State>,

@@ -144,7 +144,7 @@ impl<'r> Replayer<'r> {
             event,
             message,
             from,
-            verdict,
+            handling: verdict,
             to: self.current_state(),
             stored: verdict != Handling::Rejected && effect.store,
             recorded_state,

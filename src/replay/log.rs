@@ -100,7 +100,7 @@ impl<'l, 'r> Branches<'l, 'r> {
             let Some(step) = branch_feed.feed(self.log, index, false, &mut branch) else {
                 continue;
             };
-            verdicts.push((index, step.verdict));
+            verdicts.push((index, step.handling));
             if stepped.is_some()
                 && branch_feed.carried.is_none()
                 && same_verdicts_ahead(&real, &branch)
@@ -279,7 +279,7 @@ fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
         event: kind,
         message: event.message.clone(),
         from,
-        verdict,
+        handling: verdict,
         to: from,
         stored: false,
         recorded_state: event.recorded_state,
@@ -304,7 +304,7 @@ mod tests {
         (0..log.events.len())
             .map(|i| {
                 feed.feed(log, i, i == skip, &mut replayer)
-                    .map(|s| s.verdict)
+                    .map(|s| s.handling)
             })
             .collect()
     }

@@ -14,6 +14,7 @@ mod input;
 mod merging;
 mod metrics;
 mod pictures;
+mod read_paths;
 mod report;
 mod rule_files;
 mod shells;

@@ -3,12 +3,12 @@
 use std::sync::Mutex;
 
 use super::element::{array_format, machine_from_parts, parse_element};
-use super::skim::skim;
-use crate::input::raw::{MachineParts, RawItem, direct_machine};
+use crate::input::fast::simd;
+use crate::input::fast::{PathsTaken, ReadPath, machine_element, tracing};
+use crate::input::raw::{MachineParts, RawItem};
 use crate::input::record::{Batch, InputError, ReadMode, Record};
-use crate::input::simd;
 use crate::jsonsplit::{Position, values_in};
-use crate::log::Format;
+use crate::log::{Format, Shape};
 
 /// How many bytes of raw elements a batch collects before it is handed on.
 pub(super) const BATCH_BYTES: usize = 1 << 20;
@@ -128,32 +128,16 @@ impl Batch for ElementBatch {
         // simd-json parses in place; the batch keeps the original for error positions.
         let mut scratch = Vec::new();
         let mut skimming = true;
+        let mut taken = PathsTaken::default();
         for &(end, start) in &self.elements {
             let bytes = &self.bytes[begin..end];
             begin = end;
-            // Only what is read is parsed: a machine's hardware is most of its bytes. Where
-            // skimming does not pay (the machines hold little else than events, or are not
-            // pretty-printed) the batch's other machines are parsed whole.
-            skimming = skimming
-                && skim(bytes, RawItem::member, &mut scratch)
-                && scratch.len() < bytes.len() / 5 * 4;
-            // metal-api's machine object straight from the bytes; anything that reader is not
-            // sure of goes the careful way below.
-            let direct = if skimming {
-                direct_machine(&scratch)
-            } else {
-                direct_machine(bytes)
-            };
-            if let Some(item) = direct {
+            // The fast paths first (see `input::paths`); what they all decline goes the
+            // careful way below.
+            if machine_element(bytes, &mut scratch, &mut skimming, &mut |item, path| {
+                taken.add(path);
                 self.hand_on(item, bytes, start, sink);
-                continue;
-            }
-            if !skimming {
-                scratch.clear();
-                scratch.extend_from_slice(bytes);
-            }
-            if let Ok(item) = simd::parse::<RawItem>(&mut scratch) {
-                self.hand_on(item, bytes, start, sink);
+            }) {
                 continue;
             }
             // Two elements the cut at element lines took for one (the second opened at
@@ -165,17 +149,32 @@ impl Batch for ElementBatch {
                 // serde_json says precisely where and why; should it accept what simd-json
                 // did not, its reading stands.
                 let item = match simd::parse::<RawItem>(&mut scratch) {
-                    Ok(item) => Some(item),
-                    Err(_) => parse_element(value, *at, &self.path, sink),
+                    Ok(item) => {
+                        taken.add(ReadPath::Simd);
+                        Some(item)
+                    }
+                    Err(_) => {
+                        taken.add(ReadPath::Serde);
+                        parse_element(value, *at, &self.path, sink)
+                    }
                 };
                 if let Some(item) = item {
                     self.hand_on(item, value, *at, sink);
                 }
             }
         }
+        if tracing() {
+            sink(Record::Trace {
+                path: self.path.clone(),
+                taken,
+            });
+        }
     }
 
-    fn format_name(&self) -> Option<&'static str> {
-        self.format.map(|f| f.name_in(self.yaml))
+    fn shape(&self) -> Option<Shape> {
+        self.format.map(|format| Shape {
+            format,
+            yaml: self.yaml,
+        })
     }
 }

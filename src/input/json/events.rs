@@ -3,9 +3,10 @@
 
 use super::batch::BATCH_BYTES;
 use super::element::parse_element;
-use crate::input::raw::{LogEvents, RawItem, direct_event};
+use crate::input::fast::direct_event;
+use crate::input::fast::simd;
+use crate::input::raw::{LogEvents, RawItem};
 use crate::input::record::Record;
-use crate::input::simd;
 use crate::jsonsplit::{Position, values_in};
 
 /// The events of a `machine logs -o json` array after the first, held raw and parsed

@@ -6,7 +6,6 @@
 mod batch;
 mod element;
 mod events;
-pub(crate) mod skim;
 #[cfg(test)]
 mod tests;
 
@@ -17,9 +16,11 @@ pub use batch::ElementBatch;
 use element::{array_format, element_error, machine_from_parts, parse_element};
 use events::PendingEvents;
 
+use super::fast::direct_event_array;
+use super::fast::simd;
+use super::fast::{ReadPath, trace};
 use super::order;
-use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event, direct_event_array};
-use super::simd;
+use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
 use crate::event::{Event, is_uuid};
 use crate::input::context::{FileContext, NotALog};
 use crate::input::record::{InputError, Record};
@@ -80,9 +81,9 @@ pub(crate) fn read(
         };
         documents += 1;
         match result {
-            Ok(Ok(())) => {}
-            Ok(Err(not_a_log)) if documents == 1 => return Err(not_a_log),
-            Ok(Err(NotALog(reason))) => {
+            Ok(()) => {}
+            Err(Stop::NotALog(not_a_log)) if documents == 1 => return Err(not_a_log),
+            Err(Stop::NotALog(NotALog(reason))) => {
                 let line = splitter.position().line;
                 sink(Record::Error(InputError::at(
                     &ctx.path,
@@ -90,7 +91,7 @@ pub(crate) fn read(
                     format!("the document before this line is no machine log: {reason}"),
                 )));
             }
-            Err(err) => {
+            Err(Stop::Damaged(err)) => {
                 sink(Record::Error(split_error(&ctx.path, err)));
                 return Ok(());
             }
@@ -114,19 +115,41 @@ fn split_error(path: &str, err: SplitError) -> InputError {
     }
 }
 
-/// The outcome of a read that got as far as the JSON structure allowed.
-type Outcome = Result<(), NotALog>;
+/// Why a document's read stopped short: it holds no machine log, or its JSON is damaged
+/// (what was read before the damage has been handed on).
+enum Stop {
+    NotALog(NotALog),
+    Damaged(SplitError),
+}
+
+impl From<SplitError> for Stop {
+    fn from(err: SplitError) -> Stop {
+        Stop::Damaged(err)
+    }
+}
+
+/// What an array holds, as its first readable element (or the forced format) says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    Undecided,
+    Events,
+    Machines,
+}
 
 fn read_array<R: BufRead>(
     splitter: &mut Splitter<R>,
     ctx: &FileContext,
     forced: Option<Format>,
     sink: &mut dyn FnMut(Record),
-) -> Result<Outcome, SplitError> {
+) -> Result<(), Stop> {
     // The first element that parses decides between an event array and an array of
     // machines, unless the user forced the format. Machines are handed on in batches of raw
     // elements, so that parsing them can run on every core while this thread reads on.
-    let mut events_array = forced.map(|f| f == Format::LogsJson);
+    let mut holds = match forced {
+        Some(Format::LogsJson) => Holds::Events,
+        Some(_) => Holds::Machines,
+        None => Holds::Undecided,
+    };
     let line = splitter.position().line;
     let mut elements = 0;
     let mut log_events = LogEvents::default();
@@ -149,7 +172,7 @@ fn read_array<R: BufRead>(
         if not_a_log {
             return Ok(());
         }
-        if events_array == Some(false) {
+        if holds == Holds::Machines {
             batch.push(bytes, start);
             if batch.is_full() {
                 let fresh = ElementBatch::new(&ctx.path, forced, mode);
@@ -158,7 +181,7 @@ fn read_array<R: BufRead>(
             }
             return Ok(());
         }
-        if events_array == Some(true) {
+        if holds == Holds::Events {
             pending.push(bytes, start);
             if pending.is_full() {
                 pending.parse_into(&mut log_events, &ctx.path, sink);
@@ -176,13 +199,21 @@ fn read_array<R: BufRead>(
         };
         // A bare machine object (an id, no events) is a machine without an event container.
         let kind = item.element_kind();
-        let is_events = match events_array {
-            Some(decided) => decided,
-            None if kind.is_none() => {
+        let is_events = match (holds, kind) {
+            (Holds::Events, _) => true,
+            (Holds::Machines, _) => false,
+            (Holds::Undecided, None) => {
                 not_a_log = true;
                 return Ok(());
             }
-            None => *events_array.insert(kind == Some(Format::LogsJson)),
+            (Holds::Undecided, Some(kind)) => {
+                holds = if kind == Format::LogsJson {
+                    Holds::Events
+                } else {
+                    Holds::Machines
+                };
+                holds == Holds::Events
+            }
         };
         if is_events {
             log_events.push(item, &ctx.path, start.line, sink);
@@ -196,21 +227,21 @@ fn read_array<R: BufRead>(
     pending.parse_into(&mut log_events, &ctx.path, sink);
     if let Err(err) = split {
         // What was read before the damage is still reported, then the damage is named.
-        match events_array {
-            Some(true) if !log_events.events.is_empty() => {
+        match holds {
+            Holds::Events if !log_events.events.is_empty() => {
                 events_log(ctx, line, log_events.events, None, sink)
             }
-            Some(false) if !batch.is_empty() => sink(Record::Batch(Box::new(batch))),
+            Holds::Machines if !batch.is_empty() => sink(Record::Batch(Box::new(batch))),
             _ => {}
         }
-        return Err(err);
+        return Err(Stop::Damaged(err));
     }
     if not_a_log {
-        return Ok(Err(NotALog(
+        return Err(Stop::NotALog(NotALog(
             "a JSON array whose elements are neither events nor machines".to_string(),
         )));
     }
-    if events_array == Some(false) {
+    if holds == Holds::Machines {
         if !batch.is_empty() {
             sink(Record::Batch(Box::new(batch)));
         }
@@ -221,7 +252,7 @@ fn read_array<R: BufRead>(
             );
             sink(Record::Note(InputError::at(&ctx.path, line, message)));
         }
-        return Ok(Ok(()));
+        return Ok(());
     }
     // An event array, or an empty array (a machine without events): metalctl's `Recent last
     // error` block may follow. An array whose every event was bad is no machine: its errors
@@ -234,21 +265,21 @@ fn read_array<R: BufRead>(
             if !log_events.events.is_empty() {
                 events_log(ctx, line, log_events.events, None, sink);
             }
-            return Err(err);
+            return Err(Stop::Damaged(err));
         }
     };
     if elements == 0 && last_error.is_none() {
         if let Some(log) = empty_array(ctx, line, Format::LogsJson, sink) {
             sink(Record::Machine(log));
         }
-    } else if events_array.is_none() && last_error.is_none() {
+    } else if holds == Holds::Undecided && last_error.is_none() {
         // Every element failed to read before one told events from machines: neither a
         // list's machines nor a log's, so no machine (least of all one named after the
         // file); the errors say why.
     } else if log_events.is_a_machine(last_error.is_some()) {
         events_log(ctx, line, log_events.events, last_error, sink);
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// Reads a `machine logs -o json` file held whole in memory straight from its bytes, as
@@ -296,6 +327,7 @@ pub fn whole_log_agrees(bytes: &[u8]) -> Option<bool> {
         machine: "m".to_string(),
         options: &options,
         read_ahead: true,
+        named: true,
     };
     // As detected, and as `--format logs-json` reads it.
     let mut read_directly = None;
@@ -372,18 +404,28 @@ fn read_object<R: BufRead>(
     ctx: &FileContext,
     forced: Option<Format>,
     sink: &mut dyn FnMut(Record),
-) -> Result<Outcome, SplitError> {
+) -> Result<(), Stop> {
     let mut bytes = Vec::new();
     let start = splitter.read_value(&mut bytes)?;
     // As in batches: simd-json on a copy, serde_json to explain a failure.
     let mut scratch = bytes.clone();
-    let item = match simd::parse::<RawItem>(&mut scratch) {
+    let simd = simd::parse::<RawItem>(&mut scratch);
+    trace(
+        &ctx.path,
+        if simd.is_ok() {
+            ReadPath::Simd
+        } else {
+            ReadPath::Serde
+        },
+        sink,
+    );
+    let item = match simd {
         Ok(item) => item,
         Err(_) => match serde_json::from_slice(&bytes) {
             Ok(item) => item,
             Err(err) => {
                 sink(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
-                return Ok(Ok(()));
+                return Ok(());
             }
         },
     };
@@ -394,9 +436,9 @@ fn read_object<R: BufRead>(
                 start.line,
                 "expected a machine object (with `events`, `log` or `recentProvisioningEvents`)",
             )));
-            return Ok(Ok(()));
+            return Ok(());
         }
-        return Ok(Err(NotALog(
+        return Err(Stop::NotALog(NotALog(
             "a JSON object with none of `events`, `log`, `recentProvisioningEvents`".to_string(),
         )));
     };
@@ -406,7 +448,7 @@ fn read_object<R: BufRead>(
             start.line,
             format!("expected {forced} JSON, but the object is {}", parts.format),
         )));
-        return Ok(Ok(()));
+        return Ok(());
     }
     if let Some(machine) = machine_from_parts(
         parts,
@@ -419,7 +461,7 @@ fn read_object<R: BufRead>(
     ) {
         sink(Record::Machine(machine));
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// After a `machine logs -o json` array: metalctl's `Recent last error (… ago):` block, if

@@ -155,4 +155,4 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Slot<T> {
     }
 }
 
-pub(super) use last_wins;
+pub(crate) use last_wins;

@@ -3,16 +3,9 @@
 //! its last value, unknown keys are skipped, and a number where text is expected (a numeric
 //! `id`) is taken as its text, so that one odd field does not lose the whole machine.
 
-mod agrees;
-mod direct;
-mod lenient;
+pub(crate) mod lenient;
 mod parts;
-mod runs;
-mod shapes;
+pub(crate) mod shapes;
 
-pub use agrees::agrees as direct_agrees;
-pub(crate) use direct::{
-    event as direct_event, event_array as direct_event_array, machine as direct_machine,
-};
 pub(crate) use parts::{LogEvents, MachineParts, convert_event};
-pub(crate) use shapes::{RawEvent, RawItem, RawLine};
+pub(crate) use shapes::{Member, RawEvent, RawItem, RawLine};

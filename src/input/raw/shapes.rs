@@ -8,8 +8,18 @@ use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::lenient::{Slot, Text, last_wins};
-use crate::input::json::skim::Member;
 use crate::log::Format;
+
+/// What to do with one member, by its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Member {
+    /// Leave it out.
+    Skip,
+    /// Keep it as it is.
+    Keep,
+    /// Keep only that it is there: an object or array value becomes empty.
+    Presence,
+}
 
 /// One event as metal-api exports it.
 #[derive(Debug, Default)]
@@ -67,12 +77,12 @@ impl<'a> RawLine<'a> {
 
 /// metal-api's event container as the v1 machine API exports it (`events` of describe/list).
 #[derive(Default)]
-pub(super) struct RawEventBlock<'a> {
-    pub(super) log: Option<Vec<RawEvent<'a>>>,
-    pub(super) last_error_event: Option<RawEvent<'a>>,
-    pub(super) last_event_time: Option<Text<'a>>,
-    pub(super) crash_loop: Option<bool>,
-    pub(super) failed_machine_reclaim: Option<bool>,
+pub(crate) struct RawEventBlock<'a> {
+    pub(crate) log: Option<Vec<RawEvent<'a>>>,
+    pub(crate) last_error_event: Option<RawEvent<'a>>,
+    pub(crate) last_event_time: Option<Text<'a>>,
+    pub(crate) crash_loop: Option<bool>,
+    pub(crate) failed_machine_reclaim: Option<bool>,
 }
 
 last_wins!(RawEventBlock {
@@ -84,7 +94,7 @@ last_wins!(RawEventBlock {
 });
 
 /// `events` is an object in v1 machine exports and an array in the event-table dump.
-pub(super) enum EventsField<'a> {
+pub(crate) enum EventsField<'a> {
     Block(RawEventBlock<'a>),
     List(Vec<RawEvent<'a>>),
 }
@@ -116,11 +126,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for EventsField<'a> {
 
 /// The v2 API's `recentProvisioningEvents` (camelCase or snake_case).
 #[derive(Default)]
-pub(super) struct RawV2Events<'a> {
-    pub(super) events: Option<Vec<RawEvent<'a>>>,
-    pub(super) last_error_event: Option<RawEvent<'a>>,
-    pub(super) last_event_time: Option<Text<'a>>,
-    pub(super) state: Option<Text<'a>>,
+pub(crate) struct RawV2Events<'a> {
+    pub(crate) events: Option<Vec<RawEvent<'a>>>,
+    pub(crate) last_error_event: Option<RawEvent<'a>>,
+    pub(crate) last_event_time: Option<Text<'a>>,
+    pub(crate) state: Option<Text<'a>>,
 }
 
 last_wins!(RawV2Events {
@@ -132,8 +142,8 @@ last_wins!(RawV2Events {
 
 /// The v2 API's machine `status`; only the liveliness is read.
 #[derive(Default)]
-pub(super) struct RawV2Status<'a> {
-    pub(super) liveliness: Option<Text<'a>>,
+pub(crate) struct RawV2Status<'a> {
+    pub(crate) liveliness: Option<Text<'a>>,
 }
 
 last_wins!(RawV2Status {
@@ -144,21 +154,21 @@ last_wins!(RawV2Status {
 /// tells which format it is.
 #[derive(Default)]
 pub(crate) struct RawItem<'a> {
-    pub(super) id: Option<Text<'a>>,
-    pub(super) uuid: Option<Text<'a>>,
-    pub(super) events: Slot<EventsField<'a>>,
-    pub(super) recent_provisioning_events: Slot<RawV2Events<'a>>,
-    pub(super) time: Option<Text<'a>>,
-    pub(super) event: Option<Text<'a>>,
-    pub(super) message: Option<Text<'a>>,
-    pub(super) log: Option<Vec<RawEvent<'a>>>,
-    pub(super) last_error_event: Option<RawEvent<'a>>,
-    pub(super) last_event_time: Option<Text<'a>>,
-    pub(super) crash_loop: Option<bool>,
-    pub(super) failed_machine_reclaim: Option<bool>,
-    pub(super) liveliness: Option<Text<'a>>,
-    pub(super) allocation: Slot<IgnoredAny>,
-    pub(super) status: Option<RawV2Status<'a>>,
+    pub(crate) id: Option<Text<'a>>,
+    pub(crate) uuid: Option<Text<'a>>,
+    pub(crate) events: Slot<EventsField<'a>>,
+    pub(crate) recent_provisioning_events: Slot<RawV2Events<'a>>,
+    pub(crate) time: Option<Text<'a>>,
+    pub(crate) event: Option<Text<'a>>,
+    pub(crate) message: Option<Text<'a>>,
+    pub(crate) log: Option<Vec<RawEvent<'a>>>,
+    pub(crate) last_error_event: Option<RawEvent<'a>>,
+    pub(crate) last_event_time: Option<Text<'a>>,
+    pub(crate) crash_loop: Option<bool>,
+    pub(crate) failed_machine_reclaim: Option<bool>,
+    pub(crate) liveliness: Option<Text<'a>>,
+    pub(crate) allocation: Slot<IgnoredAny>,
+    pub(crate) status: Option<RawV2Status<'a>>,
 }
 
 last_wins!(RawItem {
@@ -180,7 +190,7 @@ last_wins!(RawItem {
 });
 
 impl<'a> RawItem<'a> {
-    /// What a skim of an exported object keeps of a member (see [`crate::input::json::skim`]): the keys
+    /// What a skim of an exported object keeps of a member (see [`crate::input::fast::skim`]): the keys
     /// read here, and of `allocation` only whether it is there.
     pub fn member(key: &[u8]) -> Member {
         match key {
@@ -230,7 +240,7 @@ impl<'a> RawItem<'a> {
 }
 
 /// The v2 enum spelling of a liveliness as metal-api's v1 spells it.
-pub(super) fn v2_liveliness(text: &str) -> Option<&'static str> {
+pub(crate) fn v2_liveliness(text: &str) -> Option<&'static str> {
     let tail = text
         .strip_prefix("MACHINE_LIVELINESS_")
         .unwrap_or(text)

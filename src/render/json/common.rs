@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::aggregate::{PairTally, Summary};
 use crate::diagnose::PairVerdict;
-use crate::event::{EventKind, State, format_time as time};
+use crate::event::{EventKind, Pair, State, format_time as time};
 use crate::input::Problems;
 use crate::input::record::InputError;
 use crate::render::sentence;
@@ -32,7 +32,8 @@ impl<'a> InputsJson<'a> {
     pub(super) fn of(s: &'a Summary, problems: &'a Problems) -> InputsJson<'a> {
         InputsJson {
             files: s.files,
-            formats: s.formats.clone(),
+            // By name, as they always were listed.
+            formats: s.formats.iter().map(|(f, n)| (f.name(), *n)).collect(),
             machines: s.machines,
             merged_machines: s.merged_machines,
             events: s.events,
@@ -114,7 +115,7 @@ pub(super) struct RootJson {
 }
 
 impl RootJson {
-    pub(super) fn all(roots: &[((State, EventKind), u64)]) -> Vec<RootJson> {
+    pub(super) fn all(roots: &[(Pair, u64)]) -> Vec<RootJson> {
         roots
             .iter()
             .map(|((state, event), count)| RootJson {

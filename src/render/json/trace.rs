@@ -77,7 +77,7 @@ fn step(s: &Step) -> StepJson<'_> {
         event: s.event.name(),
         message: &s.message,
         from: s.from.name(),
-        verdict: s.verdict.name(),
+        verdict: s.handling.name(),
         to: s.to.name(),
         stored: s.stored,
         recorded_state: s.recorded_state.map(State::name),

@@ -18,7 +18,7 @@ pub fn step_columns() -> Vec<Column> {
 
 /// One step as table cells.
 pub fn step_cells(step: &Step) -> Vec<Piece> {
-    let tone = match step.verdict {
+    let tone = match step.handling {
         Handling::Expected => Tone::Plain,
         Handling::Unexpected => Tone::Bad,
         Handling::Rejected => Tone::Warn,
@@ -27,7 +27,7 @@ pub fn step_cells(step: &Step) -> Vec<Piece> {
         time(step.time),
         label(step.event.name()),
         label(step.from.name()),
-        label(step.verdict.name()).tone(tone),
+        label(step.handling.name()).tone(tone),
         label(step.to.name()),
         label(if step.stored { "yes" } else { "no" }),
         input(step.message.to_string()),

@@ -16,7 +16,7 @@ fn assumed_state_applies_to_the_next_event_only() {
     // The next row arrives in an empty container again: Initial.
     let step = replayer.step(at(60), Registering, "r", None, 0);
     assert_eq!(
-        (step.from, step.verdict),
+        (step.from, step.handling),
         (State::Initial, Handling::Expected)
     );
 }
@@ -34,7 +34,7 @@ fn oldest_row_with_recorded_verdict_is_replayed_from_that_state() {
         0,
     );
     assert_eq!(step.from, State::Registering);
-    assert_eq!(step.verdict, Handling::Unexpected);
+    assert_eq!(step.handling, Handling::Unexpected);
     assert_eq!(
         replayer.container().events[0].message.as_ref(),
         "[unexpectedly received in state registering]: start installation"
@@ -50,7 +50,7 @@ fn oldest_row_with_recorded_verdict_is_replayed_from_that_state() {
         Some(State::Registering),
         0,
     );
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
 }
 
 #[test]
@@ -63,7 +63,7 @@ fn registering_to_installing_differs_between_v0_19_0_and_v0_19_3() {
             &mut replayer,
             &[(0, PxeBooting), (10, Preparing), (20, Registering)],
         );
-        verdicts.push(replayer.step(at(30), Installing, "m", None, 0).verdict);
+        verdicts.push(replayer.step(at(30), Installing, "m", None, 0).handling);
     }
     assert_eq!(
         verdicts,
@@ -107,7 +107,7 @@ fn unexpected_pxe_booting_or_preparing_leaves_failed_reclaim_alone() {
         to_waiting(&mut replayer);
         replayer.container_mut().failed_machine_reclaim = true;
         let step = replayer.step(at(40), event, "m", None, 0);
-        assert_eq!(step.verdict, Handling::Unexpected, "{event}");
+        assert_eq!(step.handling, Handling::Unexpected, "{event}");
         assert!(replayer.container().failed_machine_reclaim, "{event}");
     }
 }
@@ -133,7 +133,7 @@ fn a_swallowed_event_may_move_time_backwards() {
     );
     // A repeated Phoned Home at 200 is a time update: behind 900, but not behind 100.
     let step = replayer.step(at(200), PhonedHome, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
     assert_eq!(replayer.container().last_event_time, Some(at(200)));
 }
 
@@ -143,7 +143,7 @@ fn buffered_phoned_home_needs_a_last_event_time() {
     let mut replayer = Replayer::new(&r);
     replayer.assume_empty_state(State::Waiting);
     let step = replayer.step(at(0), PhonedHome, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
     assert!(
         step.stored,
         "no last_event_time: nothing to be within five minutes of"
@@ -189,7 +189,7 @@ mod exported_log {
             &rules(V0422),
         );
         assert_eq!(trace.steps[0].from, State::Waiting);
-        assert_eq!(trace.steps[0].verdict, Handling::Unexpected);
+        assert_eq!(trace.steps[0].handling, Handling::Unexpected);
         assert_eq!(
             trace.container.events[1].message.as_ref(),
             "[unexpectedly received in state waiting]: dhcp"
@@ -197,7 +197,7 @@ mod exported_log {
         // Without the recorded verdict, the oldest row comes from Initial.
         let trace = replay(&log(vec![event(0, PxeBooting, "dhcp")]), &rules(V0422));
         assert_eq!(trace.steps[0].from, State::Initial);
-        assert_eq!(trace.steps[0].verdict, Handling::Expected);
+        assert_eq!(trace.steps[0].handling, Handling::Expected);
     }
 
     #[test]
@@ -288,11 +288,11 @@ mod exported_log {
         ));
         let step = replay(&l, &rules(V0190)).last_error_only.unwrap();
         assert_eq!(
-            (step.from, step.verdict),
+            (step.from, step.handling),
             (State::Registering, Handling::Unexpected)
         );
         let step = replay(&l, &rules(V0193)).last_error_only.unwrap();
-        assert_eq!(step.verdict, Handling::Expected);
+        assert_eq!(step.handling, Handling::Expected);
     }
 
     #[test]
@@ -301,7 +301,7 @@ mod exported_log {
         l.last_error_event = Some(event(50, Crashed, "boom"));
         let trace = replay(&l, &rules(V0422));
         let step = trace.last_error_only.unwrap();
-        assert_eq!(step.verdict, Handling::Expected);
+        assert_eq!(step.handling, Handling::Expected);
         l.last_error_event = Some(Event::from_recorded(
             at(50),
             EventName::Unknown("Bogus".to_string()),

@@ -61,7 +61,7 @@ fn state_is_initial_when_nothing_is_stored() {
     assert_eq!((step.from, step.to), (State::Initial, State::Initial));
     // Only Initial accepts Waiting straight away; anything stored would have refused it.
     let step = replayer.step(at(1), Waiting, "", None, 0);
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
 }
 
 #[test]
@@ -70,7 +70,7 @@ fn state_follows_the_newest_stored_event_even_an_unexpected_one() {
     let mut replayer = Replayer::new(&r);
     to_waiting(&mut replayer);
     let step = replayer.step(at(40), Preparing, "again", None, 0);
-    assert_eq!(step.verdict, Handling::Unexpected);
+    assert_eq!(step.handling, Handling::Unexpected);
     assert_eq!(step.from, State::Waiting);
     // The unexpected Preparing is stored, so the machine is now in Preparing.
     assert_eq!(step.to, State::Preparing);
@@ -96,14 +96,14 @@ fn three_outcomes_of_the_lookup() {
         &[(0, PxeBooting), (10, PxeBooting), (20, Waiting)],
     );
     assert_eq!(
-        (steps[0].verdict, steps[0].to),
+        (steps[0].handling, steps[0].to),
         (Handling::Expected, State::PxeBooting)
     );
     assert_eq!(
-        (steps[1].verdict, steps[1].to),
+        (steps[1].handling, steps[1].to),
         (Handling::Expected, State::PxeBooting)
     );
-    assert_eq!(steps[2].verdict, Handling::Unexpected);
+    assert_eq!(steps[2].handling, Handling::Unexpected);
 }
 
 // Rule 3: the receiving state decides the effect.
@@ -118,7 +118,7 @@ fn valid_alive_updates_time_and_is_never_stored() {
         steps[0].clone(),
         replayer.step(at(100), Alive, "m", None, 0),
     ];
-    assert_eq!(steps[1].verdict, Handling::Expected);
+    assert_eq!(steps[1].handling, Handling::Expected);
     assert!(!steps[1].stored);
     let c = replayer.container();
     assert_eq!(c.events.len(), 1);
@@ -147,7 +147,7 @@ fn repeated_pxe_booting_is_swallowed_but_updates_time() {
     let steps = feed(&mut replayer, &[(0, PxeBooting), (50, PxeBooting)]);
     assert!(steps[0].stored);
     assert!(!steps[1].stored);
-    assert_eq!(steps[1].verdict, Handling::Expected);
+    assert_eq!(steps[1].handling, Handling::Expected);
     let c = replayer.container();
     assert_eq!(c.events.len(), 1);
     assert_eq!(c.last_event_time, Some(at(50)));
@@ -184,7 +184,7 @@ fn registering_to_booting_new_kernel_just_store() {
     assert!(
         steps
             .iter()
-            .all(|s| s.stored && s.verdict == Handling::Expected)
+            .all(|s| s.stored && s.handling == Handling::Expected)
     );
     let c = replayer.container();
     assert_eq!(c.events.len(), 6);
@@ -238,7 +238,7 @@ fn phoned_home_in_machine_reclaim_flags_failed_reclaim_after_more_than_five_minu
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, MachineReclaim)]);
     let step = replayer.step(at(301), PhonedHome, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
     assert!(!step.stored);
     let c = replayer.container();
     assert!(c.failed_machine_reclaim);
@@ -270,7 +270,7 @@ fn planned_reboot_and_machine_reclaim_clear_crash_loop_and_store_even_when_repea
         // The repeat is a self transition: it is stored and clears the flag again.
         replayer.container_mut().crash_loop = true;
         let repeat = replayer.step(at(30), event, "m", None, 0);
-        assert_eq!(repeat.verdict, Handling::Expected);
+        assert_eq!(repeat.handling, Handling::Expected);
         assert!(repeat.stored, "{event}");
         assert!(!replayer.container().crash_loop, "{event}");
         assert_eq!(replayer.container().events.len(), 4);
@@ -283,7 +283,7 @@ fn phoned_home_in_planned_reboot_is_stored_and_moves_to_phoned_home() {
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, PhonedHome), (20, PlannedReboot)]);
     let step = replayer.step(at(30), PhonedHome, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
     assert!(step.stored);
     assert_eq!(step.to, State::PhonedHome);
 }
@@ -316,7 +316,7 @@ fn buffered_phoned_home_within_five_minutes_is_swallowed_entirely() {
         feed(&mut replayer, &[(0, state_event)]);
         let before = replayer.container().clone();
         let step = replayer.step(at(299), PhonedHome, "m", None, 0);
-        assert_eq!(step.verdict, Handling::Expected, "{state}");
+        assert_eq!(step.handling, Handling::Expected, "{state}");
         assert!(!step.stored);
         assert_eq!(step.to, state);
         // Not even the time moves.
@@ -342,7 +342,7 @@ fn late_phoned_home_in_waiting_is_stored_and_keeps_crash_loop() {
     assert!(replayer.container().crash_loop);
     // Exactly five minutes after the last event is not within the window.
     let step = replayer.step(at(370), PhonedHome, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
     assert!(step.stored);
     assert_eq!(step.to, State::PhonedHome);
     assert!(
@@ -371,7 +371,7 @@ fn late_phoned_home_in_pxe_booting_only_updates_time() {
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, PxeBooting)]);
     let step = replayer.step(at(600), PhonedHome, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
     assert!(!step.stored);
     assert_eq!(step.to, State::PxeBooting);
     assert_eq!(replayer.container().last_event_time, Some(at(600)));
@@ -384,7 +384,7 @@ fn phoned_home_in_waiting_is_unexpected_before_v0_42_2() {
         let mut replayer = Replayer::new(&r);
         to_waiting(&mut replayer);
         let step = replayer.step(at(40), PhonedHome, "phoned home", None, 0);
-        assert_eq!(step.verdict, Handling::Unexpected, "{name}");
+        assert_eq!(step.handling, Handling::Unexpected, "{name}");
         assert!(step.stored);
         assert_eq!(
             replayer.container().events[0].message.as_ref(),
@@ -407,7 +407,7 @@ fn unexpected_message_and_last_error() {
         None,
         0,
     );
-    assert_eq!(step.verdict, Handling::Unexpected);
+    assert_eq!(step.handling, Handling::Unexpected);
     let c = replayer.container();
     let expected = "[unexpectedly received in state waiting]: machine sent extended dhcp request";
     assert_eq!(c.events[0].message.as_ref(), expected);
@@ -437,7 +437,7 @@ fn unexpected_preparing_sets_crash_loop() {
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, PxeBooting), (10, Preparing)]);
     let step = replayer.step(at(20), Preparing, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Unexpected);
+    assert_eq!(step.handling, Handling::Unexpected);
     assert!(replayer.container().crash_loop);
 }
 
@@ -447,7 +447,7 @@ fn unexpected_crashed_does_not_set_crash_loop() {
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, BootingNewKernel), (10, PhonedHome)]);
     let step = replayer.step(at(20), Crashed, "boom", None, 0);
-    assert_eq!(step.verdict, Handling::Unexpected);
+    assert_eq!(step.handling, Handling::Unexpected);
     assert!(step.stored);
     let c = replayer.container();
     assert!(!c.crash_loop);
@@ -464,7 +464,7 @@ fn unexpected_alive_is_never_stored_but_is_the_last_error() {
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(0, BootingNewKernel), (10, PhonedHome)]);
     let step = replayer.step(at(20), Alive, "", None, 0);
-    assert_eq!(step.verdict, Handling::Unexpected);
+    assert_eq!(step.handling, Handling::Unexpected);
     assert!(!step.stored);
     let c = replayer.container();
     assert_eq!(c.events.len(), 2);
@@ -494,7 +494,7 @@ fn older_stored_event_is_rejected_and_container_kept() {
     feed(&mut replayer, &[(100, PxeBooting)]);
     let before = replayer.container().clone();
     let step = replayer.step(at(50), Preparing, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Rejected);
+    assert_eq!(step.handling, Handling::Rejected);
     assert!(!step.stored);
     assert_eq!(step.to, State::PxeBooting);
     assert_eq!(replayer.container(), &before);
@@ -506,7 +506,7 @@ fn older_time_update_is_rejected() {
     let mut replayer = Replayer::new(&r);
     feed(&mut replayer, &[(100, PxeBooting)]);
     let step = replayer.step(at(50), Alive, "", None, 0);
-    assert_eq!(step.verdict, Handling::Rejected);
+    assert_eq!(step.handling, Handling::Rejected);
     assert_eq!(replayer.container().last_event_time, Some(at(100)));
 }
 
@@ -515,7 +515,7 @@ fn equal_times_are_in_order() {
     let r = rules(V0422);
     let mut replayer = Replayer::new(&r);
     let steps = feed(&mut replayer, &[(100, PxeBooting), (100, Preparing)]);
-    assert_eq!(steps[1].verdict, Handling::Expected);
+    assert_eq!(steps[1].handling, Handling::Expected);
     assert_eq!(replayer.container().events.len(), 2);
 }
 
@@ -530,11 +530,11 @@ fn unexpected_event_may_move_time_backwards_but_not_before_the_newest_stored() {
     assert_eq!(replayer.container().last_event_time, Some(at(900)));
     // An unexpected Alive at 200: behind last_event_time, not behind the newest stored (100).
     let step = replayer.step(at(200), Alive, "", None, 0);
-    assert_eq!(step.verdict, Handling::Unexpected);
+    assert_eq!(step.handling, Handling::Unexpected);
     assert_eq!(replayer.container().last_event_time, Some(at(200)));
     // At 50 it would be behind the newest stored event: refused.
     let step = replayer.step(at(50), Alive, "", None, 0);
-    assert_eq!(step.verdict, Handling::Rejected);
+    assert_eq!(step.handling, Handling::Rejected);
     assert_eq!(replayer.container().last_event_time, Some(at(200)));
 }
 
@@ -545,7 +545,7 @@ fn swallowed_buffered_phoned_home_needs_no_guard() {
     feed(&mut replayer, &[(100, Waiting)]);
     // Earlier than the newest stored event, but swallowed: nothing changes, nothing refused.
     let step = replayer.step(at(90), PhonedHome, "m", None, 0);
-    assert_eq!(step.verdict, Handling::Expected);
+    assert_eq!(step.handling, Handling::Expected);
 }
 
 // Rule 7: the newest 100 events are kept.

@@ -10,9 +10,9 @@ use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 
-use super::lenient::{Slot, Text};
 use super::runs::{leading_spaces, plain_run};
-use super::shapes::{EventsField, RawEvent, RawEventBlock, RawItem};
+use crate::input::raw::lenient::{Slot, Text};
+use crate::input::raw::shapes::{EventsField, RawEvent, RawEventBlock, RawItem};
 
 /// The element's text where it is valid UTF-8, as the careful path requires of every byte,
 /// skipped values too. simdutf8 (which simd-json brings along) checks 32 bytes a step, where

@@ -3,8 +3,8 @@
 //! property tests and the fuzz target; the reader itself never calls it.
 
 use super::direct::{event, machine};
-use super::parts::{MachineParts, convert_event};
-use super::shapes::RawItem;
+use crate::input::raw::RawItem;
+use crate::input::raw::{MachineParts, convert_event};
 use crate::input::record::{ReadMode, Record};
 use crate::log::Format;
 
@@ -15,7 +15,7 @@ pub fn agrees(bytes: &[u8]) -> Option<bool> {
     fn careful<'s>(bytes: &'s [u8], scratch: &'s mut Vec<u8>) -> Option<RawItem<'s>> {
         scratch.clear();
         scratch.extend_from_slice(bytes);
-        match crate::input::simd::parse::<RawItem>(scratch) {
+        match super::simd::parse::<RawItem>(scratch) {
             Ok(item) => Some(item),
             Err(_) => serde_json::from_slice::<RawItem>(bytes).ok(),
         }

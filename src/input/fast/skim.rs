@@ -13,18 +13,8 @@
 
 use memchr::memmem;
 
+use crate::input::raw::Member;
 use crate::jsonsplit::line_finder;
-
-/// What to do with one member, by its key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Member {
-    /// Leave it out.
-    Skip,
-    /// Keep it as it is.
-    Keep,
-    /// Keep only that it is there: an object or array value becomes empty.
-    Presence,
-}
 
 /// Writes the members of `object` that `choose` keeps into `out`, as one object. `false` when
 /// `object` is not of the shape described above (or a key holds an escape); `out` is then

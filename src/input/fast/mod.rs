@@ -1,0 +1,144 @@
+//! The ways a JSON export is read, and the one rule they share.
+//!
+//! The careful path cuts the document with `jsonsplit`'s scanner (lines and columns for every
+//! problem) and parses each value with serde, which says exactly where and why a value is
+//! wrong. The fast paths exist for speed alone:
+//!
+//! - **whole log**: a `machine logs -o json` file held whole in memory, read straight from
+//!   its bytes (`direct::event_array`) without cutting it first;
+//! - **cut at element lines**: a pretty-printed array cut where each element's brackets close
+//!   (`jsonsplit::indented`), once its first element told what it holds;
+//! - per machine element, tried in this order: **skimmed** (only the members fsmlog reads kept,
+//!   `skim`, then read directly), **direct** (the whole element read straight from its
+//!   bytes), **simd** (simd-json), and last **serde**, the careful parse.
+//!
+//! Every fast path keeps one contract: it **declines, or gives exactly the careful path's
+//! answer** — the same records, lines and problems, in the same order. A fast path that is not
+//! sure declines and hands on nothing; the next one, and at the end the careful path, reads the
+//! input. The differential checks (`whole_log_agrees`, `direct_agrees`, the property tests and
+//! fuzz targets) hold the fast paths to it.
+//!
+//! [`machine_element`] is where the paths for a machine element are chosen. With
+//! `FSMLOG_TRACE=read` each input's paths are named on stderr ([`tracing`]).
+
+use std::sync::OnceLock;
+
+mod agrees;
+mod direct;
+mod runs;
+pub(crate) mod simd;
+pub(crate) mod skim;
+
+pub use agrees::agrees as direct_agrees;
+pub(crate) use direct::{
+    event as direct_event, event_array as direct_event_array, machine as direct_machine,
+};
+
+pub use super::problems::{PathsTaken, ReadPath};
+use super::raw::RawItem;
+use skim::skim;
+
+/// Tells how `path` (a file), or a value in it, was read, where `FSMLOG_TRACE=read` asks.
+pub fn trace(path: &str, how: ReadPath, sink: &mut dyn FnMut(super::record::Record)) {
+    if tracing() {
+        let mut taken = PathsTaken::default();
+        taken.add(how);
+        sink(super::record::Record::Trace {
+            path: path.to_string(),
+            taken,
+        });
+    }
+}
+
+/// Whether `FSMLOG_TRACE` asks for the read paths (`read`, or a comma list holding it).
+pub fn tracing() -> bool {
+    static WANTED: OnceLock<bool> = OnceLock::new();
+    *WANTED.get_or_init(|| {
+        std::env::var("FSMLOG_TRACE").is_ok_and(|v| v.split(',').any(|w| w.trim() == "read"))
+    })
+}
+
+/// Reads one machine element of a list by the first fast path that does not decline, handing
+/// the machine and the path to `take`; `false` when every one declined and the careful parse
+/// must read it (and name what is wrong). `skimming` says whether skimming still pays for this
+/// batch: where it does not (the machines hold little else than events, or are not
+/// pretty-printed) it is turned off for the rest. `scratch` is a working buffer.
+pub(crate) fn machine_element(
+    bytes: &[u8],
+    scratch: &mut Vec<u8>,
+    skimming: &mut bool,
+    take: &mut dyn FnMut(RawItem<'_>, ReadPath),
+) -> bool {
+    // Only what is read is parsed: a machine's hardware is most of its bytes.
+    *skimming =
+        *skimming && skim(bytes, RawItem::member, scratch) && scratch.len() < bytes.len() / 5 * 4;
+    let direct = if *skimming {
+        direct_machine(scratch).map(|item| (item, ReadPath::Skimmed))
+    } else {
+        direct_machine(bytes).map(|item| (item, ReadPath::Direct))
+    };
+    if let Some((item, path)) = direct {
+        take(item, path);
+        return true;
+    }
+    if !*skimming {
+        scratch.clear();
+        scratch.extend_from_slice(bytes);
+    }
+    match simd::parse::<RawItem>(scratch) {
+        Ok(item) => {
+            take(item, ReadPath::Simd);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trace_names_the_files_path_then_the_values() {
+        let mut taken = PathsTaken::default();
+        taken.add(ReadPath::Careful);
+        for _ in 0..3 {
+            taken.add(ReadPath::Skimmed);
+        }
+        taken.add(ReadPath::Serde);
+        assert_eq!(taken.describe(), "careful scan; values: 3 skimmed, 1 serde");
+        let mut whole = PathsTaken::default();
+        whole.add(ReadPath::WholeLog);
+        assert_eq!(whole.describe(), "whole log read directly");
+    }
+
+    #[test]
+    fn each_fast_path_is_taken_where_it_fits_and_declines_otherwise() {
+        let mut scratch = Vec::new();
+        let mut took = Vec::new();
+        // Pretty-printed, with a hardware member far larger than what is read: skimmed.
+        let disks = vec!["1"; 200].join(", ");
+        let pretty = format!(
+            "{{\n        \"id\": \"m\",\n        \"hardware\": {{\n            \"disks\": [{disks}]\n        }},\n        \"events\": {{\n            \"log\": []\n        }}\n    }}"
+        );
+        let mut skimming = true;
+        assert!(machine_element(
+            pretty.as_bytes(),
+            &mut scratch,
+            &mut skimming,
+            &mut |item, path| took.push((item.id.as_deref().map(str::to_string), path)),
+        ));
+        assert_eq!(took, [(Some("m".to_string()), ReadPath::Skimmed)]);
+        // Not valid JSON: every fast path declines, and nothing is handed on.
+        took.clear();
+        let broken = b"{\"id\": \"m\", \"events\": {\"log\": [}";
+        let mut skimming = false;
+        assert!(!machine_element(
+            broken,
+            &mut scratch,
+            &mut skimming,
+            &mut |item, path| took.push((item.id.as_deref().map(str::to_string), path)),
+        ));
+        assert!(took.is_empty());
+    }
+}
