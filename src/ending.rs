@@ -1,6 +1,7 @@
 //! How a run ends: what a command hands back besides its output (the input's problems, what
 //! it has to tell, its gate), told on stderr in one place and turned into the exit code CI
-//! reads (0 ok, 1 a gate failed, 2 unreadable input or nothing to judge).
+//! reads (0 ok, 1 a gate failed, 2 unreadable input or nothing to judge); and [`say`], for
+//! the lines a command tells as it goes.
 
 use std::io::{self, Write};
 
@@ -19,12 +20,16 @@ pub enum Gate {
     Refused,
 }
 
+/// Tells one line on stderr at once, for what must be said even if the command fails later
+/// (a file written, a warning about what is being done): `fsmlog: ` and `line`, which whoever
+/// wrote it has escaped.
+pub fn say(line: &str) {
+    let _ = writeln!(io::stderr().lock(), "fsmlog: {line}");
+}
+
 /// Everything a command leaves to be told after its output.
 #[derive(Debug, Default)]
 pub struct Ending {
-    /// Lines told before the problems (warnings, notes, what was written), without the
-    /// `fsmlog: ` every line gets; escaped by whoever wrote them.
-    pub told: Vec<String>,
     pub problems: Problems,
     /// Lines told after the problems: why nothing was judged or written.
     pub after: Vec<String>,
@@ -57,9 +62,6 @@ impl Ending {
     /// Tells on stderr what there is to tell, so that stdout stays clean for programs; what
     /// could not be read and how ambiguous inputs were taken are named by file and line.
     pub fn tell(&self, err: &mut dyn Write) -> io::Result<()> {
-        for line in &self.told {
-            writeln!(err, "fsmlog: {line}")?;
-        }
         let p = &self.problems;
         for (path, taken) in &p.read_paths {
             let line = format!("trace: {path}: {}", taken.describe());

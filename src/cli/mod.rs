@@ -201,9 +201,9 @@ pub struct MinMachinesArg {
 /// was read.
 #[derive(Debug, Args)]
 pub struct AllowEmptyArg {
-    /// Accept an empty input: when no machine was read, pass the gate and write any metrics
-    /// (by default that is exit 2, with no metrics written, so that a collector keeps its
-    /// last good file).
+    /// Accept an empty input: when no machine was read, a gate passes and `-o openmetrics` is
+    /// written (by default that is exit 2, and no metrics are written, so that a collector
+    /// keeps its last good file).
     #[arg(long)]
     pub allow_empty: bool,
 }

@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 
 use super::shared::gated;
 use crate::cli::CheckArgs;
-use crate::ending::Ending;
+use crate::ending::{Ending, say};
 use crate::fleet::{Inputs, counted, summarize};
 use crate::gate::{self, Baseline, Nothing};
 use crate::render::terminal::Terminal;
@@ -20,11 +20,10 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
     let (counting, shown) = counted(&inputs, &args.window.spec(), None)?;
     let (summary, problems) = summarize(&inputs, &rules, &counting);
     let shown = shown.seen(&summary);
-    let mut told = Vec::new();
     if let Some(path) = &args.write_baseline {
         let written = Baseline::from_summary(&rules.name, &summary);
         write_file(path, |out| Ok(out.write_all(written.to_json().as_bytes())?))?;
-        told.push(messages::wrote_baseline(written.accepted.len(), path));
+        say(&messages::wrote_baseline(written.accepted.len(), path));
     }
     // With --baseline the gate checks against it, whether or not a new one is written too;
     // a freshly written baseline alone is today's state, and the gate passes against it.
@@ -64,7 +63,6 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
         String::new()
     };
     Ok(Ending {
-        told,
         verbatim,
         ..gated(problems, nothing, !result.passed())
     })

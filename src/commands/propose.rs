@@ -4,7 +4,7 @@
 use anyhow::{Context, Result, bail};
 
 use crate::cli::ProposeArgs;
-use crate::ending::Ending;
+use crate::ending::{Ending, say};
 use crate::fleet::{Inputs, rule_diff, summarize};
 use crate::propose::{Thresholds, propose};
 use crate::render::format::ProposeFormat;
@@ -36,12 +36,9 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
     };
     let verdicts = summary.verdicts(args.min_machines.min_machines);
     let proposal = propose(&base, &summary, &verdicts, &thresholds, &name);
-    let mut told: Vec<String> = proposal
-        .accepted
-        .iter()
-        .filter(|a| a.forced)
-        .map(messages::forced_pair)
-        .collect();
+    for forced in proposal.accepted.iter().filter(|a| a.forced) {
+        say(&messages::forced_pair(forced));
+    }
     let text = proposal.file.to_json();
     let proposed = Ruleset::from_json(&text).context("the proposed rule set does not check")?;
     let sink = args.out.sink();
@@ -58,7 +55,9 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
                 .with_context(|| format!("cannot patch {}", path.display()))?;
             let patch = go_patch::unified_diff(&path.display().to_string(), &old, &new);
             sink.write(|out| Ok(render::propose(&ProposeReport::Patch(&patch), term, out)?))?;
-            told.extend(proposal.buffering.map(messages::buffering_not_in_go));
+            if let Some(seconds) = proposal.buffering {
+                say(&messages::buffering_not_in_go(seconds));
+            }
         }
         Wanted::RuleFile => {
             sink.write(|out| Ok(render::propose(&ProposeReport::RuleFile(&text), term, out)?))?;
@@ -83,10 +82,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
             sink.write(|out| Ok(render::propose(&report, term, out)?))?;
         }
     }
-    Ok(Ending {
-        told,
-        ..Ending::with(problems)
-    })
+    Ok(Ending::with(problems))
 }
 
 /// What `-o` asks to be computed and written.

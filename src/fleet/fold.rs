@@ -5,7 +5,7 @@
 
 use std::ops::AddAssign;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Condvar, Mutex, mpsc};
+use std::sync::{Arc, Condvar, Mutex};
 
 use rayon::prelude::*;
 
@@ -96,7 +96,9 @@ where
     // Files fold into one tally per run of files a worker takes on (rayon's splits), not a
     // tally each: a directory of small files would otherwise build and merge one per file.
     let read_one = |mut folded: Folded<T>, file: &input::InputFile| {
-        let (done, results) = mpsc::channel::<Folded<T>>();
+        // Each decoded batch adds itself here as it finishes, so that memory holds only the
+        // batches in flight, not one tally per batch of a large file.
+        let decoded: Mutex<Folded<T>> = Mutex::new(Folded::default());
         let in_flight = InFlight::new(limit);
         let mut ids = Vec::new();
         let mut format = None;
@@ -106,15 +108,16 @@ where
                 Record::Batch(batch) => {
                     format.get_or_insert(batch.shape().unwrap_or(Shape::of(Format::ListJson)));
                     in_flight.enter();
-                    let (done, in_flight, handler) = (done.clone(), &in_flight, &handler);
+                    let (decoded, in_flight, handler) = (&decoded, &in_flight, &handler);
                     scope.spawn(move |_| {
+                        // Counted out even if decoding panics, so that the reader never waits
+                        // for it (the panic then ends the scope).
+                        let _leaving = Leaving(in_flight);
                         let mut local = Folded::default();
                         let mut ids = Vec::new();
                         handler.decode(batch.as_ref(), &mut local, &mut ids);
                         handler.count(&ids);
-                        // The receiver outlives the scope, and so this task.
-                        let _ = done.send(local);
-                        in_flight.leave();
+                        *decoded.lock().unwrap_or_else(|e| e.into_inner()) += local;
                     });
                 }
                 Record::Skipped(s) => {
@@ -129,10 +132,7 @@ where
             })
         });
         handler.count(&ids);
-        drop(done);
-        for local in results {
-            folded += local;
-        }
+        folded += decoded.into_inner().unwrap_or_else(|e| e.into_inner());
         if opened && !skipped {
             folded.files.add(format);
         }
@@ -246,5 +246,14 @@ impl InFlight {
     fn leave(&self) {
         *self.count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
         self.freed.notify_one();
+    }
+}
+
+/// Counts a batch out of [`InFlight`] when its task ends, however it ends.
+struct Leaving<'a>(&'a InFlight);
+
+impl Drop for Leaving<'_> {
+    fn drop(&mut self) {
+        self.0.leave();
     }
 }

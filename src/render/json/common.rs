@@ -33,7 +33,13 @@ impl<'a> InputsJson<'a> {
         InputsJson {
             files: s.files,
             // By name, as they always were listed.
-            formats: s.formats.iter().map(|(f, n)| (f.name(), *n)).collect(),
+            formats: s
+                .formats
+                .iter()
+                .fold(Default::default(), |mut by_name, (f, n)| {
+                    *by_name.entry(f.name()).or_default() += n;
+                    by_name
+                }),
             machines: s.machines,
             merged_machines: s.merged_machines,
             events: s.events,

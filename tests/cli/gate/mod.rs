@@ -1,5 +1,6 @@
 //! Rules as data, `diff` and the `check` gate, as a CI job runs them.
 
+mod said;
 mod sarif;
 
 use std::path::{Path, PathBuf};
