@@ -418,4 +418,9 @@ fn a_late_phoned_home_is_swallowed_only_where_metal_api_swallows_it() {
     assert!(v.evidence.contains(&Basis::NoSwallowIn {
         state: State::Installing
     }));
+    // metal-core sends Phoned Home: the one to look at.
+    assert_eq!(v.component, Some(Component::MetalCore));
+    assert!(
+        crate::render::sentence::verdict(&v).starts_with("verdict: swallow — look at metal-core ·")
+    );
 }

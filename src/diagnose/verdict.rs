@@ -143,6 +143,8 @@ impl Action {
 pub enum Component {
     Fsm,
     MetalHammer,
+    /// Sends Phoned Home, from the installed OS's LLDP frames (its `phone-home.go`).
+    MetalCore,
     MetalApi,
     Firmware,
     Machine,
@@ -154,6 +156,7 @@ impl Component {
         match self {
             Component::Fsm => "fsm",
             Component::MetalHammer => "metal-hammer",
+            Component::MetalCore => "metal-core",
             Component::MetalApi => "metal-api",
             Component::Firmware => "firmware",
             Component::Machine => "machine",
@@ -308,8 +311,16 @@ pub fn verdict(
                 evidence.push(Basis::OnlyPhonedHome { event });
                 (Kind::Swallow, Action::Investigate, None, None, None)
             } else if !SWALLOWING_STATES.contains(&state) {
+                // metal-core sends Phoned Home: a late one where metal-api stores it is its
+                // sender's to explain.
                 evidence.push(Basis::NoSwallowIn { state });
-                (Kind::Swallow, Action::Investigate, None, None, None)
+                (
+                    Kind::Swallow,
+                    Action::Investigate,
+                    Some(Component::MetalCore),
+                    None,
+                    None,
+                )
             } else {
                 (
                     Kind::Swallow,

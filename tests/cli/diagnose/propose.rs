@@ -190,3 +190,43 @@ fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
         }
     }
 }
+
+#[test]
+fn a_late_phoned_home_metal_api_stores_names_metal_core() {
+    // metal-core sends Phoned Home (its `phone-home.go`); in Installing metal-api stores a
+    // late one, so the one to look at is its sender, and nothing is proposed for it.
+    let input = testdata("diagnose/late-in-installing");
+    let (code, report, stderr) = run_json(&[
+        "report",
+        "--rules",
+        "metal-api-v0.42.2",
+        "-o",
+        "json",
+        arg(&input),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let pair = report["unexpected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["state"] == "Installing" && p["event"] == "Phoned Home")
+        .expect("the pair");
+    assert_eq!(pair["verdict"]["action"], "investigate");
+    assert_eq!(pair["verdict"]["component"], "metal-core");
+    let (code, proposed, _) = run_json(&[
+        "rules",
+        "propose",
+        "--rules",
+        "metal-api-v0.42.2",
+        "-o",
+        "json",
+        arg(&input),
+    ]);
+    assert_eq!(code, 0);
+    let base = stdout_of(&["rules", "export", "metal-api-v0.42.2"]).1;
+    let base: serde_json::Value = serde_json::from_str(&base).unwrap();
+    assert_eq!(
+        proposed["transitions"], base["transitions"],
+        "nothing proposed"
+    );
+}
