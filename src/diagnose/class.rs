@@ -24,9 +24,14 @@ pub enum Class {
     /// stored step, and the machine carried on as if it had not come (the next unexpected
     /// occurrence is a cascade of it).
     Delayed,
-    /// Two stages ahead on the provisioning path, within the window, and the next stored step
-    /// is expected: a stage was skipped on purpose.
+    /// Installing straight after Registering on a reinstall (the machine had phoned home, and
+    /// no Machine Reclaim came since), and the next stored step is expected: metal-hammer
+    /// skips Waiting on a reinstall, the one stage it skips by design.
     SkippedStage,
+    /// Two stages ahead on the provisioning path, the machine carrying on (the next stored
+    /// step is expected), where the stage between is one its sender never skips: its event
+    /// was sent and lost, or never sent.
+    LostEvent(State),
     /// PXE Booting or Preparing before the machine reached Waiting: the boot started again.
     CrashLoop,
     /// PXE Booting or Preparing after the machine got further, without the event that would
@@ -47,6 +52,7 @@ impl Class {
             Class::Cascade => "cascade",
             Class::Delayed => "delayed",
             Class::SkippedStage => "skipped-stage",
+            Class::LostEvent(_) => "lost-event",
             Class::CrashLoop => "crash-loop",
             Class::UnannouncedReboot(Reboot::InWaiting) => "unannounced-reboot in Waiting",
             Class::UnannouncedReboot(Reboot::Installation) => {
@@ -98,6 +104,17 @@ pub fn outside(step: &Step) -> Class {
     }
 }
 
+/// Whether the boot that step `i` belongs to is a reinstall, as the log can tell: the machine
+/// had phoned home (it was installed and allocated), and no Machine Reclaim came since (a
+/// reinstall keeps the allocation; a freed machine is provisioned anew).
+fn reinstalling(steps: &[Step], i: usize) -> bool {
+    steps[..i]
+        .iter()
+        .rev()
+        .take_while(|s| s.event != EventKind::MachineReclaim)
+        .any(|s| s.stored && s.event == EventKind::PhonedHome)
+}
+
 fn class(trace: &Trace, roots: &[Option<usize>], i: usize) -> Class {
     let steps = &trace.steps;
     let step = &steps[i];
@@ -112,12 +129,19 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize) -> Class {
         return Class::Delayed;
     }
     let next_stored = steps[i + 1..].iter().find(|s| s.stored);
-    let two_ahead = match (stage(step.from), stage(step.event.home_state())) {
-        (Some(from), Some(to)) => to == from + 2,
-        _ => false,
+    let skipped = match (stage(step.from), stage(step.event.home_state())) {
+        (Some(from), Some(to)) if to == from + 2 => Some(State::PROVISIONING[from + 1]),
+        _ => None,
     };
-    if two_ahead && soon && next_stored.is_some_and(|s| s.handling == Handling::Expected) {
-        return Class::SkippedStage;
+    let carried_on = next_stored.is_some_and(|s| s.handling == Handling::Expected);
+    match skipped {
+        Some(State::Waiting) if carried_on && reinstalling(steps, i) => {
+            return Class::SkippedStage;
+        }
+        // Waiting skipped without a sign of a reinstall: no class says why.
+        Some(State::Waiting) => {}
+        Some(skipped) if carried_on => return Class::LostEvent(skipped),
+        _ => {}
     }
     let boot = matches!(step.event, EventKind::PxeBooting | EventKind::Preparing);
     match step.from {

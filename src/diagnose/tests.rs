@@ -117,26 +117,73 @@ fn the_five_minute_boundary_is_strict() {
         let class = got[0].2;
         assert_eq!(class == Class::Delayed, delayed, "gap {gap}s: {got:?}");
     }
-    for (gap, skipped) in [(299, true), (300, false)] {
-        let sent = [
-            (0, PxeBooting),
-            (60, Preparing),
-            (120, Registering),
-            (120 + gap, Installing),
-            (120 + gap + 100, BootingNewKernel),
-        ];
+    // A skipped stage has no time limit: metal-hammer installs right after registering on
+    // a reinstall however long registering took (the five minutes are the buffering's).
+    for gap in [299, 300, 3600] {
+        let mut sent = installed_then_reinstalled();
+        let last = sent.last().unwrap().0;
+        sent.push((last + gap, Installing));
+        sent.push((last + gap + 100, BootingNewKernel));
         let got = diagnosed(&exported("metal-api-v0.19.0", &sent), "metal-api-v0.19.0");
+        let skip = got.iter().find(|d| d.0 == State::Registering);
         assert_eq!(
-            got[0].2 == Class::SkippedStage,
-            skipped,
+            skip.map(|d| d.2),
+            Some(Class::SkippedStage),
             "gap {gap}s: {got:?}"
         );
     }
 }
 
+/// A machine installed and phoned home, then booted again for a reinstall up to Registering
+/// (what metal-hammer sends before it installs without Waiting).
+fn installed_then_reinstalled() -> Vec<(i64, EventKind)> {
+    vec![
+        (0, PxeBooting),
+        (60, Preparing),
+        (120, Registering),
+        (180, Waiting),
+        (600, Installing),
+        (800, BootingNewKernel),
+        (900, PhonedHome),
+        (90_000, PxeBooting),
+        (90_060, Preparing),
+        (90_120, Registering),
+    ]
+}
+
 #[test]
 fn skipping_waiting_on_a_reinstall_is_a_skipped_stage() {
-    let sent = [
+    let mut sent = installed_then_reinstalled();
+    sent.extend([
+        (90_140, Installing),
+        (90_300, BootingNewKernel),
+        (90_400, PhonedHome),
+    ]);
+    // The reboot into the reinstall is unexpected in Phoned Home too (a reinstall without an
+    // event); the skip is the Registering pair.
+    let got = diagnosed(&exported("metal-api-v0.19.0", &sent), "metal-api-v0.19.0");
+    assert_eq!(
+        got,
+        vec![
+            (
+                State::PhonedHome,
+                PxeBooting,
+                Class::UnannouncedReboot(Reboot::Reinstall),
+                None
+            ),
+            (State::Registering, Installing, Class::SkippedStage, None)
+        ]
+    );
+    // A skip the machine does not go on from is no skipped stage.
+    let got = diagnosed(
+        &exported("metal-api-v0.19.0", &sent[..11]),
+        "metal-api-v0.19.0",
+    );
+    assert_eq!(got.last().unwrap().2, Class::Unclassified);
+    // Without a sign of a reinstall (no Phoned Home before, or a Machine Reclaim since, which
+    // frees the allocation) Waiting skipped is of no class: metal-hammer skips it only on a
+    // reinstall.
+    let fresh = [
         (0, PxeBooting),
         (60, Preparing),
         (120, Registering),
@@ -144,17 +191,88 @@ fn skipping_waiting_on_a_reinstall_is_a_skipped_stage() {
         (300, BootingNewKernel),
         (400, PhonedHome),
     ];
-    let got = diagnosed(&exported("metal-api-v0.19.0", &sent), "metal-api-v0.19.0");
-    assert_eq!(
-        got,
-        vec![(State::Registering, Installing, Class::SkippedStage, None)]
-    );
-    // A skip the machine does not go on from is no skipped stage.
+    let got = diagnosed(&exported("metal-api-v0.19.0", &fresh), "metal-api-v0.19.0");
+    assert_eq!(got[0].2, Class::Unclassified, "{got:?}");
+    let mut reclaimed = installed_then_reinstalled();
+    reclaimed.insert(7, (80_000, MachineReclaim));
+    reclaimed.extend([(90_140, Installing), (90_300, BootingNewKernel)]);
     let got = diagnosed(
-        &exported("metal-api-v0.19.0", &sent[..4]),
+        &exported("metal-api-v0.19.0", &reclaimed),
         "metal-api-v0.19.0",
     );
-    assert_eq!(got[0].2, Class::Unclassified);
+    let skip = got.iter().find(|d| d.0 == State::Registering).unwrap();
+    assert_eq!(skip.2, Class::Unclassified, "{got:?}");
+}
+
+#[test]
+fn any_other_stage_skipped_is_a_lost_event_of_its_sender() {
+    let start = [
+        (0, PxeBooting),
+        (60, Preparing),
+        (120, Registering),
+        (180, Waiting),
+    ];
+    // Booting New Kernel never came: Phoned Home in Installing, then the machine goes on.
+    let mut no_kexec = start.to_vec();
+    no_kexec.extend([
+        (600, Installing),
+        (900, PhonedHome),
+        (90_000, PlannedReboot),
+    ]);
+    // Installing never came: Booting New Kernel in Waiting, then Phoned Home.
+    let mut no_install = start.to_vec();
+    no_install.extend([(600, BootingNewKernel), (700, PhonedHome)]);
+    // Registering never came: Waiting in Preparing, then Installing.
+    let no_register = [
+        (0, PxeBooting),
+        (60, Preparing),
+        (180, Waiting),
+        (600, Installing),
+        (700, BootingNewKernel),
+    ];
+    for (sent, state, event, skipped) in [
+        (
+            &no_kexec[..],
+            State::Installing,
+            PhonedHome,
+            State::BootingNewKernel,
+        ),
+        (
+            &no_install[..],
+            State::Waiting,
+            BootingNewKernel,
+            State::Installing,
+        ),
+        (
+            &no_register[..],
+            State::Preparing,
+            Waiting,
+            State::Registering,
+        ),
+    ] {
+        let got = diagnosed(&exported("metal-api-v0.42.2", sent), "metal-api-v0.42.2");
+        assert_eq!(
+            got,
+            vec![(state, event, Class::LostEvent(skipped), None)],
+            "{sent:?}"
+        );
+        let v = verdict(
+            (state, event),
+            &classes(&[(Class::LostEvent(skipped), 4, 2)]),
+            2,
+            2,
+        );
+        assert_eq!(
+            (v.kind, v.action, v.component, v.precedent),
+            (
+                Kind::LostEvent,
+                Action::Investigate,
+                Some(Component::MetalHammer),
+                None
+            ),
+            "{state}/{event}"
+        );
+    }
 }
 
 #[test]

@@ -79,6 +79,8 @@ impl AddAssign for Classes {
 pub enum Kind {
     /// The FSM should accept it: a stage skipped on purpose.
     Accept,
+    /// An event its sender sends on every boot never came: look at the sender.
+    LostEvent,
     /// The FSM should swallow it: a late copy the machine carried on without.
     Swallow,
     /// It follows another unexpected event: fix that one.
@@ -99,6 +101,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Accept => "accept",
+            Kind::LostEvent => "lost-event",
             Kind::Swallow => "swallow",
             Kind::Cascade => "cascade",
             Kind::CrashLoop => "crash-loop",
@@ -183,8 +186,13 @@ pub enum Basis {
     Kinds(Vec<(Class, u64)>),
     /// The class was seen on `machines` machines; a rule change needs `needed`.
     TooFewMachines { machines: u64, needed: u64 },
-    /// The windows the delayed and skipped-stage classes use.
+    /// The window the delayed class uses.
     Window,
+    /// The machine had phoned home and was not reclaimed since: a reinstall, which skips
+    /// Waiting by design.
+    Reinstall,
+    /// The stage between never came, though its sender never skips it by design.
+    Lost { skipped: State },
     /// metal-hammer's Alive ticker, and that metal-api never stores an unexpected Alive.
     AliveTicker,
     /// A delayed event other than Phoned Home: metal-api can swallow only Phoned Home.
@@ -332,12 +340,22 @@ pub fn verdict(
             }
         }
         Class::SkippedStage => {
-            evidence.push(Basis::Window);
+            evidence.push(Basis::Reinstall);
             (
                 Kind::Accept,
                 Action::Accept,
                 Some(Component::Fsm),
                 Some("metal-api#325"),
+                None,
+            )
+        }
+        Class::LostEvent(skipped) => {
+            evidence.push(Basis::Lost { skipped });
+            (
+                Kind::LostEvent,
+                Action::Investigate,
+                Some(sender(skipped)),
+                None,
                 None,
             )
         }
@@ -405,12 +423,23 @@ pub fn verdict(
     }
 }
 
+/// Who sends the event of a provisioning stage (docs/triage.md, "Who sends each event").
+fn sender(stage: State) -> Component {
+    match stage {
+        // metal-api itself, when pixie relays the machine's DHCP request.
+        State::PxeBooting => Component::MetalApi,
+        State::PhonedHome => Component::MetalCore,
+        _ => Component::MetalHammer,
+    }
+}
+
 /// Classes that make one kind of verdict count together (the unannounced reboots).
 fn kind_rank(class: Class) -> u8 {
     match class {
         Class::Cascade => 0,
         Class::Delayed => 1,
         Class::SkippedStage => 2,
+        Class::LostEvent(_) => 8,
         Class::CrashLoop => 3,
         Class::UnannouncedReboot(_) => 4,
         Class::Liveness => 5,

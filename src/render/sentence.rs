@@ -170,9 +170,13 @@ fn class_phrase(class: Class) -> String {
                 .to_string()
         }
         Class::SkippedStage => {
-            "two stages ahead on the provisioning path, and the next stored event is expected"
+            "Installing straight after Registering on a reinstall, and the next stored event is expected"
                 .to_string()
         }
+        Class::LostEvent(skipped) => format!(
+            "two stages ahead on the provisioning path with no {} between, and the next stored event is expected",
+            skipped
+        ),
         Class::CrashLoop => {
             "a boot that started again before the machine reached Waiting".to_string()
         }
@@ -234,6 +238,11 @@ pub fn basis(e: &Basis) -> String {
         Basis::Window => format!(
             "each within {} minutes of the previous stored event: metal-api's buffering window (swallowBufferedPhonedHomeThreshold), also its liveliness window (MachineDeadAfter)",
             minutes(WINDOW)
+        ),
+        Basis::Reinstall => "each machine had phoned home before this boot and was not reclaimed since: a reinstall, on which metal-hammer skips Waiting (cmd/root.go, `m.Allocation.Reinstall`)".to_string(),
+        Basis::Lost { skipped } => format!(
+            "{} never came: its sender sends it on every boot (only Waiting is skipped, on a reinstall), so it was sent and lost, or never sent",
+            skipped
         ),
         Basis::AliveTicker => format!(
             "metal-hammer sends Alive every {} minute while it runs, also while it sleeps before a reboot; metal-api never stores an unexpected Alive",

@@ -58,7 +58,8 @@ pub struct Habits {
     pub crash_loop: f64,
     /// A boot crashes and starts again.
     pub crashed_boot: f64,
-    /// Allocated by id or reinstalled: metal-hammer skips Waiting (metal-api#325).
+    /// A reinstall (after Phoned Home, before any Machine Reclaim): metal-hammer skips
+    /// Waiting (metal-api#325).
     pub skip_waiting: f64,
     /// metal-core's buffered Phoned Home of the previous life arrives in Waiting (#630).
     pub late_phoned_home: f64,
@@ -117,6 +118,8 @@ struct Sim<'r> {
     sent: Vec<SentEvent>,
     replayer: Replayer<'r>,
     stored: usize,
+    /// Phoned home, and not reclaimed since: a new boot is a reinstall.
+    installed: bool,
 }
 
 impl Sim<'_> {
@@ -125,6 +128,11 @@ impl Sim<'_> {
         self.time += TimeDelta::milliseconds(delay * 1000 + self.rng.random_range(0..1000));
         let message = message(event, &mut self.rng);
         let step = self.replayer.step(self.time, event, message, None, 0);
+        match event {
+            PhonedHome => self.installed = true,
+            MachineReclaim => self.installed = false,
+            _ => {}
+        }
         if step.stored {
             self.stored += 1;
         }
@@ -159,8 +167,9 @@ impl Sim<'_> {
     }
 
     fn wait_and_install(&mut self) {
-        if self.chance(self.habits.skip_waiting) {
-            // Allocated by id: metal-hammer skips the wait.
+        // The chance is drawn either way, so that a fleet's other habits stay where they were.
+        if self.chance(self.habits.skip_waiting) && self.installed {
+            // A reinstall: metal-hammer installs right after registering (cmd/root.go).
             self.send((5, 30), Installing);
         } else {
             self.send((10, 40), Waiting);
@@ -265,6 +274,7 @@ pub fn machine_with(
         sent: Vec::new(),
         replayer: Replayer::new(rules),
         stored: 0,
+        installed: false,
     };
     sim.run(stored_target);
     let Sim { sent, replayer, .. } = sim;

@@ -230,3 +230,68 @@ fn a_late_phoned_home_metal_api_stores_names_metal_core() {
         "nothing proposed"
     );
 }
+
+#[test]
+fn a_lost_event_names_its_sender_and_is_never_proposed() {
+    // Booting New Kernel never came on two machines: Phoned Home arrives in Installing and the
+    // machine goes on. metal-hammer never skips that stage by design, so no rule hides it.
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..2 {
+        let id = format!("00000000-0000-4000-8000-00000000000{n}");
+        let events = [
+            ("2025-09-01T00:00:00Z", "PXE Booting"),
+            ("2025-09-01T00:01:00Z", "Preparing"),
+            ("2025-09-01T00:02:00Z", "Registering"),
+            ("2025-09-01T00:03:00Z", "Waiting"),
+            ("2025-09-01T01:00:00Z", "Installing"),
+            ("2025-09-01T01:02:00Z", "Phoned Home"),
+            ("2025-09-02T01:05:00Z", "Planned Reboot"),
+        ];
+        let log: Vec<Value> = events
+            .iter()
+            .rev()
+            .map(|(t, e)| json!({"time": t, "event": e, "message": ""}))
+            .collect();
+        write(
+            dir.path(),
+            &format!("{id}.json"),
+            &Value::Array(log).to_string(),
+        );
+    }
+    let (code, report, stderr) = run_json(&[
+        "report",
+        "--rules",
+        "metal-api-v0.42.2",
+        "-o",
+        "json",
+        arg(dir.path()),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let pair = &report["unexpected"][0];
+    assert_eq!(
+        (&pair["state"], &pair["event"]),
+        (&json!("Installing"), &json!("Phoned Home"))
+    );
+    assert_eq!(pair["verdict"]["kind"], "lost-event", "{pair}");
+    assert_eq!(pair["verdict"]["component"], "metal-hammer");
+    assert!(
+        pair["verdict"]["precedent"].is_null(),
+        "no precedent: metal-api never accepted it"
+    );
+    let (code, proposed, _) = run_json(&[
+        "rules",
+        "propose",
+        "--rules",
+        "metal-api-v0.42.2",
+        "-o",
+        "json",
+        arg(dir.path()),
+    ]);
+    assert_eq!(code, 0);
+    let base = stdout_of(&["rules", "export", "metal-api-v0.42.2"]).1;
+    let base: Value = serde_json::from_str(&base).unwrap();
+    assert_eq!(
+        proposed["transitions"], base["transitions"],
+        "nothing proposed"
+    );
+}
