@@ -16,9 +16,9 @@ pub fn pair(p: &PairCheck) -> String {
     let what = format!("unexpected {} in state {}", p.event.name(), p.state.name());
     let seen = match &p.tally {
         Some(t) => format!(
-            "{} times on {} machines ({:.1}% of the fleet)",
-            t.count,
-            t.machines,
+            "{} on {} ({:.1}% of the fleet)",
+            amount(t.count, "time"),
+            amount(t.machines, "machine"),
             p.share * 100.0
         ),
         None => "not seen".to_string(),

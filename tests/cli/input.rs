@@ -198,7 +198,7 @@ fn unknown_events_are_counted_and_skipped() {
         .assert()
         .success()
         .stdout(predicates::str::contains(
-            "unknown event \"Foo\" ×2 on 1 machines",
+            "unknown event \"Foo\" ×2 on 1 machine",
         ));
 }
 

@@ -202,7 +202,11 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
             doc.line(vec![
                 label("unknown event \""),
                 input(name.clone()),
-                label(format!("\" ×{} on {} machines", t.count, t.machines)),
+                label(format!(
+                    "\" ×{} on {}",
+                    t.count,
+                    crate::render::sentence::amount(t.machines, "machine")
+                )),
             ]);
         }
     }
