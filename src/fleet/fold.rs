@@ -50,7 +50,7 @@ impl Inputs {
         let mut learning_files = !self.repeats_known();
         let mut plan = Plan::first(self);
         let mut folded = self.pass(&plan, &per_machine);
-        while let Some((_why, next)) = plan.next(self, learning_files) {
+        while let Some(next) = plan.next(self, learning_files) {
             learning_files = false;
             plan = next;
             folded = self.pass(&plan, &per_machine);

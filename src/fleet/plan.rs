@@ -20,14 +20,6 @@ pub(super) struct Plan {
     pub census: Option<Census>,
 }
 
-/// Why a further pass is made.
-pub(super) enum Again {
-    /// A file found in a directory turned out to be one read already: counted twice.
-    Repeats,
-    /// Some machine has several records: they are merged.
-    Recurring,
-}
-
 impl Plan {
     /// The first pass: every file not known to be a repeat, no machine merged, a census.
     pub fn first(inputs: &Inputs) -> Plan {
@@ -38,26 +30,24 @@ impl Plan {
         }
     }
 
-    /// The pass to make after this one, and why; `None` when this one was final. A pass that
-    /// learnt that some file is a repeat is made again without it (and learns the census
-    /// again); one whose census found recurring machines is followed by a pass merging them.
-    pub fn next(self, inputs: &Inputs, learning_files: bool) -> Option<(Again, Plan)> {
+    /// The pass to make after this one; `None` when this one was final. A pass that learnt
+    /// that some file is a repeat (a file found in a directory that is one read already) is
+    /// made again without it, learning the census again; one whose census found machines with
+    /// several records is followed by a pass merging them.
+    pub fn next(self, inputs: &Inputs, learning_files: bool) -> Option<Plan> {
         let census = self.census?;
         if learning_files && !inputs.settled().is_empty() {
-            return Some((Again::Repeats, Plan::first_settled(inputs)));
+            return Some(Plan::first_settled(inputs));
         }
         let recurring = census.recurring();
         if recurring.is_empty() {
             return None;
         }
-        Some((
-            Again::Recurring,
-            Plan {
-                files: inputs.unrepeated(inputs.settled()),
-                merger: Merger::new(recurring),
-                census: None,
-            },
-        ))
+        Some(Plan {
+            files: inputs.unrepeated(inputs.settled()),
+            merger: Merger::new(recurring),
+            census: None,
+        })
     }
 
     /// The first pass again, once every file's identity is known.

@@ -53,6 +53,14 @@ fn kinds(report: &Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// Asserts that `rules propose` on `input` (under the newest rules) is the base unchanged.
+fn proposes_nothing(input: &Path) {
+    let (code, proposed, stderr) = run_json(&["rules", "propose", "-o", "json", arg(input)]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, base, _) = run_json(&["rules", "export", "metal-api"]);
+    assert_eq!(rows(&proposed), rows(&base), "nothing proposed");
+}
+
 fn rows(rule_file: &Value) -> Vec<Value> {
     rule_file["transitions"].as_array().unwrap().clone()
 }
@@ -266,9 +274,7 @@ fn the_default_proposal_on_the_bundled_fleet_accepts_nothing() {
     // Before the diagnosis, it accepted Preparing in Preparing (a crash loop) and PXE Booting
     // in Waiting, and cleared the crash-loop flag of 5 machines.
     let fleet = testdata("fleet-v0.42.2/list-json");
-    let (_, proposed, _) = run_json(&["rules", "propose", "-o", "json", arg(&fleet)]);
-    let (_, base, _) = run_json(&["rules", "export", "metal-api"]);
-    assert_eq!(rows(&proposed), rows(&base));
+    proposes_nothing(&fleet);
     let (_, table, _) = stdout_of(&["rules", "propose", arg(&fleet)]);
     assert!(table.contains("Accepted: 0 pairs"), "{table}");
     assert!(table.contains("verdict: crash-loop"), "{table}");
