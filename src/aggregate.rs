@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::diagnose::{Class, Classes, Diagnosis, PairVerdict, verdict};
+use crate::diagnose::{
+    Class, Classes, Decisions, Diagnosis, Fleet, PairVerdict, Reboot, handled_by,
+    in_autoreboot_window, newer_than, ruling, verdict,
+};
 use crate::event::{EventKind, Location, Pair, State};
 use crate::input::FilesRead;
 use crate::input::merge::Merged;
@@ -195,6 +198,8 @@ pub struct Summary {
     pub crash_loop: BTreeSet<String>,
     pub failed_machine_reclaim: BTreeSet<String>,
     pub disagreements: BTreeMap<Disagreement, u64>,
+    /// Machines per rule change the diagnosis found reason for (one decision per event).
+    pub decisions: Decisions,
 }
 
 /// What a view counts and how: the window occurrences must fall in, and the periods of the
@@ -238,6 +243,7 @@ impl Summary {
         let mut seen_pairs = BTreeSet::new();
         let mut seen_classes = BTreeSet::new();
         let mut seen_reboots = BTreeSet::new();
+        let mut seen_decisions = BTreeSet::new();
         let judged = trace.steps.iter().chain(trace.last_error_only.iter());
         for (i, step) in judged.enumerate() {
             self.events += 1;
@@ -262,6 +268,15 @@ impl Summary {
                     tally.classes.add(class, diagnosis.root(i), first);
                     if matches!(class, Class::UnannouncedReboot(_)) && seen_reboots.insert(pair) {
                         tally.classes.add_reboot_machine();
+                    }
+                    if class == Class::UnannouncedReboot(Reboot::InWaiting) {
+                        tally
+                            .classes
+                            .add_autoreboot(in_autoreboot_window(&trace.steps, i));
+                    }
+                    let action = ruling(class, step.from, step.event).action;
+                    if action.changes_rules() && seen_decisions.insert((step.event, action)) {
+                        *self.decisions.entry((step.event, action)).or_default() += 1;
                     }
                 }
             }
@@ -306,11 +321,21 @@ impl Summary {
         tally
     }
 
-    /// Every pair's verdict (see [`crate::diagnose::verdict`]).
-    pub fn verdicts(&self, min_machines: u64) -> Verdicts {
+    /// Every pair's verdict (see [`crate::diagnose::verdict`]) for a fleet replayed under
+    /// the rule set named `replayed`, with the newer built-in rule set that handles it.
+    pub fn verdicts(&self, min_machines: u64, replayed: &str) -> Verdicts {
+        let fleet = Fleet {
+            min_machines,
+            decisions: self.decisions.clone(),
+        };
+        let newer = newer_than(replayed);
         self.pairs
             .iter()
-            .map(|(pair, t)| (*pair, verdict(*pair, &t.classes, t.machines, min_machines)))
+            .map(|(pair, t)| {
+                let mut v = verdict(*pair, &t.classes, t.machines, &fleet);
+                v.handled_by = handled_by(*pair, &newer);
+                (*pair, v)
+            })
             .collect()
     }
 
@@ -381,6 +406,9 @@ impl AddAssign for Summary {
         for (key, n) in other.disagreements {
             *self.disagreements.entry(key).or_default() += n;
         }
+        for (key, n) in other.decisions {
+            *self.decisions.entry(key).or_default() += n;
+        }
     }
 }
 
@@ -404,6 +432,7 @@ mod tests {
             line: 1,
             source: 0,
             index: 0,
+            last_event_time: None,
         }
     }
 

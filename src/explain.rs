@@ -50,6 +50,17 @@ pub struct GapStats {
 }
 
 impl PairContext {
+    /// The example machines by their first occurrence, earliest first (then by id).
+    pub fn examples_by_time(&self) -> Vec<(&str, DateTime<Utc>)> {
+        let mut examples: Vec<_> = self
+            .examples
+            .iter()
+            .map(|(machine, first)| (machine.as_str(), *first))
+            .collect();
+        examples.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
+        examples
+    }
+
     /// The gap statistics, where any occurrence has a gap.
     pub fn gap_stats(&self) -> Option<GapStats> {
         let mut sorted = self.gaps_ms.clone();

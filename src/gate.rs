@@ -349,6 +349,7 @@ mod tests {
                     line: 1,
                     source: 0,
                     index: 0,
+                    last_event_time: None,
                 }],
                 container: Container::default(),
                 unknown: Vec::new(),

@@ -194,12 +194,13 @@ pub fn propose(
                 "accepts"
             };
             format!(
-                "{verb} {} in {} → {} ({}× on {} machines, {:.1}% of the fleet)",
+                "{verb} {} in {} → {} (×{} on {} machine{}, {:.1}% of the fleet)",
                 a.event,
                 a.state,
                 a.target,
                 a.tally.count,
                 a.tally.machines,
+                if a.tally.machines == 1 { "" } else { "s" },
                 a.share * 100.0
             )
         })
@@ -259,7 +260,7 @@ mod tests {
     /// A fleet of 10 machines with one pair, 4 times on 2 machines, of this many delayed
     /// occurrences: its summary and its verdicts.
     fn delayed(pair: Pair) -> (Summary, Verdicts) {
-        use crate::diagnose::{Class, Classes, verdict};
+        use crate::diagnose::{Class, Classes, Fleet, verdict};
         let mut classes = Classes::default();
         for i in 0..4 {
             classes.add(Class::Delayed, None, i < 2);
@@ -273,7 +274,7 @@ mod tests {
             ..Summary::default()
         };
         summary.pairs.insert(pair, tally);
-        let verdicts = Verdicts::from([(pair, verdict(pair, &classes, 2, 2))]);
+        let verdicts = Verdicts::from([(pair, verdict(pair, &classes, 2, &Fleet::new(2)))]);
         (summary, verdicts)
     }
 

@@ -43,7 +43,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
         args.allow_empty.allow_empty,
     );
     result.nothing_read = nothing;
-    let verdicts = summary.verdicts(args.min_machines.min_machines);
+    let verdicts = summary.verdicts(args.min_machines.min_machines, &rules.name);
     let report = CheckReport {
         rules: &rules.name,
         summary: &summary,

@@ -33,7 +33,9 @@ pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Ending> {
     });
     let (mut explanation, problems) = (folded.value, folded.problems);
     explanation.summary.files_read(folded.files);
-    let verdicts = explanation.summary.verdicts(args.min_machines.min_machines);
+    let verdicts = explanation
+        .summary
+        .verdicts(args.min_machines.min_machines, &rules.name);
     let report = ExplainReport {
         rules: &rules.name,
         explanation: &explanation,

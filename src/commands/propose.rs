@@ -34,7 +34,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
         min_share: args.min_share,
         named: args.pairs.clone(),
     };
-    let verdicts = summary.verdicts(args.min_machines.min_machines);
+    let verdicts = summary.verdicts(args.min_machines.min_machines, &base.name);
     let proposal = propose(&base, &summary, &verdicts, &thresholds, &name);
     for forced in proposal.accepted.iter().filter(|a| a.forced) {
         say(&messages::forced_pair(forced));

@@ -29,7 +29,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
         let (summary, problems) = summarize(&inputs, &rules, &counting);
         (summary, None, problems)
     };
-    let verdicts = summary.verdicts(args.min_machines.min_machines);
+    let verdicts = summary.verdicts(args.min_machines.min_machines, &rules.name);
     let report = Report {
         rules: &rules.name,
         summary: &summary,

@@ -5,7 +5,9 @@
 use chrono::TimeDelta;
 
 use crate::event::{EventKind, State};
+use crate::log::MachineLog;
 use crate::replay::{Handling, Step, Trace};
+use crate::rules::{Ruleset, Target};
 
 /// metal-api's windows: a Phoned Home within five minutes of the last event is swallowed as
 /// buffered (`swallowBufferedPhonedHomeThreshold`), a machine silent for five minutes is no
@@ -20,9 +22,8 @@ pub const ALIVE_TICK: TimeDelta = TimeDelta::minutes(1);
 pub enum Class {
     /// Expected had the event of an earlier unexpected occurrence (its root) not been stored.
     Cascade,
-    /// A late copy of something the machine already said, within the window of the previous
-    /// stored step, and the machine carried on as if it had not come (the next unexpected
-    /// occurrence is a cascade of it).
+    /// Late, as metal-api's buffering window measures it (a Phoned Home, or a copy of an
+    /// event the machine already sent), and the machine carried on as if it had not come.
     Delayed,
     /// Installing straight after Registering on a reinstall (the machine had phoned home, and
     /// no Machine Reclaim came since), and the next stored step is expected: metal-hammer
@@ -60,6 +61,9 @@ impl Class {
             }
             Class::UnannouncedReboot(Reboot::Reinstall) => "unannounced-reboot: a reinstall",
             Class::UnannouncedReboot(Reboot::Firmware) => "unannounced-reboot: the firmware",
+            Class::UnannouncedReboot(Reboot::AfterPhonedHome) => {
+                "unannounced-reboot after Phoned Home"
+            }
             Class::Liveness => "liveness",
             Class::Unclassified => "unclassified",
             Class::NoContext => "without context",
@@ -79,6 +83,8 @@ pub enum Reboot {
     /// After Phoned Home, and the machine came back from its disk: the firmware booted from
     /// the network first.
     Firmware,
+    /// After Phoned Home, with nothing after it that tells which.
+    AfterPhonedHome,
 }
 
 /// Where a state is on the provisioning path.
@@ -87,10 +93,13 @@ fn stage(state: State) -> Option<usize> {
 }
 
 /// Every step's class (`None` for a step that is not unexpected), given each step's root.
-pub fn classify(trace: &Trace, roots: &[Option<usize>]) -> Vec<Option<Class>> {
+pub fn classify(trace: &Trace, roots: &[Option<usize>], ended_on_disk: bool) -> Vec<Option<Class>> {
     let steps = &trace.steps;
     (0..steps.len())
-        .map(|i| (steps[i].handling == Handling::Unexpected).then(|| class(trace, roots, i)))
+        .map(|i| {
+            (steps[i].handling == Handling::Unexpected)
+                .then(|| class(trace, roots, i, ended_on_disk))
+        })
         .collect()
 }
 
@@ -115,18 +124,11 @@ fn reinstalling(steps: &[Step], i: usize) -> bool {
         .any(|s| s.stored && s.event == EventKind::PhonedHome)
 }
 
-fn class(trace: &Trace, roots: &[Option<usize>], i: usize) -> Class {
+fn class(trace: &Trace, roots: &[Option<usize>], i: usize, ended_on_disk: bool) -> Class {
     let steps = &trace.steps;
     let step = &steps[i];
     if roots[i].is_some() {
         return Class::Cascade;
-    }
-    let previous_stored = steps[..i].iter().rev().find(|s| s.stored);
-    let soon = previous_stored.is_some_and(|p| step.time - p.time < WINDOW);
-    let said_before = steps[..i].iter().any(|s| s.stored && s.event == step.event);
-    let next_unexpected = (i + 1..steps.len()).find(|&k| steps[k].handling == Handling::Unexpected);
-    if step.stored && said_before && soon && next_unexpected.is_some_and(|k| roots[k] == Some(i)) {
-        return Class::Delayed;
     }
     let next_stored = steps[i + 1..].iter().find(|s| s.stored);
     let skipped = match (stage(step.from), stage(step.event.home_state())) {
@@ -143,6 +145,9 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize) -> Class {
         Some(skipped) if carried_on => return Class::LostEvent(skipped),
         _ => {}
     }
+    if delayed(steps, roots, i) {
+        return Class::Delayed;
+    }
     let boot = matches!(step.event, EventKind::PxeBooting | EventKind::Preparing);
     match step.from {
         State::PxeBooting | State::Preparing | State::Registering if boot => Class::CrashLoop,
@@ -151,25 +156,86 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize) -> Class {
             Class::UnannouncedReboot(Reboot::Installation)
         }
         State::PhonedHome if boot => {
-            // What followed: the next stored event of an export; in a raw stream (which holds
-            // those metal-api swallowed too) the next event that can tell, past the DHCP
-            // retries and Alive ticks that an export does not store either.
-            let next = if trace.annotated {
-                next_stored
-            } else {
-                steps[i + 1..]
-                    .iter()
-                    .find(|s| !matches!(s.event, EventKind::PxeBooting | EventKind::Alive))
-            };
-            let went_on = step.event == EventKind::Preparing
-                || next.is_some_and(|s| s.event == EventKind::Preparing);
-            Class::UnannouncedReboot(if went_on {
-                Reboot::Reinstall
-            } else {
-                Reboot::Firmware
-            })
+            Class::UnannouncedReboot(after_phoned_home(trace, i, ended_on_disk))
         }
         _ if step.event == EventKind::Alive => Class::Liveness,
         _ => Class::Unclassified,
     }
+}
+
+/// Whether step `i` came late, as metal-api's buffering measures it: less than the window
+/// after the container's last event time (every event metal-api took in, stored or not,
+/// Alive included), and the machine carried on as if it had not come (the next unexpected
+/// occurrence is a cascade of it). metal-core buffers Phoned Home, so any Phoned Home can be
+/// late; another event only as a copy of one the machine already sent.
+fn delayed(steps: &[Step], roots: &[Option<usize>], i: usize) -> bool {
+    let step = &steps[i];
+    let soon = step
+        .last_event_time
+        .is_some_and(|last| step.time - last < WINDOW);
+    let copy = step.event == EventKind::PhonedHome
+        || steps[..i].iter().any(|s| s.stored && s.event == step.event);
+    let next_unexpected = (i + 1..steps.len()).find(|&k| steps[k].handling == Handling::Unexpected);
+    step.stored && soon && copy && next_unexpected.is_some_and(|k| roots[k] == Some(i))
+}
+
+/// Which reboot a network boot straight after Phoned Home (step `i`) is, by what followed:
+/// Preparing (metal-hammer ran) is a reinstall without an event; the machine back on its
+/// disk (Phoned Home without metal-hammer's events) is the firmware booting from the network
+/// first; anything else, or nothing, names no cause.
+fn after_phoned_home(trace: &Trace, i: usize, ended_on_disk: bool) -> Reboot {
+    let steps = &trace.steps;
+    if steps[i].event == EventKind::Preparing {
+        return Reboot::Reinstall;
+    }
+    // What followed: the next stored event of an export; in a raw stream (which holds those
+    // metal-api swallowed too) the next event that can tell, past the DHCP retries and Alive
+    // ticks that an export does not store either.
+    let next = if trace.annotated {
+        steps[i + 1..].iter().find(|s| s.stored)
+    } else {
+        steps[i + 1..]
+            .iter()
+            .find(|s| !matches!(s.event, EventKind::PxeBooting | EventKind::Alive))
+    };
+    match next.map(|s| s.event) {
+        Some(EventKind::Preparing) => Reboot::Reinstall,
+        Some(EventKind::PhonedHome) => Reboot::Firmware,
+        None if ended_on_disk => Reboot::Firmware,
+        _ => Reboot::AfterPhonedHome,
+    }
+}
+
+/// Whether an export shows a machine back on its disk after its newest stored event: a rule
+/// set under which a Phoned Home in PXE Booting is not stored (it only moves the last event
+/// time), a `last_event_time` later than the newest stored event, and the machine alive.
+pub fn ended_on_disk(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> bool {
+    let newest = trace.container.events.front();
+    trace.annotated
+        && newest.is_some_and(|e| e.event == EventKind::PxeBooting)
+        && rules.lookup(State::PxeBooting, EventKind::PhonedHome) == Some(Target::Stay)
+        && log.recorded.liveliness.as_deref() == Some("Alive")
+        && log
+            .recorded
+            .last_event_time
+            .zip(newest)
+            .is_some_and(|(last, e)| last > e.time)
+}
+
+/// metal-hammer's autoreboot (cmd/root.go, pkg/kernel/kernel.go): started right after it
+/// sends Preparing, it waits 24 hours plus a random spread of up to 24 hours, sends Planned
+/// Reboot, and reboots ten seconds later.
+pub const AUTOREBOOT_AFTER: TimeDelta = TimeDelta::hours(24);
+/// The autoreboot's longest wait, its reboot included.
+pub const AUTOREBOOT_UNTIL: TimeDelta = TimeDelta::seconds(48 * 3600 + 10);
+
+/// Whether step `i` came in metal-hammer's autoreboot window after the machine's last
+/// Preparing before it; `None` when the data holds no Preparing before it.
+pub fn in_autoreboot_window(steps: &[Step], i: usize) -> Option<bool> {
+    let started = steps[..i]
+        .iter()
+        .rev()
+        .find(|s| s.event == EventKind::Preparing)?;
+    let waited = steps[i].time - started.time;
+    Some((AUTOREBOOT_AFTER..=AUTOREBOOT_UNTIL).contains(&waited))
 }

@@ -5,13 +5,19 @@
 
 mod cascade;
 mod class;
+mod history;
+mod ruling;
 #[cfg(test)]
 mod tests;
 mod verdict;
 
-pub use class::{ALIVE_TICK, Class, Reboot, WINDOW};
+pub use class::{
+    ALIVE_TICK, AUTOREBOOT_AFTER, AUTOREBOOT_UNTIL, Class, Reboot, WINDOW, in_autoreboot_window,
+};
+pub use history::{HandledBy, How, handled_by, newer_than};
+pub use ruling::{Action, Component, Kind, Precedent, ruling};
 pub use verdict::{
-    Action, Basis, Classes, Component, Kind, MIN_MACHINES, PairVerdict, SHARE, verdict,
+    Autoreboot, Basis, Classes, Decisions, Fleet, Lack, MIN_MACHINES, PairVerdict, SHARE, verdict,
 };
 
 use crate::event::Pair;
@@ -51,7 +57,7 @@ impl Diagnosis {
         } else {
             vec![None; trace.steps.len()]
         };
-        let classes = class::classify(trace, &roots);
+        let classes = class::classify(trace, &roots, class::ended_on_disk(log, trace, rules));
         Diagnosis {
             classes,
             roots: roots

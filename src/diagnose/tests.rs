@@ -15,8 +15,9 @@ fn at(seconds: i64) -> DateTime<Utc> {
         + TimeDelta::seconds(seconds)
 }
 
-/// What metal-api stores of what a machine sent (seconds, event), as an export holds it:
-/// stored events with their recorded verdicts, oldest first.
+/// What metal-api stores of what a machine sent (seconds, event), as an export taken right
+/// after the last of them holds it: stored events with their recorded verdicts, oldest
+/// first, the container's last event time, and the machine alive.
 fn exported(rules: &str, sent: &[(i64, EventKind)]) -> MachineLog {
     let rules = Ruleset::resolve(rules).unwrap();
     let mut replayer = Replayer::new(&rules);
@@ -31,6 +32,8 @@ fn exported(rules: &str, sent: &[(i64, EventKind)]) -> MachineLog {
         .rev()
         .map(|e| Event::from_recorded(e.time, EventName::Known(e.event), &e.message, 0))
         .collect();
+    log.recorded.last_event_time = container.last_event_time;
+    log.recorded.liveliness = Some("Alive".to_string());
     log
 }
 
@@ -260,7 +263,7 @@ fn any_other_stage_skipped_is_a_lost_event_of_its_sender() {
             (state, event),
             &classes(&[(Class::LostEvent(skipped), 4, 2)]),
             2,
-            2,
+            &Fleet::new(2),
         );
         assert_eq!(
             (v.kind, v.action, v.component, v.precedent),
@@ -308,9 +311,12 @@ fn unannounced_reboots_are_named_by_where_they_came_and_what_followed() {
     let reinstall = with(&[(9000, PxeBooting), (9060, Preparing), (9120, Registering)]);
     let got = diagnosed(&exported("metal-api", &reinstall), "metal-api");
     assert_eq!(got[0].2, Class::UnannouncedReboot(Reboot::Reinstall));
-    // After Phoned Home, the machine comes back from its disk (v0.42.2 swallows the Phoned
-    // Home in PXE Booting, so nothing more is stored): the firmware booted from the network.
-    let firmware = with(&[(9000, PxeBooting), (9120, PhonedHome)]);
+    // After Phoned Home, the machine comes back from its disk and metal-core phones home
+    // each minute: v0.42.2 swallows those within five minutes of the last event time and lets
+    // a later one move that time, storing nothing (PXEBootingState.OnTransition). The export's
+    // last event time after its newest stored event is the evidence: the firmware booted from
+    // the network first.
+    let firmware = with(&[(9000, PxeBooting), (9120, PhonedHome), (9400, PhonedHome)]);
     let got = diagnosed(&exported("metal-api", &firmware), "metal-api");
     assert_eq!(
         got,
@@ -324,6 +330,39 @@ fn unannounced_reboots_are_named_by_where_they_came_and_what_followed() {
     // The raw stream holds the swallowed Phoned Home: what followed is that.
     let got = diagnosed(&streamed(&firmware), "metal-api");
     assert_eq!(got[0].2, Class::UnannouncedReboot(Reboot::Firmware));
+    // The export's last event time is the only trace of it: without it, or with the
+    // machine dead, nothing tells the cause (metal-api#324's row, nothing after it).
+    let mut log = exported("metal-api", &firmware);
+    log.recorded.liveliness = Some("Dead".to_string());
+    let after = Class::UnannouncedReboot(Reboot::AfterPhonedHome);
+    assert_eq!(diagnosed(&log, "metal-api")[0].2, after);
+    let mut log = exported("metal-api", &firmware);
+    log.recorded.last_event_time = None;
+    assert_eq!(diagnosed(&log, "metal-api")[0].2, after);
+    let nothing_after = with(&[(9000, PxeBooting)]);
+    for log in [
+        exported("metal-api", &nothing_after),
+        streamed(&nothing_after),
+    ] {
+        assert_eq!(diagnosed(&log, "metal-api")[0].2, after, "{:?}", log.format);
+    }
+    // Under a rule set that stores a Phoned Home in PXE Booting, the stored one is the
+    // evidence; the last event time is none.
+    let got = diagnosed(
+        &exported("metal-api-v0.19.3", &firmware),
+        "metal-api-v0.19.3",
+    );
+    assert_eq!(got[0].2, Class::UnannouncedReboot(Reboot::Firmware));
+    // metal-hammer ran (Installing, Booting New Kernel follow), but its Preparing is not
+    // there: not the disk, not a reinstall shown.
+    let ran = with(&[
+        (9000, PxeBooting),
+        (9300, Installing),
+        (9500, BootingNewKernel),
+    ]);
+    for log in [exported("metal-api", &ran), streamed(&ran)] {
+        assert_eq!(diagnosed(&log, "metal-api")[0].2, after, "{:?}", log.format);
+    }
     // During the installation.
     let sent = [
         (0, PxeBooting),
@@ -443,17 +482,17 @@ fn a_pair_needs_seventy_percent_of_its_occurrences_with_context() {
         pair,
         &classes(&[(reboot, 7, 3), (Class::Unclassified, 3, 1)]),
         3,
-        2,
+        &Fleet::new(2),
     );
     assert_eq!(v.kind, Kind::UnannouncedReboot);
     assert_eq!(v.component, Some(Component::MetalHammer));
-    assert_eq!(v.precedent, Some("metal-api#464"));
+    assert_eq!(v.precedent, Some(Precedent::WAITING_REBOOT));
     assert!((v.share - 0.7).abs() < 1e-9);
     let v = verdict(
         pair,
         &classes(&[(reboot, 6, 3), (Class::Unclassified, 4, 1)]),
         3,
-        2,
+        &Fleet::new(2),
     );
     assert_eq!(v.kind, Kind::Undecided);
     assert!(matches!(v.evidence[0], Basis::Mix(_)), "{:?}", v.evidence);
@@ -462,31 +501,47 @@ fn a_pair_needs_seventy_percent_of_its_occurrences_with_context() {
         pair,
         &classes(&[(reboot, 7, 3), (Class::NoContext, 30, 3)]),
         3,
-        2,
+        &Fleet::new(2),
     );
     assert_eq!(v.kind, Kind::UnannouncedReboot);
     assert_eq!(v.share, 1.0);
-    let v = verdict(pair, &classes(&[(Class::NoContext, 3, 3)]), 3, 2);
+    let v = verdict(
+        pair,
+        &classes(&[(Class::NoContext, 3, 3)]),
+        3,
+        &Fleet::new(2),
+    );
     assert_eq!(v.kind, Kind::Undecided);
 }
 
 #[test]
 fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
     let pair = (State::Registering, Installing);
-    let one = verdict(pair, &classes(&[(Class::SkippedStage, 5, 1)]), 1, 2);
+    let one = verdict(
+        pair,
+        &classes(&[(Class::SkippedStage, 5, 1)]),
+        1,
+        &Fleet::new(2),
+    );
     assert_eq!(one.kind, Kind::Undecided);
     assert!(one.evidence.contains(&Basis::TooFewMachines {
         machines: 1,
-        needed: 2
+        needed: 2,
+        action: Action::Accept,
     }));
-    let two = verdict(pair, &classes(&[(Class::SkippedStage, 5, 2)]), 2, 2);
+    let two = verdict(
+        pair,
+        &classes(&[(Class::SkippedStage, 5, 2)]),
+        2,
+        &Fleet::new(2),
+    );
     assert_eq!((two.kind, two.action), (Kind::Accept, Action::Accept));
-    assert_eq!(two.precedent, Some("metal-api#325"));
+    assert_eq!(two.precedent, Some(Precedent::ACCEPT_REINSTALL));
     let crash = verdict(
         (State::Preparing, Preparing),
         &classes(&[(Class::CrashLoop, 5, 1)]),
         1,
-        2,
+        &Fleet::new(2),
     );
     assert_eq!(crash.kind, Kind::CrashLoop);
     // Swallowing is for Phoned Home only.
@@ -494,7 +549,7 @@ fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
         (State::Waiting, Registering),
         &classes(&[(Class::Delayed, 4, 2)]),
         2,
-        2,
+        &Fleet::new(2),
     );
     assert_eq!(
         (late.kind, late.action),
@@ -504,7 +559,7 @@ fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
         (State::Waiting, PhonedHome),
         &classes(&[(Class::Delayed, 4, 2)]),
         2,
-        2,
+        &Fleet::new(2),
     );
     assert_eq!((late.kind, late.action), (Kind::Swallow, Action::Swallow));
 }
@@ -521,7 +576,7 @@ fn a_late_phoned_home_is_swallowed_only_where_metal_api_swallows_it() {
             (state, PhonedHome),
             &classes(&[(Class::Delayed, 4, 2)]),
             2,
-            2,
+            &Fleet::new(2),
         );
         assert_eq!(v.action, Action::Swallow, "{state}");
     }
@@ -530,7 +585,7 @@ fn a_late_phoned_home_is_swallowed_only_where_metal_api_swallows_it() {
         (State::Installing, PhonedHome),
         &classes(&[(Class::Delayed, 4, 2)]),
         2,
-        2,
+        &Fleet::new(2),
     );
     assert_eq!((v.kind, v.action), (Kind::Swallow, Action::Investigate));
     assert!(v.evidence.contains(&Basis::NoSwallowIn {

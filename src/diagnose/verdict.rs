@@ -1,12 +1,16 @@
 //! A verdict per unexpected pair (metal-api#324's question): should the FSM accept it, swallow
-//! it, or is the fault elsewhere? The pair takes the class of at least [`SHARE`] of its
-//! occurrences that have a log context, else it is undecided. A rule change is a fleet
-//! decision: accepting or swallowing needs the class on at least `min_machines` machines.
+//! it, or is the fault elsewhere? The pair takes the kind of at least [`SHARE`] of its
+//! occurrences that have a log context, and that kind's [`ruling`]; else it is undecided. A
+//! rule change is a fleet decision, one per event: accepting or swallowing needs the class on
+//! at least `min_machines` machines over every pair of the event that the same rule change
+//! would touch.
 
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
 use super::class::{Class, Reboot};
+use super::history::HandledBy;
+use super::ruling::{Action, Component, Kind, Precedent, Reason, ruling};
 use crate::event::{EventKind, Pair, State};
 
 /// The share of a pair's occurrences (with a log context) one class must have.
@@ -16,26 +20,50 @@ pub const SHARE: f64 = 0.7;
 /// a fleet decision, not one machine's.
 pub const MIN_MACHINES: u64 = 2;
 
+/// How many occurrences fell in a class, and on how many machines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClassCount {
+    pub occurrences: u64,
+    pub machines: u64,
+}
+
+impl AddAssign for ClassCount {
+    fn add_assign(&mut self, other: ClassCount) {
+        self.occurrences += other.occurrences;
+        self.machines += other.machines;
+    }
+}
+
+/// Unannounced reboots in Waiting by when they came: inside metal-hammer's autoreboot window
+/// (24 h to 48 h and ten seconds after the machine's last Preparing) or outside it. One with
+/// no Preparing before it in the data is in neither.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Autoreboot {
+    pub inside: u64,
+    pub outside: u64,
+}
+
 /// How many of a pair's occurrences, and on how many machines, fell in each class; and of
 /// which root pairs its cascades are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Classes {
-    /// Per class: occurrences, machines.
-    pub counts: BTreeMap<Class, (u64, u64)>,
+    pub counts: BTreeMap<Class, ClassCount>,
     /// The root pairs of the cascades, with how many cascades each.
     pub roots: BTreeMap<Pair, u64>,
     /// Machines with an unannounced reboot of any kind: the reboot classes' own counts would
     /// count a machine with two kinds twice.
     pub reboot_machines: u64,
+    pub autoreboot: Autoreboot,
 }
 
 impl Classes {
     /// Counts one occurrence; `first_on_machine` when its machine had none of this class yet
     /// for the pair.
     pub fn add(&mut self, class: Class, root: Option<Pair>, first_on_machine: bool) {
-        let entry = self.counts.entry(class).or_default();
-        entry.0 += 1;
-        entry.1 += u64::from(first_on_machine);
+        *self.counts.entry(class).or_default() += ClassCount {
+            occurrences: 1,
+            machines: u64::from(first_on_machine),
+        };
         if let Some(root) = root {
             *self.roots.entry(root).or_default() += 1;
         }
@@ -47,9 +75,23 @@ impl Classes {
         self.reboot_machines += 1;
     }
 
+    /// Counts an unannounced reboot in Waiting by whether it came in the autoreboot window
+    /// (`None`: no Preparing before it to measure from).
+    pub fn add_autoreboot(&mut self, inside: Option<bool>) {
+        match inside {
+            Some(true) => self.autoreboot.inside += 1,
+            Some(false) => self.autoreboot.outside += 1,
+            None => {}
+        }
+    }
+
     /// How many occurrences are cascades.
     pub fn cascades(&self) -> u64 {
-        self.counts.get(&Class::Cascade).map_or(0, |c| c.0)
+        self.occurrences(Class::Cascade)
+    }
+
+    fn occurrences(&self, class: Class) -> u64 {
+        self.counts.get(&class).map_or(0, |c| c.occurrences)
     }
 
     /// The root pairs of the cascades, most cascades first.
@@ -58,111 +100,49 @@ impl Classes {
         roots.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         roots
     }
+
+    /// The classes with a log context, and their counts.
+    fn judged(&self) -> impl Iterator<Item = (Class, ClassCount)> + '_ {
+        self.counts
+            .iter()
+            .filter(|(c, _)| **c != Class::NoContext)
+            .map(|(c, n)| (*c, *n))
+    }
 }
 
 impl AddAssign for Classes {
     fn add_assign(&mut self, other: Classes) {
-        for (class, (n, m)) in other.counts {
-            let entry = self.counts.entry(class).or_default();
-            entry.0 += n;
-            entry.1 += m;
+        for (class, count) in other.counts {
+            *self.counts.entry(class).or_default() += count;
         }
         for (root, n) in other.roots {
             *self.roots.entry(root).or_default() += n;
         }
         self.reboot_machines += other.reboot_machines;
+        self.autoreboot.inside += other.autoreboot.inside;
+        self.autoreboot.outside += other.autoreboot.outside;
     }
 }
 
-/// What the verdict says a pair is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// The FSM should accept it: a stage skipped on purpose.
-    Accept,
-    /// An event its sender sends on every boot never came: look at the sender.
-    LostEvent,
-    /// The FSM should swallow it: a late copy the machine carried on without.
-    Swallow,
-    /// It follows another unexpected event: fix that one.
-    Cascade,
-    /// The boot started again before Waiting, flagged on purpose.
-    CrashLoop,
-    /// The machine booted again without the event that would have moved it on.
-    UnannouncedReboot,
-    /// Alive where metal-api does not expect it; metal-api never stores it.
-    Liveness,
-    /// No class has enough of the occurrences, or a rule change would rest on too few
-    /// machines.
-    Undecided,
+/// Machines per rule change: for each event and action that changes rules (accept, swallow),
+/// the machines with an occurrence so ruled in any state.
+pub type Decisions = BTreeMap<(EventKind, Action), u64>;
+
+/// What a verdict asks of the fleet beside the pair's own classes.
+#[derive(Debug, Clone, Default)]
+pub struct Fleet {
+    /// The machines a rule change needs (`--min-machines`).
+    pub min_machines: u64,
+    pub decisions: Decisions,
 }
 
-impl Kind {
-    /// The name in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Accept => "accept",
-            Kind::LostEvent => "lost-event",
-            Kind::Swallow => "swallow",
-            Kind::Cascade => "cascade",
-            Kind::CrashLoop => "crash-loop",
-            Kind::UnannouncedReboot => "unannounced-reboot",
-            Kind::Liveness => "liveness",
-            Kind::Undecided => "undecided",
-        }
-    }
-}
-
-/// What to do about a pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    Accept,
-    Swallow,
-    /// Fix the root the pair is a cascade of.
-    FixRoot,
-    /// Look at the component named.
-    Investigate,
-    /// Nothing is wrong.
-    Ignore,
-    /// Not known yet.
-    None,
-}
-
-impl Action {
-    /// The name in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::Accept => "accept",
-            Action::Swallow => "swallow",
-            Action::FixRoot => "fix-root",
-            Action::Investigate => "investigate",
-            Action::Ignore => "ignore",
-            Action::None => "none",
-        }
-    }
-}
-
-/// Where the fix belongs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Component {
-    Fsm,
-    MetalHammer,
-    /// Sends Phoned Home, from the installed OS's LLDP frames (its `phone-home.go`).
-    MetalCore,
-    MetalApi,
-    Firmware,
-    Machine,
-}
-
-impl Component {
-    /// The name in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Component::Fsm => "fsm",
-            Component::MetalHammer => "metal-hammer",
-            Component::MetalCore => "metal-core",
-            Component::MetalApi => "metal-api",
-            Component::Firmware => "firmware",
-            Component::Machine => "machine",
+#[cfg(test)]
+impl Fleet {
+    /// A fleet that counts each pair's rule change alone.
+    pub fn new(min_machines: u64) -> Fleet {
+        Fleet {
+            min_machines,
+            decisions: Decisions::new(),
         }
     }
 }
@@ -184,8 +164,19 @@ pub enum Basis {
     Mix(Vec<(Class, u64)>),
     /// The kinds of one class the occurrences fell in (unannounced reboots of several kinds).
     Kinds(Vec<(Class, u64)>),
-    /// The class was seen on `machines` machines; a rule change needs `needed`.
-    TooFewMachines { machines: u64, needed: u64 },
+    /// The rule change rests on `machines` machines; it needs `needed`.
+    TooFewMachines {
+        machines: u64,
+        needed: u64,
+        action: Action,
+    },
+    /// One rule change for the event in every state it touches: `machines` in all, more than
+    /// the pair's own.
+    OneDecision {
+        event: EventKind,
+        action: Action,
+        machines: u64,
+    },
     /// The window the delayed class uses.
     Window,
     /// The machine had phoned home and was not reclaimed since: a reinstall, which skips
@@ -199,16 +190,38 @@ pub enum Basis {
     OnlyPhonedHome { event: EventKind },
     /// A delayed Phoned Home in a state whose callback does not swallow it.
     NoSwallowIn { state: State },
+    /// Unannounced reboots in Waiting inside and outside metal-hammer's autoreboot window, of
+    /// `of` in all.
+    Autoreboot { counts: Autoreboot, of: u64 },
 }
 
-/// The states whose metal-api callback swallows a buffered Phoned Home
-/// (`swallowBufferedPhonedHome`, v0.42.2): elsewhere a `self` rule stores it.
-pub const SWALLOWING_STATES: [State; 4] = [
-    State::PxeBooting,
-    State::Preparing,
-    State::Registering,
-    State::Waiting,
-];
+impl Basis {
+    fn of(reason: Reason, (state, event): Pair) -> Basis {
+        match reason {
+            Reason::Window => Basis::Window,
+            Reason::OnlyPhonedHome => Basis::OnlyPhonedHome { event },
+            Reason::NoSwallowIn => Basis::NoSwallowIn { state },
+            Reason::Reinstall => Basis::Reinstall,
+            Reason::Lost(skipped) => Basis::Lost { skipped },
+            Reason::AliveTicker => Basis::AliveTicker,
+        }
+    }
+}
+
+/// What an undecided verdict lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lack {
+    /// No occurrence has log rows around it.
+    Context,
+    /// No kind has [`SHARE`] of the occurrences.
+    Share,
+    /// The rule change rests on too few machines.
+    Machines {
+        machines: u64,
+        needed: u64,
+        action: Action,
+    },
+}
 
 /// A pair's verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -225,225 +238,188 @@ pub struct PairVerdict {
     pub evidence: Vec<Basis>,
     /// The root pairs of the pair's cascades, most first.
     pub roots: Vec<(Pair, u64)>,
-    /// The metal-stack issue where the same was seen and decided.
-    pub precedent: Option<&'static str>,
+    /// The metal-stack issue or pull request where the same was seen and decided.
+    pub precedent: Option<Precedent>,
+    /// What an undecided verdict lacks.
+    pub lacking: Option<Lack>,
+    /// The unannounced reboots in Waiting by metal-hammer's autoreboot window.
+    pub autoreboot: Option<Autoreboot>,
+    /// A newer built-in rule set that expects or swallows the pair (see
+    /// [`super::history::handled_by`]); never part of the judgement itself.
+    pub handled_by: Option<HandledBy>,
+}
+
+/// The kind most occurrences have, and its classes.
+struct Leading {
+    kind: Kind,
+    occurrences: u64,
+    classes: Vec<(Class, ClassCount)>,
+}
+
+fn leading(judged: &[(Class, ClassCount)]) -> Option<Leading> {
+    let mut by_kind: BTreeMap<Kind, Vec<(Class, ClassCount)>> = BTreeMap::new();
+    for &(class, count) in judged {
+        by_kind
+            .entry(class.kind())
+            .or_default()
+            .push((class, count));
+    }
+    by_kind
+        .into_iter()
+        .map(|(kind, classes)| Leading {
+            kind,
+            occurrences: classes.iter().map(|c| c.1.occurrences).sum(),
+            classes,
+        })
+        // The first kind wins a tie (none of two equal halves has the share anyway).
+        .rev()
+        .max_by_key(|l| l.occurrences)
 }
 
 /// Judges a pair from its classes.
-pub fn verdict(
-    (state, event): Pair,
-    classes: &Classes,
-    pair_machines: u64,
-    min_machines: u64,
-) -> PairVerdict {
-    let without_context = classes.counts.get(&Class::NoContext).map_or(0, |c| c.0);
-    let with_context: Vec<(Class, u64, u64)> = classes
-        .counts
-        .iter()
-        .filter(|(c, _)| **c != Class::NoContext)
-        .map(|(c, (n, m))| (*c, *n, *m))
-        .collect();
-    // Unannounced reboots of different kinds count together for the share.
-    let total: u64 = with_context.iter().map(|c| c.1).sum();
-    let mut by_kind: BTreeMap<u8, (u64, u64)> = BTreeMap::new();
-    for (class, n, m) in &with_context {
-        let entry = by_kind.entry(kind_rank(*class)).or_default();
-        entry.0 += n;
-        entry.1 = entry.1.max(*m);
-    }
-    let mut evidence = Vec::new();
-    let roots = classes.roots_by_count();
-    let undecided = |evidence: Vec<Basis>| PairVerdict {
+pub fn verdict(pair: Pair, classes: &Classes, pair_machines: u64, fleet: &Fleet) -> PairVerdict {
+    let (state, event) = pair;
+    let judged: Vec<(Class, ClassCount)> = classes.judged().collect();
+    let total: u64 = judged.iter().map(|c| c.1.occurrences).sum();
+    let mut verdict = PairVerdict {
         kind: Kind::Undecided,
         action: Action::None,
         component: None,
         share: 0.0,
         machines: pair_machines,
         reboot: None,
-        evidence,
-        roots: roots.clone(),
+        evidence: Vec::new(),
+        roots: classes.roots_by_count(),
         precedent: None,
+        lacking: Some(Lack::Context),
+        autoreboot: None,
+        handled_by: None,
     };
-    if without_context > 0 {
-        evidence.push(Basis::WithoutContext { n: without_context });
+    let without_context = classes.occurrences(Class::NoContext);
+    let Some(leading) = leading(&judged) else {
+        if without_context > 0 {
+            verdict
+                .evidence
+                .push(Basis::WithoutContext { n: without_context });
+        }
+        return verdict;
+    };
+    let share = leading.occurrences as f64 / total as f64;
+    if share < SHARE || leading.kind == Kind::Undecided {
+        verdict.lacking = Some(Lack::Share);
+        verdict.evidence.push(Basis::Mix(
+            judged.iter().map(|c| (c.0, c.1.occurrences)).collect(),
+        ));
+        if without_context > 0 {
+            verdict
+                .evidence
+                .push(Basis::WithoutContext { n: without_context });
+        }
+        return verdict;
     }
-    let Some((&rank, &(n, _))) = by_kind
+    let (main, main_count) = leading
+        .classes
         .iter()
-        .max_by_key(|(rank, (n, _))| (*n, std::cmp::Reverse(**rank)))
-    else {
-        return undecided(evidence);
-    };
-    let share = n as f64 / total as f64;
-    let classes_of = |rank: u8| with_context.iter().filter(move |c| kind_rank(c.0) == rank);
-    let main = classes_of(rank)
-        .max_by_key(|c| c.1)
-        .map(|c| c.0)
-        .unwrap_or(Class::Unclassified);
-    if share < SHARE || main == Class::Unclassified {
-        evidence.insert(
-            0,
-            Basis::Mix(with_context.iter().map(|c| (c.0, c.1)).collect()),
-        );
-        return undecided(evidence);
-    }
-    // Machines the kind was seen on: per class, the most (classes of one kind share
-    // machines, so the largest is a lower bound that never double counts); unannounced
-    // reboots, the one kind of several classes, are counted by machine as well.
-    let mut machines = classes_of(rank).map(|c| c.2).max().unwrap_or(0);
-    if matches!(main, Class::UnannouncedReboot(_)) {
+        .copied()
+        .max_by_key(|c| c.1.occurrences)
+        .unwrap_or((Class::Unclassified, ClassCount::default()));
+    let rebooted = leading.kind == Kind::UnannouncedReboot;
+    // Classes of one kind share machines, so the most of any is a lower bound that never
+    // counts one twice; unannounced reboots, one kind of several classes, are counted by
+    // machine as well.
+    let mut machines = leading
+        .classes
+        .iter()
+        .map(|c| c.1.machines)
+        .max()
+        .unwrap_or(0);
+    if rebooted {
         machines = machines.max(classes.reboot_machines);
     }
     // Unannounced reboots of several kinds are one verdict, but name a component only where
     // one kind has the share alone.
-    let main_n: u64 = classes_of(rank).filter(|c| c.0 == main).map(|c| c.1).sum();
-    let several =
-        matches!(main, Class::UnannouncedReboot(_)) && (main_n as f64) < SHARE * total as f64;
-    evidence.insert(
-        0,
-        Basis::Share {
-            class: main,
-            n,
-            of: total,
-            several,
-        },
-    );
-    let kinds: Vec<(Class, u64)> = classes_of(rank).map(|c| (c.0, c.1)).collect();
-    if kinds.len() > 1 {
-        evidence.insert(1, Basis::Kinds(kinds));
+    let several = rebooted && (main_count.occurrences as f64) < SHARE * total as f64;
+    verdict.evidence.push(Basis::Share {
+        class: main,
+        n: leading.occurrences,
+        of: total,
+        several,
+    });
+    if leading.classes.len() > 1 {
+        verdict.evidence.push(Basis::Kinds(
+            leading
+                .classes
+                .iter()
+                .map(|c| (c.0, c.1.occurrences))
+                .collect(),
+        ));
     }
-    let (kind, action, component, precedent, reboot) = match main {
-        Class::Cascade => (Kind::Cascade, Action::FixRoot, None, None, None),
-        Class::Delayed => {
-            evidence.push(Basis::Window);
-            if event != EventKind::PhonedHome {
-                evidence.push(Basis::OnlyPhonedHome { event });
-                (Kind::Swallow, Action::Investigate, None, None, None)
-            } else if !SWALLOWING_STATES.contains(&state) {
-                // metal-core sends Phoned Home: a late one where metal-api stores it is its
-                // sender's to explain.
-                evidence.push(Basis::NoSwallowIn { state });
-                (
-                    Kind::Swallow,
-                    Action::Investigate,
-                    Some(Component::MetalCore),
-                    None,
-                    None,
-                )
-            } else {
-                (
-                    Kind::Swallow,
-                    Action::Swallow,
-                    Some(Component::Fsm),
-                    Some("metal-api#631"),
-                    None,
-                )
-            }
-        }
-        Class::SkippedStage => {
-            evidence.push(Basis::Reinstall);
-            (
-                Kind::Accept,
-                Action::Accept,
-                Some(Component::Fsm),
-                Some("metal-api#325"),
-                None,
-            )
-        }
-        Class::LostEvent(skipped) => {
-            evidence.push(Basis::Lost { skipped });
-            (
-                Kind::LostEvent,
-                Action::Investigate,
-                Some(sender(skipped)),
-                None,
-                None,
-            )
-        }
-        Class::CrashLoop => (
-            Kind::CrashLoop,
-            Action::Investigate,
-            Some(Component::Machine),
-            None,
-            None,
-        ),
-        Class::UnannouncedReboot(_) if several => (
-            Kind::UnannouncedReboot,
-            Action::Investigate,
-            None,
-            None,
-            None,
-        ),
-        Class::UnannouncedReboot(reboot) => {
-            let (component, precedent) = match reboot {
-                Reboot::InWaiting => (Component::MetalHammer, Some("metal-api#464")),
-                Reboot::Installation => (Component::MetalHammer, None),
-                Reboot::Reinstall => (Component::MetalApi, None),
-                Reboot::Firmware => (Component::Firmware, Some("metal-api#599")),
-            };
-            (
-                Kind::UnannouncedReboot,
-                Action::Investigate,
-                Some(component),
-                precedent,
-                Some(reboot),
-            )
-        }
-        Class::Liveness => {
-            evidence.push(Basis::AliveTicker);
-            (
-                Kind::Liveness,
-                Action::Ignore,
-                Some(Component::MetalHammer),
-                None,
-                None,
-            )
-        }
-        // Left undecided above already; undecided here too, should that ever change.
-        Class::Unclassified | Class::NoContext => return undecided(evidence),
+    if without_context > 0 {
+        verdict
+            .evidence
+            .push(Basis::WithoutContext { n: without_context });
+    }
+    let ruled = if several {
+        ruling(
+            Class::UnannouncedReboot(Reboot::AfterPhonedHome),
+            state,
+            event,
+        )
+    } else {
+        ruling(main, state, event)
     };
-    if matches!(kind, Kind::Accept | Kind::Swallow) && machines < min_machines {
-        evidence.push(Basis::TooFewMachines {
-            machines,
-            needed: min_machines,
+    verdict
+        .evidence
+        .extend(ruled.reasons.iter().map(|r| Basis::of(*r, pair)));
+    let in_waiting = classes.occurrences(Class::UnannouncedReboot(Reboot::InWaiting));
+    if in_waiting > 0 {
+        verdict.autoreboot = Some(classes.autoreboot);
+        verdict.evidence.push(Basis::Autoreboot {
+            counts: classes.autoreboot,
+            of: in_waiting,
         });
-        let mut verdict = undecided(evidence);
-        verdict.share = share;
-        return verdict;
+    }
+    verdict.share = share;
+    if ruled.action.changes_rules() {
+        let decided = fleet
+            .decisions
+            .get(&(event, ruled.action))
+            .copied()
+            .unwrap_or(0)
+            .max(machines);
+        if decided > machines {
+            verdict.evidence.push(Basis::OneDecision {
+                event,
+                action: ruled.action,
+                machines: decided,
+            });
+        }
+        if decided < fleet.min_machines {
+            let lack = Lack::Machines {
+                machines: decided,
+                needed: fleet.min_machines,
+                action: ruled.action,
+            };
+            verdict.evidence.push(Basis::TooFewMachines {
+                machines: decided,
+                needed: fleet.min_machines,
+                action: ruled.action,
+            });
+            verdict.lacking = Some(lack);
+            return verdict;
+        }
     }
     PairVerdict {
-        kind,
-        action,
-        component,
-        share,
+        kind: leading.kind,
+        action: ruled.action,
+        component: ruled.component,
         machines,
-        reboot,
-        evidence,
-        roots,
-        precedent,
-    }
-}
-
-/// Who sends the event of a provisioning stage (docs/triage.md, "Who sends each event").
-fn sender(stage: State) -> Component {
-    match stage {
-        // metal-api itself, when pixie relays the machine's DHCP request.
-        State::PxeBooting => Component::MetalApi,
-        State::PhonedHome => Component::MetalCore,
-        _ => Component::MetalHammer,
-    }
-}
-
-/// Classes that make one kind of verdict count together (the unannounced reboots).
-fn kind_rank(class: Class) -> u8 {
-    match class {
-        Class::Cascade => 0,
-        Class::Delayed => 1,
-        Class::SkippedStage => 2,
-        Class::LostEvent(_) => 8,
-        Class::CrashLoop => 3,
-        Class::UnannouncedReboot(_) => 4,
-        Class::Liveness => 5,
-        Class::Unclassified => 6,
-        Class::NoContext => 7,
+        reboot: match main {
+            Class::UnannouncedReboot(reboot) if !several => Some(reboot),
+            _ => None,
+        },
+        precedent: ruled.precedent,
+        lacking: None,
+        ..verdict
     }
 }

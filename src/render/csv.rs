@@ -24,6 +24,7 @@ fn field(piece: &Piece) -> String {
             .map(u64::to_string)
             .collect::<Vec<_>>()
             .join(" "),
+        Value::Link { text, .. } => escape::csv(text).into_owned(),
         Value::Empty => String::new(),
         Value::Separator => " · ".to_string(),
     }

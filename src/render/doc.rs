@@ -34,6 +34,12 @@ pub enum Value {
     Seconds(f64),
     /// Counts over time, shown as a sparkline.
     Spark(Vec<u64>),
+    /// Our own words that name a page (a metal-api pull request): a link where the format
+    /// has them.
+    Link {
+        text: String,
+        url: String,
+    },
     /// Nothing to show (a dash in tables).
     Empty,
     /// ` · ` between the items of a line: the only place a terminal breaks a line that has

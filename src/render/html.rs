@@ -72,6 +72,13 @@ fn text(piece: &Piece) -> String {
         Value::Share(share) => format!("{:.1}%", share * 100.0),
         Value::Seconds(s) => duration(*s),
         Value::Spark(counts) => spark(counts),
+        Value::Link { text, url } => {
+            format!(
+                r#"<a href="{}">{}</a>"#,
+                escape::html(url),
+                escape::html(text)
+            )
+        }
         Value::Empty => "—".to_string(),
         Value::Separator => " · ".to_string(),
     };

@@ -24,6 +24,11 @@ fn text(piece: &Piece) -> String {
         Value::Share(share) => format!("{:.1}%", share * 100.0),
         Value::Seconds(s) => duration(*s),
         Value::Spark(counts) => sparkline(counts),
+        Value::Link { text, url } => format!(
+            "[{}]({})",
+            escape::text(text).replace('|', "\\|"),
+            url.replace(['(', ')', ' '], "")
+        ),
         Value::Empty => "—".to_string(),
         Value::Separator => " · ".to_string(),
     }

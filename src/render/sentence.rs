@@ -4,7 +4,8 @@
 use chrono::{DateTime, Utc};
 
 use crate::diagnose::{
-    ALIVE_TICK, Action, Basis, Class, Component, Kind, PairVerdict, Reboot, SHARE, WINDOW,
+    ALIVE_TICK, AUTOREBOOT_AFTER, AUTOREBOOT_UNTIL, Action, Autoreboot, Basis, Class, Component,
+    HandledBy, How, Kind, Lack, PairVerdict, Reboot, SHARE, WINDOW,
 };
 use crate::event::EventKind;
 use crate::gate::{Nothing, PairCheck, Violation};
@@ -86,8 +87,21 @@ pub fn details(issue: &Issue, now: DateTime<Utc>) -> String {
     }
 }
 
-/// A verdict in one line: its kind, what to do and where, how sure, and the precedent.
+/// A verdict in one line: its kind, what to do and where, how sure, the precedent, and the
+/// newer release that already handles it.
 pub fn verdict(v: &PairVerdict) -> String {
+    let mut line = verdict_head(v);
+    if let Some(precedent) = v.precedent {
+        line.push_str(&format!(" · as in {}", precedent.name()));
+    }
+    if let Some(h) = &v.handled_by {
+        line.push_str(&format!(" · {}", handled(h)));
+    }
+    line
+}
+
+/// A verdict's kind, what to do and where, and how sure: its line before the precedent.
+pub fn verdict_head(v: &PairVerdict) -> String {
     let what = match v.action {
         Action::Accept => "add the transition to the FSM".to_string(),
         Action::Swallow => {
@@ -106,13 +120,31 @@ pub fn verdict(v: &PairVerdict) -> String {
             }
             Some(Component::Fsm) => "look at the FSM".to_string(),
             Some(component) => format!("look at {}", component.name()),
+            None if v.reboot == Some(Reboot::AfterPhonedHome) => {
+                "look at each machine: nothing after the reboot tells its cause".to_string()
+            }
             None if v.kind == Kind::UnannouncedReboot => {
                 "look at each machine: its reboots are of several kinds".to_string()
             }
             None => "look at what sends it".to_string(),
         },
         Action::Ignore => "nothing to fix".to_string(),
-        Action::None => "not enough to say".to_string(),
+        Action::None => match v.lacking {
+            Some(Lack::Machines {
+                machines: n,
+                needed,
+                action,
+            }) => format!(
+                "{}; {} {} needs {needed} (--min-machines)",
+                machines(n),
+                article(action.name()),
+                action.name()
+            ),
+            Some(Lack::Share) => format!("no kind has {:.0}% of the occurrences", SHARE * 100.0),
+            Some(Lack::Context) | None => {
+                "no occurrence has log rows around it to judge by".to_string()
+            }
+        },
     };
     let kind = match v.reboot {
         Some(reboot) => format!("{} ({})", v.kind.name(), reboot_phrase(reboot)),
@@ -126,10 +158,33 @@ pub fn verdict(v: &PairVerdict) -> String {
             machines(v.machines)
         ));
     }
-    if let Some(precedent) = v.precedent {
-        line.push_str(&format!(" · as in {precedent}"));
-    }
     line
+}
+
+/// Where a user of an older release stands: `metal-api v0.19.3 accepts this
+/// (metal-api#325): upgrade`.
+pub fn handled(h: &HandledBy) -> String {
+    match h.precedent {
+        Some(p) => format!("{} ({}): upgrade", handled_release(h), p.name()),
+        None => format!("{}: upgrade", handled_release(h)),
+    }
+}
+
+/// The release that handles a pair, and how: `metal-api v0.19.3 accepts this`.
+pub fn handled_release(h: &HandledBy) -> String {
+    let verb = match h.how {
+        How::Expected => "accepts",
+        How::Swallowed => "swallows",
+    };
+    format!("{} {verb} this", h.rules.replacen("-v", " v", 1))
+}
+
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 fn machines(n: u64) -> String {
@@ -156,19 +211,23 @@ fn reboot_phrase(reboot: Reboot) -> &'static str {
         Reboot::Installation => "the installation rebooted without Crashed",
         Reboot::Reinstall => "a reinstall without an event",
         Reboot::Firmware => "the firmware booted from the network first",
+        Reboot::AfterPhonedHome => "after Phoned Home, nothing after it tells which",
     }
 }
 
-fn class_phrase(class: Class) -> String {
+/// What `n` occurrences of a class are, singular or plural with `n`.
+fn class_phrase(class: Class, n: u64) -> String {
+    let one = n == 1;
+    let pick = |single: &str, many: &str| if one { single } else { many }.to_string();
     match class {
-        Class::Cascade => {
-            "cascades of an earlier unexpected event: expected had that one not been stored"
-                .to_string()
-        }
-        Class::Delayed => {
-            "late copies of an event the machine had sent before, which it carried on without"
-                .to_string()
-        }
+        Class::Cascade => format!(
+            "{} of an earlier unexpected event: expected had that one not been stored",
+            pick("a cascade", "cascades")
+        ),
+        Class::Delayed => format!(
+            "late: within metal-api's buffering window, and the machine carried on as if {} had not come",
+            pick("it", "they")
+        ),
         Class::SkippedStage => {
             "Installing straight after Registering on a reinstall, and the next stored event is expected"
                 .to_string()
@@ -177,15 +236,21 @@ fn class_phrase(class: Class) -> String {
             "two stages ahead on the provisioning path with no {} between, and the next stored event is expected",
             skipped
         ),
-        Class::CrashLoop => {
-            "a boot that started again before the machine reached Waiting".to_string()
-        }
-        Class::UnannouncedReboot(reboot) => {
-            format!("unannounced reboots: {}", reboot_phrase(reboot))
-        }
+        Class::CrashLoop => format!(
+            "{} before the machine reached Waiting",
+            pick("a boot that started again", "boots that started again")
+        ),
+        Class::UnannouncedReboot(reboot) => format!(
+            "{}: {}",
+            pick("an unannounced reboot", "unannounced reboots"),
+            reboot_phrase(reboot)
+        ),
         Class::Liveness => "Alive where the state expects none".to_string(),
         Class::Unclassified => "of no kind the diagnosis knows".to_string(),
-        Class::NoContext => "exported last error events without log rows around them".to_string(),
+        Class::NoContext => pick(
+            "an exported last error event without log rows around it",
+            "exported last error events without log rows around them",
+        ),
     }
 }
 
@@ -213,7 +278,7 @@ pub fn basis(e: &Basis) -> String {
             if *several {
                 "unannounced reboots, of several kinds".to_string()
             } else {
-                class_phrase(*class)
+                class_phrase(*class, *n)
             }
         ),
         Basis::WithoutContext { n } => format!(
@@ -231,14 +296,27 @@ pub fn basis(e: &Basis) -> String {
         Basis::TooFewMachines {
             machines: n,
             needed,
+            action,
         } => format!(
-            "seen on {}; a rule change is a fleet decision and needs {needed} (--min-machines)",
+            "seen on {}; {} {} is a rule change, a fleet decision, and needs {needed} (--min-machines)",
+            machines(*n),
+            article(action.name()),
+            action.name()
+        ),
+        Basis::OneDecision {
+            event,
+            action,
+            machines: n,
+        } => format!(
+            "one decision for {event} in every state the same rule change would {} it in: {} in all",
+            action.name(),
             machines(*n)
         ),
         Basis::Window => format!(
-            "each within {} minutes of the previous stored event: metal-api's buffering window (swallowBufferedPhonedHomeThreshold), also its liveliness window (MachineDeadAfter)",
+            "each less than {} minutes after the machine's last event (the container's last event time, which every event metal-api takes in moves, Alive included): metal-api's buffering window (swallowBufferedPhonedHomeThreshold)",
             minutes(WINDOW)
         ),
+        Basis::Autoreboot { counts, of } => autoreboot(*counts, *of),
         Basis::Reinstall => "each machine had phoned home before this boot and was not reclaimed since: a reinstall, on which metal-hammer skips Waiting (cmd/root.go, `m.Allocation.Reinstall`)".to_string(),
         Basis::Lost { skipped } => format!(
             "{} never came: its sender sends it on every boot (only Waiting is skipped, on a reinstall), so it was sent and lost, or never sent",
@@ -254,5 +332,41 @@ pub fn basis(e: &Basis) -> String {
         Basis::NoSwallowIn { state } => format!(
             "metal-api swallows a buffered Phoned Home only in PXE Booting, Preparing, Registering and Waiting (swallowBufferedPhonedHome); in {state} a `self` rule would store it"
         ),
+    }
+}
+
+/// The reboots in Waiting by metal-hammer's autoreboot window, and what each means.
+fn autoreboot(a: Autoreboot, of: u64) -> String {
+    let window = format!(
+        "{} h to {} h {} s after the machine's last Preparing",
+        AUTOREBOOT_AFTER.num_hours(),
+        AUTOREBOOT_UNTIL.num_hours(),
+        AUTOREBOOT_UNTIL.num_seconds() % 60
+    );
+    let mut parts = vec![
+        format!(
+            "of the reboots in Waiting, {} {window}: metal-hammer's autoreboot, whose Planned Reboot was lost (its log is on the serial console)",
+            came(a.inside)
+        ),
+        format!(
+            "{} sooner or later: a crash or a power cycle (the IPMI event log tells which)",
+            came(a.outside)
+        ),
+    ];
+    let unknown = of.saturating_sub(a.inside + a.outside);
+    if unknown > 0 {
+        parts.push(format!(
+            "{unknown} {} no Preparing before {} in the data to measure from",
+            if unknown == 1 { "has" } else { "have" },
+            if unknown == 1 { "it" } else { "them" }
+        ));
+    }
+    parts.join("; ")
+}
+
+fn came(n: u64) -> String {
+    match n {
+        0 => "none came".to_string(),
+        n => format!("{n} came"),
     }
 }

@@ -128,7 +128,7 @@ fn graph(f: &Fixture) -> Graph {
 fn report_in_every_format() {
     let f = fixture();
     let graph = graph(&f);
-    let verdicts = f.summary.verdicts(2);
+    let verdicts = f.summary.verdicts(2, &f.rules.name);
     let report = Report {
         rules: &f.rules.name,
         summary: &f.summary,
@@ -222,7 +222,7 @@ fn check_in_every_format() {
     let f = fixture();
     let result = gate::check(&f.summary, None).unwrap();
     let inputs = [PathBuf::from("fleet/")];
-    let verdicts = f.summary.verdicts(2);
+    let verdicts = f.summary.verdicts(2, &f.rules.name);
     let report = CheckReport {
         rules: &f.rules.name,
         summary: &f.summary,
@@ -263,7 +263,7 @@ fn explain_in_every_format() {
         summary.add_counted(trace, &Counting::default(), &diagnosis);
         explanation.add(trace, summary, &options);
     }
-    let verdicts = explanation.summary.verdicts(2);
+    let verdicts = explanation.summary.verdicts(2, &f.rules.name);
     let problems = Problems::default();
     let report = ExplainReport {
         rules: &f.rules.name,
@@ -357,7 +357,7 @@ fn propose_and_rules() {
         min_share: 0.0,
         named: Vec::new(),
     };
-    let verdicts = f.summary.verdicts(1);
+    let verdicts = f.summary.verdicts(1, &f.rules.name);
     let proposal = propose(&f.rules, &f.summary, &verdicts, &thresholds, "proposed");
     let diff = rule_diff(&f);
     let effect = DiffReport {

@@ -59,6 +59,7 @@ impl Show<'_> {
             Value::Share(share) => format!("{:.1}%", share * 100.0),
             Value::Seconds(s) => duration(*s),
             Value::Spark(counts) => sparkline(counts),
+            Value::Link { text, .. } => escape::text(text).into_owned(),
             Value::Empty => "—".to_string(),
             Value::Separator => " · ".to_string(),
         }

@@ -112,6 +112,9 @@ pub struct Step {
     pub source: u32,
     /// The event's index in the machine's log.
     pub index: usize,
+    /// The container's last event time when the event arrived: what metal-api measures its
+    /// buffering window from (every event it took in, stored or not, Alive included).
+    pub last_event_time: Option<DateTime<Utc>>,
 }
 
 /// An event whose name metal-api does not know; replay skips it.

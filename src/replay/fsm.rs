@@ -117,6 +117,7 @@ impl<'r> Replayer<'r> {
         line: usize,
     ) -> Step {
         let message = message.into();
+        let last_event_time = self.container.last_event_time;
         let from = self.current_state();
         self.empty_state = State::Initial;
         self.next_state = None;
@@ -151,6 +152,7 @@ impl<'r> Replayer<'r> {
             line,
             source: 0,
             index: 0,
+            last_event_time,
         }
     }
 

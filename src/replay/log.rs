@@ -287,6 +287,7 @@ fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
         source: event.source,
         // No row of the log.
         index: usize::MAX,
+        last_event_time: None,
     })
 }
 

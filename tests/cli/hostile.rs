@@ -96,7 +96,9 @@ fn no_output_shows_a_hidden_character_raw() {
             if command == ["report"] && *output == "table" {
                 // Machines that differ by an invisible character are shown apart.
                 assert!(
-                    stdout.contains("crash loop (33): m-1\\u{1b}, m-1\\u{7f}, m-1\\u{85}"),
+                    stdout.contains(
+                        "metal-api's crash-loop flag (33): m-1\\u{1b}, m-1\\u{7f}, m-1\\u{85}"
+                    ),
                     "{stdout}"
                 );
                 assert!(

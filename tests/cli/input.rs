@@ -346,7 +346,9 @@ fn table_output_reads_well() {
         .assert()
         .success()
         .stdout(predicates::str::contains("Waiting"))
-        .stdout(predicates::str::contains("crash loop (1): seed-machine"))
+        .stdout(predicates::str::contains(
+            "metal-api's crash-loop flag (1): seed-machine",
+        ))
         .stdout(predicates::str::contains(
             "10 events (10 replayed, 0 rejected, 0 unknown, 0 duplicates)",
         ));

@@ -118,28 +118,29 @@ fn waiting_pxe_booting_explained_as_the_sample_logs_show_it() {
         .iter()
         .map(|e| (e["machine"].as_str().unwrap(), e["time"].as_str().unwrap()))
         .collect();
+    // The five smallest ids, listed by their first occurrence.
     assert_eq!(
         examples,
         vec![
             (
-                "2513f57b-4054-4b51-93e8-0c67992d646d",
-                "2025-09-21T09:45:26.573Z"
-            ),
-            (
-                "339088e1-d909-4721-aece-5ec1cd84f9b5",
-                "2025-09-17T20:46:06.655Z"
+                "99a8d282-516b-4273-b085-c3c262a2bba1",
+                "2025-09-17T12:50:53.814Z"
             ),
             (
                 "6e9f556d-0ed7-4c50-a33c-9ecfa11de3c8",
                 "2025-09-17T15:30:46.852Z"
             ),
             (
+                "339088e1-d909-4721-aece-5ec1cd84f9b5",
+                "2025-09-17T20:46:06.655Z"
+            ),
+            (
                 "8adfc495-5bdf-4b52-8051-90d0df563904",
                 "2025-09-19T04:35:47.662Z"
             ),
             (
-                "99a8d282-516b-4273-b085-c3c262a2bba1",
-                "2025-09-17T12:50:53.814Z"
+                "2513f57b-4054-4b51-93e8-0c67992d646d",
+                "2025-09-21T09:45:26.573Z"
             ),
         ]
     );

@@ -143,7 +143,29 @@ pub(super) struct VerdictJson {
     machines: u64,
     evidence: Vec<String>,
     roots: Vec<RootJson>,
-    precedent: Option<&'static str>,
+    precedent: Option<String>,
+    /// The precedent's page on GitHub.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    precedent_url: Option<String>,
+    /// The newer built-in rule set that already expects or swallows the pair.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handled_by: Option<HandledByJson>,
+    /// Unannounced reboots in Waiting inside and outside metal-hammer's autoreboot window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    autoreboot: Option<AutorebootJson>,
+}
+
+#[derive(Serialize)]
+pub(super) struct HandledByJson {
+    rules: String,
+    how: &'static str,
+    precedent: Option<String>,
+}
+
+#[derive(Serialize)]
+pub(super) struct AutorebootJson {
+    inside: u64,
+    outside: u64,
 }
 
 impl VerdictJson {
@@ -158,7 +180,17 @@ impl VerdictJson {
                 .chain(v.evidence.iter().map(sentence::basis))
                 .collect(),
             roots: RootJson::all(&v.roots),
-            precedent: v.precedent,
+            precedent: v.precedent.map(|p| p.name()),
+            precedent_url: v.precedent.map(|p| p.url()),
+            handled_by: v.handled_by.as_ref().map(|h| HandledByJson {
+                rules: h.rules.clone(),
+                how: h.how.name(),
+                precedent: h.precedent.map(|p| p.name()),
+            }),
+            autoreboot: v.autoreboot.map(|a| AutorebootJson {
+                inside: a.inside,
+                outside: a.outside,
+            }),
         }
     }
 }

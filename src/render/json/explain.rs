@@ -120,11 +120,11 @@ fn pair<'a>(
             })
             .collect(),
         examples: c
-            .examples
-            .iter()
+            .examples_by_time()
+            .into_iter()
             .map(|(machine, t)| ExampleJson {
                 machine,
-                time: time(*t),
+                time: time(t),
             })
             .collect(),
         verdict: verdict.map(VerdictJson::of),

@@ -6,13 +6,14 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 
 use super::phrases::counted;
-use crate::diagnose::{Kind, PairVerdict};
+use super::verdicts;
+use crate::diagnose::PairVerdict;
 use crate::event::{EventKind, State};
 use crate::explain::{PairContext, top_sequences};
 use crate::render::doc::{
-    Block, Column, Doc, Grid, Piece, Tone, Value, argument, bars, count, label, sep, time,
+    Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, label, sep, time,
 };
-use crate::render::sentence::{self, amount};
+use crate::render::sentence::amount;
 
 /// What an empty sequence before or after an occurrence means.
 const START: &str = "(start of the log)";
@@ -142,15 +143,7 @@ fn note(
     doc.heading(heading);
     if let Some(v) = verdict {
         // The answer first: what to do about the pair, then what it rests on.
-        let tone = match v.kind {
-            Kind::Accept | Kind::Swallow => Tone::Strong,
-            Kind::Undecided | Kind::Liveness => Tone::Plain,
-            _ => Tone::Bad,
-        };
-        doc.line(vec![label(sentence::verdict(v)).tone(tone)]);
-        for basis in &v.evidence {
-            doc.line(vec![label(format!("  {}", sentence::basis(basis)))]);
-        }
+        verdicts::verdict_lines(doc, v);
     }
     let of = c.with_context();
     if of == 0 {
@@ -170,20 +163,15 @@ fn note(
             amount(c.by_day.len() as u64, "day")
         )),
     ]);
+    let examples = c.examples_by_time();
     doc.line(vec![label("look at:")]);
-    for (machine, first) in &c.examples {
-        // An id that starts with `-` would be read as an option (`-u` is metalctl's --url):
-        // cobra ends the options at `--`.
-        let command = match machine.starts_with('-') {
-            true => "  metalctl machine logs -- ",
-            false => "  metalctl machine logs ",
-        };
-        doc.line(vec![
-            label(command),
-            argument(machine.clone()),
-            label("   # first at "),
-            time(*first),
-        ]);
+    for (machine, first) in &examples {
+        let mut line = verdicts::metalctl("metalctl machine logs", machine);
+        line.extend([label("   # first at "), time(*first)]);
+        doc.line(line);
+    }
+    if let (Some(v), Some((machine, _))) = (verdict, examples.first()) {
+        verdicts::next_steps(doc, v, machine);
     }
 }
 

@@ -10,3 +10,4 @@ pub mod propose;
 pub mod replay;
 pub mod report;
 pub mod rules;
+mod verdicts;

@@ -14,6 +14,7 @@ use crate::render::reports::Report;
 use crate::window::{Period, Shown};
 
 use super::phrases::{counted, examples, machine_list};
+use super::verdicts;
 
 /// The totals line every reading command starts with.
 pub fn totals(rules: &str, s: &Summary, problems: &Problems) -> Vec<Piece> {
@@ -210,12 +211,16 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
             ]);
         }
     }
+    // metal-api's own flags, as its FSM leaves them: not a verdict of fsmlog's.
     doc.heading(vec![label("Machines")]);
-    let mut crash = vec![label(format!("crash loop ({}): ", s.crash_loop.len()))];
+    let mut crash = vec![label(format!(
+        "metal-api's crash-loop flag ({}): ",
+        s.crash_loop.len()
+    ))];
     crash.extend(machine_list(s.crash_loop.iter()));
     doc.line(crash);
     let mut failed = vec![label(format!(
-        "failed reclaim ({}): ",
+        "metal-api's failed-reclaim flag ({}): ",
         s.failed_machine_reclaim.len()
     ))];
     failed.extend(machine_list(s.failed_machine_reclaim.iter()));
@@ -267,6 +272,7 @@ fn cascade_lines(doc: &mut Doc, s: &Summary) {
 /// without a terminal's stderr beside it.
 pub fn doc_with_problems(report: &Report) -> Doc {
     let mut doc = doc_of(report, true);
+    verdict_notes(&mut doc, report);
     let p = report.problems;
     if p.errors.is_empty() && p.skipped.is_empty() {
         return doc;
@@ -297,6 +303,30 @@ pub fn doc_with_problems(report: &Report) -> Doc {
     }
     doc.table(grid);
     doc
+}
+
+/// Each pair's verdict in full, with its precedents as links and what to run next: the page
+/// has no `explain` beside it.
+fn verdict_notes(doc: &mut Doc, report: &Report) {
+    let s = report.summary;
+    let judged: Vec<_> = s
+        .pairs_by_count()
+        .into_iter()
+        .filter_map(|(pair, t)| Some((pair, t, report.verdicts.get(pair)?)))
+        .collect();
+    if judged.is_empty() {
+        return;
+    }
+    doc.heading(vec![label("Verdicts")]);
+    for ((state, event), t, v) in judged {
+        doc.line(vec![
+            label(format!("{event} in {state}")).tone(Tone::Strong),
+        ]);
+        verdicts::verdict_lines(doc, v);
+        if let Some(machine) = t.examples.first() {
+            verdicts::next_steps(doc, v, machine);
+        }
+    }
 }
 
 fn verdict_text(state: Option<State>) -> String {
