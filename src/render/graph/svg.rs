@@ -51,8 +51,9 @@ pub fn svg(report: &GraphReport, out: &mut dyn Write) -> io::Result<()> {
     ));
     let title = if g.observed {
         format!(
-            "fsmlog graph · rules {} · {} machines",
-            report.rules, report.machines
+            "fsmlog graph · rules {} · {}",
+            report.rules,
+            crate::render::sentence::amount(report.machines, "machine")
         )
     } else {
         format!("fsmlog graph · rules {}", report.rules)
