@@ -370,3 +370,48 @@ fn came(n: u64) -> String {
         n => format!("{n} came"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn share(class: Class, n: u64, of: u64) -> String {
+        basis(&Basis::Share {
+            class,
+            n,
+            of,
+            several: false,
+        })
+    }
+
+    #[test]
+    fn a_share_agrees_with_its_numbers() {
+        assert_eq!(
+            share(Class::Cascade, 1, 1),
+            "1 of 1 occurrence judged is a cascade of an earlier unexpected event: expected had that one not been stored"
+        );
+        assert!(
+            share(Class::Cascade, 2, 3).starts_with("2 of 3 occurrences judged are cascades of")
+        );
+        assert!(share(Class::Delayed, 1, 1).ends_with("as if it had not come"));
+        assert!(share(Class::Delayed, 2, 2).ends_with("as if they had not come"));
+        assert!(
+            share(Class::UnannouncedReboot(Reboot::InWaiting), 1, 2)
+                .starts_with("1 of 2 occurrences judged is an unannounced reboot:")
+        );
+        assert!(share(Class::CrashLoop, 1, 1).contains("is a boot that started again"));
+    }
+
+    #[test]
+    fn the_autoreboot_sentence_counts_what_it_could_not_measure() {
+        let a = Autoreboot {
+            inside: 1,
+            outside: 0,
+        };
+        assert_eq!(
+            autoreboot(a, 3),
+            "of the reboots in Waiting, 1 came 24 h to 48 h 10 s after the machine's last Preparing: metal-hammer's autoreboot, whose Planned Reboot was lost (its log is on the serial console); none came sooner or later: a crash or a power cycle (the IPMI event log tells which); 2 have no Preparing before them in the data to measure from"
+        );
+        assert!(!autoreboot(a, 1).contains("no Preparing"));
+    }
+}

@@ -170,11 +170,23 @@ impl Show<'_> {
                 });
             }
         }
+        // Words with no space between them (a link and the bracket after it) stay on one
+        // line together: a line breaks only at a space.
+        let mut units: Vec<Vec<Piece>> = Vec::new();
+        let mut glued = false;
+        for piece in words {
+            let blank = self.text(&piece.value).trim().is_empty();
+            match units.last_mut() {
+                Some(unit) if glued && !blank => unit.push(piece),
+                _ => units.push(vec![piece]),
+            }
+            glued = !blank;
+        }
         let Flow { out, used } = flow;
         let mut full = false;
-        for piece in &words {
-            let piece = Show::toned(piece, strong);
-            let plain = self.text(&piece.value);
+        for unit in &units {
+            let unit: Vec<Piece> = unit.iter().map(|p| Show::toned(p, strong)).collect();
+            let plain: String = unit.iter().map(|p| self.text(&p.value)).collect();
             let w = plain.width();
             let blank = plain.trim().is_empty();
             if *used > 0 && *used + w > width && blank {
@@ -189,7 +201,7 @@ impl Show<'_> {
                 *used = 2;
                 full = false;
             }
-            let shown = self.styled(&piece);
+            let shown: String = unit.iter().map(|p| self.styled(p)).collect();
             if *used == 2 && out.ends_with("\n  ") {
                 out.push_str(shown.trim_start());
                 *used += plain.trim_start().width();
