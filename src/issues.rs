@@ -273,6 +273,14 @@ pub struct Policy {
     pub stuck_after: TimeDelta,
 }
 
+/// metal-api's default for how long a last error event stays an issue
+/// (`DefaultLastErrorThreshold`, seven days; metalctl's `--last-event-error-threshold` too).
+pub const METAL_API_LAST_ERROR_THRESHOLD: TimeDelta = TimeDelta::days(7);
+
+/// The threshold metal-metrics-exporter asks metal-api to judge by (its
+/// pkg/collector/collector.go): one hour.
+pub const EXPORTER_LAST_ERROR_THRESHOLD: TimeDelta = TimeDelta::hours(1);
+
 /// metal-api's liveliness job: more than five minutes without an event is Unknown for an
 /// allocated machine (or one whose allocation the input does not tell), Dead otherwise.
 pub const DEAD_AFTER: TimeDelta = TimeDelta::minutes(5);

@@ -29,6 +29,7 @@ mod input;
 mod issues;
 mod jsonsplit;
 mod log;
+mod order;
 mod propose;
 mod render;
 mod replay;
@@ -39,7 +40,7 @@ mod sink;
 mod window;
 
 pub use aggregate::Summary;
-pub use cli::Cli;
+pub use cli::{Cli, metalctl_spellings};
 pub use commands::run;
 pub use ending::{Ending, Gate};
 pub use event::{EventKind, EventName, State, format_time, unexpected_message};

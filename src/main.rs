@@ -8,7 +8,7 @@ use clap::Parser;
 use fsmlog::Cli;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(fsmlog::metalctl_spellings(std::env::args_os())) {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 mod examples;
+mod metalctl;
 mod values;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -24,6 +25,7 @@ use crate::input::Format;
 use crate::input::record::InputOptions;
 use crate::input::time::{ExtraZone, parse_zone_arg};
 use crate::issues::{IssueType, Severity};
+use crate::order::{PairOrder, SortKey};
 use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
 use crate::sink::Sink;
@@ -46,6 +48,9 @@ pub struct Cli {
     /// Show whole ids, times and example lists in tables instead of shortening them to fit.
     #[arg(long, global = true)]
     pub wide: bool,
+    /// Leave out the header row of tables and CSV (metalctl's `--no-headers`).
+    #[arg(long, global = true)]
+    pub no_headers: bool,
 }
 
 /// The subcommands.
@@ -93,7 +98,7 @@ pub enum Command {
     #[command(subcommand, after_help = RULES_EXAMPLES)]
     Rules(RulesCommand),
     /// Print a shell's completion script: `source <(fsmlog completions bash)`.
-    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    #[command(visible_alias = "completion", after_help = COMPLETIONS_EXAMPLES)]
     Completions {
         /// The shell.
         #[arg(value_enum)]
@@ -197,6 +202,28 @@ pub struct MinMachinesArg {
     pub min_machines: u64,
 }
 
+/// `--sort-by`: the order the pairs are listed in, as metalctl's lists sort.
+#[derive(Debug, Args)]
+pub struct SortArg {
+    /// Sort the pairs by these columns (comma-separated or repeated), each ascending unless
+    /// `:desc`: state, event, count, machines, first-seen, last-seen. Ties, and no
+    /// `--sort-by`, keep the usual order: most frequent first.
+    #[arg(
+        long = "sort-by",
+        value_name = "COLUMN[:asc|:desc]",
+        value_delimiter = ',',
+        value_parser = SortKey::parse
+    )]
+    pub sort_by: Vec<SortKey>,
+}
+
+impl SortArg {
+    /// The order asked for.
+    pub fn order(&self) -> PairOrder {
+        PairOrder(self.sort_by.clone())
+    }
+}
+
 /// `--allow-empty`: what a command that gates or feeds a collector does when no machine
 /// was read.
 #[derive(Debug, Args)]
@@ -232,9 +259,11 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub min_machines: MinMachinesArg,
     #[command(flatten)]
+    pub sort: SortArg,
+    #[command(flatten)]
     pub allow_empty: AllowEmptyArg,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = ReportFormat::Table)]
+    /// Output format; `wide` is a table as `--wide` shows it (metalctl's `-o wide`).
+    #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = ReportFormat::Table)]
     pub output: ReportFormat,
     #[command(flatten)]
     pub out: OutArg,
@@ -247,8 +276,8 @@ pub struct ReplayArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub rules: RulesArg,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = ReplayFormat::Table)]
+    /// Output format; `wide` is a table as `--wide` shows it (metalctl's `-o wide`).
+    #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = ReplayFormat::Table)]
     pub output: ReplayFormat,
 }
 
@@ -270,8 +299,8 @@ pub struct DiffArgs {
     pub fail_on: FailOn,
     #[command(flatten)]
     pub allow_empty: AllowEmptyArg,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = DiffFormat::Table)]
+    /// Output format; `wide` is a table as `--wide` shows it (metalctl's `-o wide`).
+    #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = DiffFormat::Table)]
     pub output: DiffFormat,
 }
 
@@ -306,8 +335,8 @@ pub struct CheckArgs {
     pub allow_empty: AllowEmptyArg,
     #[command(flatten)]
     pub min_machines: MinMachinesArg,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = CheckFormat::Table)]
+    /// Output format; `wide` is a table as `--wide` shows it (metalctl's `-o wide`).
+    #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = CheckFormat::Table)]
     pub output: CheckFormat,
     #[command(flatten)]
     pub out: OutArg,
@@ -323,7 +352,7 @@ pub struct GraphArgs {
     #[command(flatten)]
     pub window: WindowArgs,
     /// Output format.
-    #[arg(short, long, value_enum, default_value_t = GraphFormat::Svg)]
+    #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = GraphFormat::Svg)]
     pub output: GraphFormat,
 }
 
@@ -338,17 +367,24 @@ pub struct IssuesArgs {
     /// clock, or a time.
     #[arg(long, value_name = "TIME|now", value_parser = parse_now)]
     pub now: Option<NowSpec>,
-    /// A last error event younger than this is an issue (`0` turns the check off).
-    #[arg(long, default_value = "7d", value_name = "DURATION", value_parser = parse_limit)]
-    pub last_error_threshold: TimeDelta,
+    /// A last error event younger than this is an issue (`0` turns the check off). By default
+    /// metal-api's 7d; with `-o openmetrics` metal-metrics-exporter's 1h, so that its alerts
+    /// see what the exporter shows.
+    #[arg(
+        long,
+        visible_alias = "last-event-error-threshold",
+        value_name = "DURATION",
+        value_parser = parse_limit
+    )]
+    pub last_error_threshold: Option<TimeDelta>,
     /// A machine in a state it should pass through for longer than this is stuck.
     #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_limit)]
     pub stuck_after: TimeDelta,
-    /// Only these issue types (repeatable).
-    #[arg(long = "only", value_enum, value_name = "TYPE")]
+    /// Only these issue types (repeatable, or comma-separated).
+    #[arg(long = "only", value_enum, value_delimiter = ',', value_name = "TYPE")]
     pub only: Vec<IssueType>,
-    /// Not these issue types (repeatable; beats --only).
-    #[arg(long = "omit", value_enum, value_name = "TYPE")]
+    /// Not these issue types (repeatable, or comma-separated; beats --only).
+    #[arg(long = "omit", value_enum, value_delimiter = ',', value_name = "TYPE")]
     pub omit: Vec<IssueType>,
     /// Only issues at or above this severity.
     #[arg(long, value_enum)]
@@ -361,8 +397,8 @@ pub struct IssuesArgs {
     pub all: bool,
     #[command(flatten)]
     pub allow_empty: AllowEmptyArg,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = IssuesFormat::Table)]
+    /// Output format; `wide` is a table as `--wide` shows it (metalctl's `-o wide`).
+    #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = IssuesFormat::Table)]
     pub output: IssuesFormat,
     #[command(flatten)]
     pub out: OutArg,
@@ -385,16 +421,23 @@ pub struct ExplainArgs {
     pub rules: RulesArg,
     #[command(flatten)]
     pub window: WindowArgs,
-    /// Only this pair, named as `report` names it: `STATE/EVENT` (repeatable).
-    #[arg(long = "pair", value_name = "STATE/EVENT", value_parser = parse_pair)]
+    /// Only this pair, named as `report` names it: `STATE/EVENT` (repeatable, or comma-separated).
+    #[arg(
+        long = "pair",
+        value_name = "STATE/EVENT",
+        value_delimiter = ',',
+        value_parser = parse_pair
+    )]
     pub pairs: Vec<Pair>,
     /// How many stored events before and after each occurrence.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub context: usize,
     #[command(flatten)]
     pub min_machines: MinMachinesArg,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = TableFormat::Table)]
+    #[command(flatten)]
+    pub sort: SortArg,
+    /// Output format; `wide` is a table as `--wide` shows it (metalctl's `-o wide`).
+    #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = TableFormat::Table)]
     pub output: TableFormat,
 }
 
@@ -411,15 +454,20 @@ pub struct ProposeArgs {
     /// … and on at least this share (0–1) of the fleet's machines.
     #[arg(long, default_value_t = 0.0, value_name = "F", value_parser = parse_share)]
     pub min_share: f64,
-    /// Accept this pair whatever its verdict (`STATE/EVENT`, repeatable; warned about).
-    #[arg(long = "pair", value_name = "STATE/EVENT", value_parser = parse_pair)]
+    /// Accept this pair whatever its verdict (`STATE/EVENT`, repeatable or comma-separated; warned about).
+    #[arg(
+        long = "pair",
+        value_name = "STATE/EVENT",
+        value_delimiter = ',',
+        value_parser = parse_pair
+    )]
     pub pairs: Vec<Pair>,
     /// The proposed rule set's name (default: BASE-proposed).
     #[arg(long)]
     pub name: Option<String>,
     /// Output: the proposal and its effect (table), the rule file (json), or a patch to
     /// events.go (go, with --go-file).
-    #[arg(short, long, value_enum, default_value_t = ProposeFormat::Table)]
+    #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = ProposeFormat::Table)]
     pub output: ProposeFormat,
     /// metal-api's `fsm/events.go` to write the patch against (-o go).
     #[arg(long, value_name = "EVENTS_GO")]
@@ -485,4 +533,11 @@ pub enum RulesCommand {
         #[command(flatten)]
         out: OutArg,
     },
+}
+
+/// The command line with metalctl's spellings clap cannot parse put as fsmlog's (`-o wide`).
+pub fn metalctl_spellings(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    metalctl::spellings(args)
 }

@@ -75,6 +75,7 @@ values!(IssueType {
 values!(ReportFormat {
     Table = "table",
     Json = "json",
+    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Markdown = "markdown",
     Csv = "csv": "The unexpected pairs, one per row",
     Html = "html": "One self-contained page: totals, the graph, the pairs with sparklines, machines",
@@ -84,12 +85,14 @@ values!(ReportFormat {
 values!(DiffFormat {
     Table = "table",
     Json = "json",
+    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Markdown = "markdown",
 });
 
 values!(CheckFormat {
     Table = "table",
     Json = "json",
+    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Sarif = "sarif": "SARIF 2.1.0, for code-scanning UIs",
     Junit = "junit": "JUnit XML, for Jenkins and GitLab",
     Markdown = "markdown": "A summary for a pull-request comment",
@@ -105,6 +108,7 @@ values!(GraphFormat {
 values!(TableFormat {
     Table = "table",
     Json = "json",
+    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Markdown = "markdown",
     Csv = "csv",
 });
@@ -112,6 +116,7 @@ values!(TableFormat {
 values!(IssuesFormat {
     Table = "table",
     Json = "json",
+    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Markdown = "markdown",
     Csv = "csv",
     Openmetrics = "openmetrics": "metal-metrics-exporter's `metal_machine_issues` families, every machine and type",
@@ -120,6 +125,7 @@ values!(IssuesFormat {
 values!(ReplayFormat {
     Table = "table",
     Json = "json",
+    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Ndjson = "ndjson",
     Csv = "csv": "Every step, the machine in the first column",
 });

@@ -36,6 +36,7 @@ pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Ending> {
     let verdicts = explanation
         .summary
         .verdicts(args.min_machines.min_machines, &rules.name);
+    let order = args.sort.order();
     let report = ExplainReport {
         rules: &rules.name,
         explanation: &explanation,
@@ -43,6 +44,7 @@ pub fn run(args: &ExplainArgs, term: &Terminal) -> Result<Ending> {
         window: shown.seen(&explanation.summary),
         context: args.context,
         problems: &problems,
+        order: &order,
     };
     Sink::Stdout.write(|out| Ok(render::explain(args.output, &report, term, out)?))?;
     Ok(Ending::with(problems))

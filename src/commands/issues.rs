@@ -10,7 +10,10 @@ use crate::diagnose::Diagnosis;
 use crate::ending::Ending;
 use crate::fleet::Inputs;
 use crate::gate::Nothing;
-use crate::issues::{Filter, MachineFacts, Policy, audit};
+use crate::issues::{
+    EXPORTER_LAST_ERROR_THRESHOLD, Filter, METAL_API_LAST_ERROR_THRESHOLD, MachineFacts, Policy,
+    audit,
+};
 use crate::render::format::IssuesFormat;
 use crate::render::terminal::Terminal;
 use crate::render::{self, IssuesReport, judged_types};
@@ -70,9 +73,18 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
     let now = spec
         .now(gathered.summary.newest_event)
         .unwrap_or_else(Utc::now);
+    // The metrics are metal-metrics-exporter's, judged as it asks metal-api to judge them
+    // (pkg/collector/collector.go: `LastErrorThreshold: 1 * time.Hour`); every other output
+    // keeps metal-api's own default.
+    let metrics = args.output == IssuesFormat::Openmetrics;
+    let default_threshold = if metrics {
+        EXPORTER_LAST_ERROR_THRESHOLD
+    } else {
+        METAL_API_LAST_ERROR_THRESHOLD
+    };
     let policy = Policy {
         now,
-        last_error_threshold: args.last_error_threshold,
+        last_error_threshold: args.last_error_threshold.unwrap_or(default_threshold),
         stuck_after: args.stuck_after,
     };
     let filter = Filter {
@@ -81,7 +93,6 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
         severity: args.severity,
     };
     // The metrics hold every machine, with a row of 0 for each type it does not have.
-    let metrics = args.output == IssuesFormat::Openmetrics;
     let judged = audit(
         std::mem::take(&mut gathered.machines),
         &policy,

@@ -22,7 +22,7 @@ use crate::render::terminal::Terminal;
 
 /// Runs the command the command line names.
 pub fn run(cli: Cli) -> Result<Ending> {
-    let term = Terminal::detect(cli.color, cli.wide);
+    let term = Terminal::detect(cli.color, cli.wide, !cli.no_headers);
     match cli.command {
         Command::Report(args) => report::run(&args, &term),
         Command::Replay(args) => replay::run(&args, &term),

@@ -30,6 +30,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
         (summary, None, problems)
     };
     let verdicts = summary.verdicts(args.min_machines.min_machines, &rules.name);
+    let order = args.sort.order();
     let report = Report {
         rules: &rules.name,
         summary: &summary,
@@ -38,6 +39,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
         graph: graph.as_ref(),
         verdicts: &verdicts,
         problems: &problems,
+        order: &order,
     };
     let metrics = format == ReportFormat::Openmetrics;
     if metrics && no_metrics_of_nothing(summary.machines, args.allow_empty.allow_empty) {

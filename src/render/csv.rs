@@ -36,11 +36,6 @@ pub struct CsvRows<W: Write> {
 }
 
 impl<W: Write> CsvRows<W> {
-    /// Starts a CSV with these columns' headers.
-    pub fn new(out: W, columns: &[Column]) -> io::Result<CsvRows<W>> {
-        CsvRows::continuing(out, columns, true)
-    }
-
     /// Goes on writing rows of these columns, the header only when `header`.
     pub fn continuing(out: W, columns: &[Column], header: bool) -> io::Result<CsvRows<W>> {
         // RFC 4180 ends records with CRLF.
@@ -64,15 +59,15 @@ impl<W: Write> CsvRows<W> {
     }
 }
 
-/// Prints the document's first table, the view's data.
-pub fn render(doc: &Doc, out: &mut dyn Write) -> io::Result<()> {
+/// Prints the document's first table, the view's data, its header row where `header`.
+pub fn render(doc: &Doc, header: bool, out: &mut dyn Write) -> io::Result<()> {
     let Some(grid) = doc.blocks.iter().find_map(|b| match b {
         Block::Table(grid) => Some(grid),
         _ => None,
     }) else {
         return Ok(());
     };
-    let mut rows = CsvRows::new(out, &grid.columns)?;
+    let mut rows = CsvRows::continuing(out, &grid.columns, header)?;
     for row in &grid.rows {
         rows.row(row)?;
     }

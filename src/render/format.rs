@@ -14,6 +14,8 @@ pub enum TextFormat {
 pub enum ReportFormat {
     Table,
     Json,
+    /// The JSON document as YAML.
+    Yaml,
     Markdown,
     /// The unexpected pairs, one per row.
     Csv,
@@ -28,6 +30,8 @@ pub enum ReportFormat {
 pub enum DiffFormat {
     Table,
     Json,
+    /// The JSON document as YAML.
+    Yaml,
     Markdown,
 }
 
@@ -36,6 +40,8 @@ pub enum DiffFormat {
 pub enum CheckFormat {
     Table,
     Json,
+    /// The JSON document as YAML.
+    Yaml,
     /// SARIF 2.1.0, for code-scanning UIs.
     Sarif,
     /// JUnit XML, for Jenkins and GitLab.
@@ -62,6 +68,8 @@ pub enum GraphFormat {
 pub enum TableFormat {
     Table,
     Json,
+    /// The JSON document as YAML.
+    Yaml,
     Markdown,
     Csv,
 }
@@ -71,6 +79,8 @@ pub enum TableFormat {
 pub enum IssuesFormat {
     Table,
     Json,
+    /// The JSON document as YAML.
+    Yaml,
     Markdown,
     Csv,
     /// metal-metrics-exporter's `metal_machine_issues` families, every machine and type.
@@ -82,6 +92,8 @@ pub enum IssuesFormat {
 pub enum ReplayFormat {
     Table,
     Json,
+    /// The JSON array as YAML, written when the replay is done.
+    Yaml,
     Ndjson,
     /// Every step, the machine in the first column.
     Csv,

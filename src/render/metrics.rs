@@ -4,6 +4,7 @@
 //! — each run judges a snapshot, and a counter's `_total` samples read differently in the two
 //! flavours — no line is blank, no sample has a timestamp, and HELP holds no `"`.
 
+use crate::order::PairOrder;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -237,6 +238,7 @@ pub fn check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         graph: None,
         verdicts: check.verdicts,
         problems: check.problems,
+        order: &PairOrder::default(),
     };
     let mut families = fleet(&report);
     let mut violations = Family::new(

@@ -22,6 +22,7 @@ mod tests;
 mod text;
 mod trace;
 pub mod view;
+mod yaml;
 
 pub use reports::{
     CheckReport, DiffReport, ExplainReport, GraphReport, IssuesReport, ProposeReport, Report,
@@ -48,7 +49,7 @@ fn render_doc(
     match format {
         TextFormat::Table => text::render(doc, term, out),
         TextFormat::Markdown => markdown::render(doc, out),
-        TextFormat::Csv => csv::render(doc, out),
+        TextFormat::Csv => csv::render(doc, term.headers, out),
     }
 }
 
@@ -65,6 +66,7 @@ pub fn report(
         ReportFormat::Markdown => render_doc(&doc(), TextFormat::Markdown, term, out),
         ReportFormat::Csv => render_doc(&doc(), TextFormat::Csv, term, out),
         ReportFormat::Json => json::report(report, out),
+        ReportFormat::Yaml => yaml::from_json(out, |w| json::report(report, w)),
         ReportFormat::Openmetrics => metrics::report(report, out),
         ReportFormat::Html => {
             let mut svg = Vec::new();
@@ -98,6 +100,7 @@ pub fn diff(
             render_doc(&view::diff::doc(report), TextFormat::Markdown, term, out)
         }
         DiffFormat::Json => json::diff(report, out),
+        DiffFormat::Yaml => yaml::from_json(out, |w| json::diff(report, w)),
     }
 }
 
@@ -114,6 +117,7 @@ pub fn check(
             render_doc(&view::check::doc(report), TextFormat::Markdown, term, out)
         }
         CheckFormat::Json => json::check(report, out),
+        CheckFormat::Yaml => yaml::from_json(out, |w| json::check(report, w)),
         CheckFormat::Sarif => sarif::check(report, out),
         CheckFormat::Junit => junit::check(report, out),
         CheckFormat::Openmetrics => metrics::check(report, out),
@@ -129,6 +133,7 @@ pub fn explain(
 ) -> io::Result<()> {
     let text = match format {
         TableFormat::Json => return json::explain(report, out),
+        TableFormat::Yaml => return yaml::from_json(out, |w| json::explain(report, w)),
         TableFormat::Table => TextFormat::Table,
         TableFormat::Markdown => TextFormat::Markdown,
         TableFormat::Csv => TextFormat::Csv,
@@ -145,6 +150,7 @@ pub fn issues(
 ) -> io::Result<()> {
     let text = match format {
         IssuesFormat::Json => return json::issues(report, out),
+        IssuesFormat::Yaml => return yaml::from_json(out, |w| json::issues(report, w)),
         IssuesFormat::Openmetrics => return metrics::issues(report, out),
         IssuesFormat::Table => TextFormat::Table,
         IssuesFormat::Markdown => TextFormat::Markdown,

@@ -6,13 +6,15 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use crate::aggregate::{Summary, Verdicts};
+use crate::aggregate::{PairTally, Summary, Verdicts};
 use crate::diff::RuleDiff;
-use crate::explain::Explanation;
+use crate::event::Pair;
+use crate::explain::{Explanation, PairContext};
 use crate::gate::GateResult;
 use crate::graph::Graph;
 use crate::input::Problems;
 use crate::issues::{IssueType, Judged};
+use crate::order::PairOrder;
 use crate::propose::Proposal;
 use crate::replay::Trace;
 use crate::window::{Period, Shown};
@@ -31,6 +33,17 @@ pub struct Report<'a> {
     pub verdicts: &'a Verdicts,
     /// What reading met (the JSON's `inputs`, the page's problems).
     pub problems: &'a Problems,
+    /// The order the pairs are listed in (`--sort-by`).
+    pub order: &'a PairOrder,
+}
+
+impl Report<'_> {
+    /// The unexpected pairs in the order asked for.
+    pub fn pairs(&self) -> Vec<(&Pair, &PairTally)> {
+        let mut pairs = self.summary.pairs_by_count();
+        self.order.sort(&mut pairs, |(p, t)| Some((*p, *t)));
+        pairs
+    }
 }
 
 /// What `diff` prints: the changes between two rule sets.
@@ -80,6 +93,18 @@ pub struct ExplainReport<'a> {
     /// How many stored events before and after each occurrence were taken.
     pub context: usize,
     pub problems: &'a Problems,
+    /// The order the pairs are listed in (`--sort-by`).
+    pub order: &'a PairOrder,
+}
+
+impl ExplainReport<'_> {
+    /// The explained pairs in the order asked for.
+    pub fn pairs(&self) -> Vec<(&Pair, &PairContext)> {
+        let mut pairs = self.explanation.pairs_by_count();
+        self.order
+            .sort(&mut pairs, |(p, c)| c.tally.as_ref().map(|t| (*p, t)));
+        pairs
+    }
 }
 
 /// What `rules propose` prints, as its format asks.

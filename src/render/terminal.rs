@@ -23,11 +23,13 @@ pub struct Terminal {
     pub color: bool,
     /// Whether to shorten times, ids and example lists.
     pub shorten: bool,
+    /// Whether tables and CSV have their header row (metalctl's `--no-headers` leaves it out).
+    pub headers: bool,
 }
 
 impl Terminal {
     /// Looks at standard output and the environment.
-    pub fn detect(color: ColorChoice, wide: bool) -> Terminal {
+    pub fn detect(color: ColorChoice, wide: bool, headers: bool) -> Terminal {
         let tty = std::io::stdout().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let color = match color {
@@ -42,6 +44,7 @@ impl Terminal {
                 width: None,
                 color,
                 shorten: false,
+                headers,
             };
         }
         let columns = std::env::var("COLUMNS")
@@ -54,6 +57,7 @@ impl Terminal {
             width: Some(width.unwrap_or(80)),
             color,
             shorten: !wide,
+            headers,
         }
     }
 }

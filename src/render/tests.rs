@@ -98,6 +98,7 @@ fn terminal() -> Terminal {
         width: Some(100),
         color: false,
         shorten: true,
+        headers: true,
     }
 }
 
@@ -106,6 +107,7 @@ fn piped() -> Terminal {
         width: None,
         color: false,
         shorten: false,
+        headers: true,
     }
 }
 
@@ -137,6 +139,7 @@ fn report_in_every_format() {
         graph: Some(&graph),
         verdicts: &verdicts,
         problems: &Problems::default(),
+        order: &crate::order::PairOrder::default(),
     };
     for (name, format, term) in [
         ("report_table", ReportFormat::Table, terminal()),
@@ -272,6 +275,7 @@ fn explain_in_every_format() {
         window: shown(),
         context: 3,
         problems: &problems,
+        order: &crate::order::PairOrder::default(),
     };
     let doc = view::explain::doc(&report);
     for (name, format) in [

@@ -470,7 +470,9 @@ fn draw(
             }
         })
         .collect();
-    t.set_header(header);
+    if show.term.headers {
+        t.set_header(header);
+    }
     for (row, pieces) in texts.iter().zip(&grid.rows) {
         let cells: Vec<Cell> = shown
             .iter()

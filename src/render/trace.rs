@@ -15,8 +15,14 @@ use crate::replay::Trace;
 pub fn trace_renderer(format: ReplayFormat, term: Terminal) -> Box<dyn TraceRenderer> {
     match format {
         ReplayFormat::Table => Box::new(TraceText { term }),
-        ReplayFormat::Csv => Box::new(TraceCsv { header: false }),
+        ReplayFormat::Csv => Box::new(TraceCsv {
+            header: !term.headers,
+        }),
         ReplayFormat::Json => Box::new(TraceJson::array()),
+        ReplayFormat::Yaml => Box::new(TraceYaml {
+            json: TraceJson::array(),
+            buffer: Vec::new(),
+        }),
         ReplayFormat::Ndjson => Box::new(TraceJson::lines()),
     }
 }
@@ -42,6 +48,7 @@ impl TraceRenderer for TraceText {
 
 /// `replay -o csv`: every step of every machine, the machine first.
 struct TraceCsv {
+    /// Whether the header is written already (or not wanted).
     header: bool,
 }
 
@@ -65,5 +72,28 @@ impl TraceRenderer for TraceCsv {
 
     fn end(&mut self, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// `replay -o yaml`: the JSON array, written as YAML once it is whole (YAML's block
+/// sequence cannot be streamed from JSON's without it).
+struct TraceYaml {
+    json: TraceJson,
+    buffer: Vec<u8>,
+}
+
+impl TraceRenderer for TraceYaml {
+    fn begin(&mut self, rules: &str, _out: &mut dyn Write) -> io::Result<()> {
+        self.json.begin(rules, &mut self.buffer)
+    }
+
+    fn machine(&mut self, trace: &Trace, _out: &mut dyn Write) -> io::Result<()> {
+        self.json.machine(trace, &mut self.buffer)
+    }
+
+    fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.json.end(&mut self.buffer)?;
+        let buffer = std::mem::take(&mut self.buffer);
+        super::yaml::from_json(out, |w| w.write_all(&buffer))
     }
 }

@@ -11,6 +11,7 @@ mod gate;
 mod hostile;
 mod html;
 mod input;
+mod manners;
 mod merging;
 mod metrics;
 mod pictures;

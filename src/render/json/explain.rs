@@ -138,8 +138,8 @@ pub fn explain(report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
         rules: report.rules,
         inputs: InputsJson::of(&explanation.summary, report.problems),
         window: WindowJson::of(&report.window),
-        pairs: explanation
-            .pairs_by_count()
+        pairs: report
+            .pairs()
             .into_iter()
             .filter_map(|((state, event), c)| {
                 pair(

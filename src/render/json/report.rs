@@ -40,8 +40,8 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         rules: report.rules,
         inputs: InputsJson::of(s, report.problems),
         window: WindowJson::of(&report.window),
-        unexpected: s
-            .pairs_by_count()
+        unexpected: report
+            .pairs()
             .into_iter()
             .map(|((state, event), t)| {
                 PairJson::new(*state, *event, t)

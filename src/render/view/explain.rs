@@ -70,7 +70,7 @@ pub fn doc(report: &ExplainReport) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog explain".to_string()));
     doc.line(super::report::totals(rules, &e.summary, report.problems));
-    let pairs = e.pairs_by_count();
+    let pairs = report.pairs();
     let mut heading = vec![label("Unexpected transitions explained: ")];
     heading.extend(counted(pairs.len() as u64, "pair"));
     heading.push(label(" (times in UTC)"));

@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 
 use crate::aggregate::{PairTally, Summary, Verdicts};
-use crate::event::State;
+use crate::event::{Pair, State};
 use crate::input::Problems;
 use crate::render::doc::{
     Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, periods_per_bar, sep,
@@ -50,6 +50,7 @@ pub fn totals(rules: &str, s: &Summary, problems: &Problems) -> Vec<Piece> {
 /// The unexpected pairs as a table (the view's data); with a trend column per period.
 pub fn pairs_table(
     s: &Summary,
+    pairs: &[(&Pair, &PairTally)],
     verdicts: &Verdicts,
     period: Option<Period>,
     with_message: bool,
@@ -92,7 +93,7 @@ pub fn pairs_table(
     // Last, so that the columns a CSV had before verdicts keep their places.
     columns.push(Column::new("Verdict"));
     let mut grid = Grid::new(columns);
-    for ((state, event), t) in s.pairs_by_count() {
+    for &((state, event), t) in pairs {
         let mut row = vec![
             label(state.name()),
             label(event.name()),
@@ -195,7 +196,13 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
     heading.extend(counted(pairs, "pair"));
     heading.push(label(" (times in UTC)"));
     doc.heading(heading);
-    doc.table(pairs_table(s, report.verdicts, report.period, with_message));
+    doc.table(pairs_table(
+        s,
+        &report.pairs(),
+        report.verdicts,
+        report.period,
+        with_message,
+    ));
     cascade_lines(&mut doc, s);
     if !s.unknown_events.is_empty() {
         doc.heading(vec![label("Unknown events (skipped by the replay)")]);
@@ -308,9 +315,8 @@ pub fn doc_with_problems(report: &Report) -> Doc {
 /// Each pair's verdict in full, with its precedents as links and what to run next: the page
 /// has no `explain` beside it.
 fn verdict_notes(doc: &mut Doc, report: &Report) {
-    let s = report.summary;
-    let judged: Vec<_> = s
-        .pairs_by_count()
+    let judged: Vec<_> = report
+        .pairs()
         .into_iter()
         .filter_map(|(pair, t)| Some((pair, t, report.verdicts.get(pair)?)))
         .collect();

@@ -370,7 +370,16 @@ fn check_metrics_are_the_gates_json() {
 fn issues_are_metal_metrics_exporters_families() {
     for input in inputs() {
         let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", arg(&input)]);
-        let (_, json, _) = run_json(&["issues", "-o", "json", "--all", arg(&input)]);
+        // The metrics judge last errors as metal-metrics-exporter asks metal-api to: 1h.
+        let (_, json, _) = run_json(&[
+            "issues",
+            "-o",
+            "json",
+            "--all",
+            "--last-error-threshold",
+            "1h",
+            arg(&input),
+        ]);
         let (samples, help) = parse(&text);
         // The exporter's names, help texts and label names (metal-metrics-exporter v0.3.1).
         assert_eq!(
@@ -460,16 +469,49 @@ fn issues_are_metal_metrics_exporters_families() {
 }
 
 #[test]
+fn the_last_errors_are_judged_with_the_exporters_hour() {
+    // On the bundled fleet 8 machines had a last error within metal-api's 7 days, none within
+    // the hour metal-metrics-exporter asks for: an alert on the exporter's series stays quiet,
+    // and so must one on fsmlog's.
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let last_errors = |extra: &[&str]| -> usize {
+        let mut args = vec!["issues", "-o", "openmetrics", "--only", "last-event-error"];
+        args.extend_from_slice(extra);
+        args.push(arg(&fleet));
+        let (_, text, _) = stdout_of(&args);
+        let (samples, _) = parse(&text);
+        of(&samples, "metal_machine_issues")
+            .iter()
+            .filter(|s| s.value == 1.0)
+            .count()
+    };
+    assert_eq!(last_errors(&[]), 0);
+    assert_eq!(last_errors(&["--last-error-threshold", "7d"]), 8);
+    // Every other output keeps metal-api's 7 days.
+    let (_, json, _) = run_json(&[
+        "issues",
+        "-o",
+        "json",
+        "--only",
+        "last-event-error",
+        arg(&fleet),
+    ]);
+    assert_eq!(json["machines"].as_array().unwrap().len(), 8, "{json}");
+}
+
+#[test]
 fn the_filters_choose_the_types_and_a_resolved_issue_is_a_zero() {
     let fleet = testdata("fleet-v0.42.2/list-json");
+    // metalctl's spellings: a comma list, and its name for the threshold (metal-api's 7d,
+    // where the metrics would judge by the exporter's 1h).
     let (_, text, _) = stdout_of(&[
         "issues",
         "-o",
         "openmetrics",
         "--only",
-        "crashloop",
-        "--only",
-        "last-event-error",
+        "crashloop,last-event-error",
+        "--last-event-error-threshold",
+        "7d",
         arg(&fleet),
     ]);
     let (samples, _) = parse(&text);

@@ -1,0 +1,271 @@
+//! metalctl's habits, as operators type them: `-o yaml` is the `-o json` document, `-o wide`
+//! is `--wide`, `--no-headers` leaves the header rows out, lists take commas, and metalctl's
+//! option and command names are aliases.
+
+use saphyr_parser::{Event, Parser, ScalarStyle};
+use serde_json::{Map, Value};
+
+use super::*;
+
+/// A YAML document read into JSON values: a quoted scalar is a string, a plain one the JSON
+/// literal it spells (YAML 1.2's core schema reads numbers, booleans and null so).
+fn yaml_value(text: &str) -> Value {
+    let mut parser = Parser::new_from_str(text);
+    let mut stack: Vec<(Value, Option<String>)> = Vec::new();
+    let mut root = None;
+    while let Some(event) = parser.next_event() {
+        let (event, _) = event.unwrap();
+        let value = match event {
+            Event::SequenceStart(..) => {
+                stack.push((Value::Array(Vec::new()), None));
+                continue;
+            }
+            Event::MappingStart(..) => {
+                stack.push((Value::Object(Map::new()), None));
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => stack.pop().unwrap().0,
+            Event::Scalar(text, ScalarStyle::Plain, ..) => {
+                serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text.into_owned()))
+            }
+            Event::Scalar(text, ..) => Value::String(text.into_owned()),
+            _ => continue,
+        };
+        match stack.last_mut() {
+            None => root = Some(value),
+            Some((Value::Array(items), _)) => items.push(value),
+            Some((Value::Object(map), key)) => match key.take() {
+                Some(k) => {
+                    map.insert(k, value);
+                }
+                None => *key = Some(value.as_str().unwrap().to_string()),
+            },
+            _ => unreachable!(),
+        }
+    }
+    root.unwrap()
+}
+
+fn output(args: &[&str]) -> String {
+    let (_, out, _) = stdout_of(args);
+    out
+}
+
+#[test]
+fn yaml_is_the_json_document_wherever_json_is() {
+    let seed = testdata("seed-machine.txt");
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let hostile = testdata("html");
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline.json");
+    let (code, _, stderr) = stdout_of(&[
+        "check",
+        "--write-baseline",
+        arg(&baseline),
+        arg(&testdata("fleet-v0.19.0/list-json")),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for command in [
+        vec!["report", arg(&fleet), arg(&hostile)],
+        vec!["explain", arg(&fleet)],
+        vec!["issues", arg(&fleet)],
+        vec!["replay", arg(&seed)],
+        vec!["check", "--baseline", arg(&baseline), arg(&fleet)],
+        vec![
+            "diff",
+            "--old",
+            "metal-api-v0.19.3",
+            "--new",
+            "metal-api",
+            arg(&fleet),
+        ],
+    ] {
+        let with = |format: &str| {
+            let mut args = command.clone();
+            args.extend(["-o", format]);
+            output(&args)
+        };
+        let json: Value = serde_json::from_str(&with("json")).unwrap();
+        let yaml = with("yaml");
+        assert_eq!(yaml_value(&yaml), json, "{command:?}");
+        // Text from input stays escaped, as in the JSON.
+        assert!(
+            !yaml.contains('\u{1b}') && !yaml.contains('\u{202e}'),
+            "{command:?}"
+        );
+    }
+}
+
+#[test]
+fn wide_is_the_wide_table_and_no_headers_leaves_the_header_rows_out() {
+    let fleet = "fleet-v0.42.2/list-json";
+    for command in ["report", "explain", "issues"] {
+        let wide = on_terminal(100, &[command, "-o", "wide", fleet], &[("NO_COLOR", "1")]);
+        let flag = on_terminal(100, &[command, "--wide", fleet], &[("NO_COLOR", "1")]);
+        assert_eq!(wide, flag, "{command}");
+        let plain = on_terminal(100, &[command, fleet], &[("NO_COLOR", "1")]);
+        assert_ne!(
+            wide, plain,
+            "{command}: -o wide shows more than the fitted table"
+        );
+    }
+    // Another command's formats still refuse it.
+    let (code, _, stderr) = stdout_of(&["graph", "-o", "wide", &format!("testdata/{fleet}")]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("invalid value 'wide'"), "{stderr}");
+    // --no-headers: the CSV starts with its first pair, the table with its first row.
+    let path = testdata(fleet);
+    let csv = output(&["report", "-o", "csv", arg(&path)]);
+    let bare = output(&["report", "-o", "csv", "--no-headers", arg(&path)]);
+    assert!(csv.starts_with("State,Event,Count"), "{csv}");
+    assert_eq!(bare, csv.split_once("\r\n").unwrap().1);
+    let table = output(&["report", arg(&path)]);
+    let headless = output(&["report", "--no-headers", arg(&path)]);
+    assert!(table.contains("│ State "), "{table}");
+    assert!(!headless.contains("│ State ") && headless.contains("│ Preparing "));
+    let replay = output(&[
+        "replay",
+        "-o",
+        "csv",
+        "--no-headers",
+        arg(&testdata("seed-machine.txt")),
+    ]);
+    assert!(replay.starts_with("seed-machine,"), "{replay}");
+}
+
+#[test]
+fn lists_take_commas_and_metalctls_names_are_aliases() {
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let fleet = arg(&fleet);
+    assert_eq!(
+        output(&[
+            "issues",
+            "-o",
+            "json",
+            "--only",
+            "crashloop,last-event-error",
+            fleet
+        ]),
+        output(&[
+            "issues",
+            "-o",
+            "json",
+            "--only",
+            "crashloop",
+            "--only",
+            "last-event-error",
+            fleet
+        ])
+    );
+    assert_eq!(
+        output(&["issues", "-o", "json", "--omit", "crashloop,stuck", fleet]),
+        output(&[
+            "issues",
+            "-o",
+            "json",
+            "--omit",
+            "crashloop",
+            "--omit",
+            "stuck",
+            fleet
+        ])
+    );
+    let pairs = output(&[
+        "explain",
+        "-o",
+        "json",
+        "--pair",
+        "Waiting/PXE Booting,preparing/preparing",
+        fleet,
+    ]);
+    let pairs: Value = serde_json::from_str(&pairs).unwrap();
+    assert_eq!(pairs["pairs"].as_array().unwrap().len(), 2, "{pairs}");
+    assert_eq!(
+        output(&["report", "--output-format", "json", fleet]),
+        output(&["report", "-o", "json", fleet])
+    );
+    assert_eq!(
+        output(&[
+            "issues",
+            "-o",
+            "json",
+            "--last-event-error-threshold",
+            "1h",
+            fleet
+        ]),
+        output(&[
+            "issues",
+            "-o",
+            "json",
+            "--last-error-threshold",
+            "1h",
+            fleet
+        ])
+    );
+    assert_eq!(
+        output(&["completion", "bash"]),
+        output(&["completions", "bash"])
+    );
+}
+
+#[test]
+fn sort_by_orders_the_pairs_as_metal_lib_does() {
+    let stream = testdata("fleet-v0.42.2/ndjson");
+    let json = |extra: &[&str]| -> Vec<(String, u64, u64)> {
+        let mut args = vec!["report", "-o", "json", "--rules", "metal-api-v0.19.3"];
+        args.extend_from_slice(extra);
+        args.push(arg(&stream));
+        let (_, report, _) = run_json(&args);
+        report["unexpected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    format!(
+                        "{}/{}",
+                        p["state"].as_str().unwrap(),
+                        p["event"].as_str().unwrap()
+                    ),
+                    p["machines"].as_u64().unwrap(),
+                    p["count"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let usual = json(&[]);
+    assert!(usual.len() > 3, "{usual:?}");
+    // By hand: machines descending, then count ascending, then the usual order.
+    let mut want = usual.clone();
+    want.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
+    assert_eq!(json(&["--sort-by", "machines:desc,count"]), want);
+    assert_eq!(
+        json(&["--sort-by", "Machines:DESCENDING", "--sort-by", "count:asc"]),
+        want
+    );
+    // The table lists them in the same order.
+    let (_, table, _) = stdout_of(&[
+        "report",
+        "--rules",
+        "metal-api-v0.19.3",
+        "--sort-by",
+        "machines:desc,count",
+        arg(&stream),
+    ]);
+    let rows: Vec<String> = table
+        .lines()
+        .filter(|l| l.starts_with("│ ") && !l.starts_with("│ State"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(['│', '┆']).map(str::trim).collect();
+            format!("{}/{}", cells[1], cells[2])
+        })
+        .collect();
+    let names: Vec<String> = want.iter().map(|w| w.0.clone()).collect();
+    assert_eq!(rows, names);
+    let (code, _, stderr) = stdout_of(&["report", "--sort-by", "count:up", arg(&stream)]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("unsupported sort direction: up"),
+        "{stderr}"
+    );
+}
