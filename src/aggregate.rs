@@ -14,7 +14,7 @@ use crate::diagnose::{
 use crate::event::{EventKind, Location, Pair, State};
 use crate::input::FilesRead;
 use crate::input::merge::Merged;
-use crate::log::Shape;
+use crate::log::{Dimension, Place, Shape};
 use crate::replay::{Handling, Step, Trace};
 use crate::window::{Period, Window};
 
@@ -31,6 +31,8 @@ pub struct Occurrence<'a> {
     pub line: usize,
     /// The message the machine sent with it.
     pub message: &'a Arc<str>,
+    /// Where the machine is, where its export says.
+    pub place: Option<&'a Place>,
 }
 
 impl<'a> Occurrence<'a> {
@@ -45,6 +47,7 @@ impl<'a> Occurrence<'a> {
                 .map_or(trace.source.as_str(), String::as_str),
             line: step.line,
             message: &step.message,
+            place: trace.place.as_deref(),
         }
     }
 }
@@ -66,6 +69,8 @@ pub struct PairTally {
     pub series: BTreeMap<NaiveDate, u64>,
     /// What the occurrences are (see [`crate::diagnose`]), where the machines were diagnosed.
     pub classes: Classes,
+    /// The pair's machines per (dimension, value), where their exports say where they are.
+    pub places: BTreeMap<(Dimension, String), u64>,
 }
 
 impl PairTally {
@@ -81,6 +86,7 @@ impl PairTally {
             first_message: None,
             series: BTreeMap::new(),
             classes: Classes::default(),
+            places: BTreeMap::new(),
         }
     }
 
@@ -115,6 +121,16 @@ impl PairTally {
         };
         if first_on_machine {
             self.machines += 1;
+            if let Some(place) = o.place {
+                for dimension in Dimension::ALL {
+                    if let Some(value) = place.of(dimension) {
+                        *self
+                            .places
+                            .entry((dimension, value.to_string()))
+                            .or_default() += 1;
+                    }
+                }
+            }
             if self.examples.len() < EXAMPLES
                 || self
                     .examples
@@ -150,6 +166,21 @@ impl PairTally {
         for (period, n) in other.series {
             *self.series.entry(period).or_default() += n;
         }
+        for (place, n) in other.places {
+            *self.places.entry(place).or_default() += n;
+        }
+    }
+
+    /// The machines per value of a dimension, most first (then by value).
+    pub fn where_(&self, dimension: Dimension) -> Vec<(&str, u64)> {
+        let mut values: Vec<(&str, u64)> = self
+            .places
+            .range((dimension, String::new())..)
+            .take_while(|((d, _), _)| *d == dimension)
+            .map(|((_, v), n)| (v.as_str(), *n))
+            .collect();
+        values.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        values
     }
 }
 
@@ -446,6 +477,7 @@ mod tests {
             unknown: Vec::new(),
             last_error_only: None,
             annotated: false,
+            place: None,
         }
     }
 

@@ -355,6 +355,7 @@ mod tests {
                 unknown: Vec::new(),
                 last_error_only: None,
                 annotated: false,
+                place: None,
             });
         }
         s.machines = machines;

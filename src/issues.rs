@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{EventKind, Pair, State};
-use crate::log::MachineLog;
+use crate::log::{MachineLog, Place};
 use crate::replay::{Handling, Trace};
 
 /// How bad an issue is (metal-api's severities).
@@ -160,6 +161,8 @@ pub struct MachineFacts {
     pub liveliness: Option<String>,
     pub allocated: Option<bool>,
     pub no_event_container: bool,
+    /// Where the machine is and who has it, where its export says.
+    pub place: Option<Arc<Place>>,
     /// The machine's unexpected occurrences, as `report` counts them.
     pub unexpected: BTreeMap<Pair, u64>,
 }
@@ -222,6 +225,7 @@ impl MachineFacts {
                 .allocated
                 .filter(|_| !newer_than(log.machine_info.allocated_as_of)),
             no_event_container: log.machine_info.no_event_container,
+            place: log.machine_info.place.clone(),
             unexpected,
         }
     }

@@ -3,6 +3,7 @@
 //! it, merging joins it, the replay and the audit read it.
 
 use std::fmt;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
@@ -166,6 +167,59 @@ pub struct MachineInfo {
     pub allocated_as_of: Option<DateTime<Utc>>,
     /// Whether the machine object came without any event container.
     pub no_event_container: bool,
+    /// Where the machine is, and who has it, where the export says.
+    pub place: Option<Arc<Place>>,
+}
+
+/// Where a machine is in the fleet and who has it, as its machine object says: metalctl's
+/// partition, rack and size, and its allocation's hostname, project, role and image.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Place {
+    pub partition: Option<String>,
+    pub rack: Option<String>,
+    pub size: Option<String>,
+    pub hostname: Option<String>,
+    pub project: Option<String>,
+    pub role: Option<String>,
+    pub image: Option<String>,
+}
+
+impl Place {
+    /// Whether the export said anything of it.
+    pub fn is_empty(&self) -> bool {
+        *self == Place::default()
+    }
+
+    /// The value of one of the dimensions a fleet is cut by.
+    pub fn of(&self, dimension: Dimension) -> Option<&str> {
+        match dimension {
+            Dimension::Partition => self.partition.as_deref(),
+            Dimension::Rack => self.rack.as_deref(),
+            Dimension::Size => self.size.as_deref(),
+        }
+    }
+}
+
+/// The dimensions metalctl cuts a fleet by (`--partition`, `--rack`, `--size`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Dimension {
+    Partition,
+    Rack,
+    Size,
+}
+
+impl Dimension {
+    /// Every dimension, in output's order.
+    pub const ALL: [Dimension; 3] = [Dimension::Partition, Dimension::Rack, Dimension::Size];
+
+    /// The name in output and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dimension::Partition => "partition",
+            Dimension::Rack => "rack",
+            Dimension::Size => "size",
+        }
+    }
 }
 
 /// The input formats fsmlog reads.

@@ -154,6 +154,10 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         let m = &parts[i].machine_info;
         (m.allocated, m.allocated_as_of)
     });
+    // Where the machine is: the newest record that says (a machine moved, or was allocated
+    // again, between two exports).
+    let place = newest_said(|p| p.machine_info.place.is_some())
+        .and_then(|i| parts[i].machine_info.place.clone());
     let last_event_time = parts
         .iter()
         .filter_map(|p| p.recorded.last_event_time)
@@ -209,6 +213,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     (log.recorded.liveliness, log.recorded.liveliness_as_of) = liveliness.unwrap_or_default();
     (log.machine_info.allocated, log.machine_info.allocated_as_of) = allocated.unwrap_or_default();
     log.machine_info.no_event_container = no_event_container;
+    log.machine_info.place = place;
     log.annotated = annotated;
     log.skipped_lines = skipped_lines;
     log.seams = seams;

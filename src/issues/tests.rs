@@ -36,6 +36,7 @@ fn machine() -> MachineFacts {
         liveliness: Some("Alive".to_string()),
         allocated: Some(false),
         no_event_container: false,
+        place: None,
         unexpected: BTreeMap::new(),
     }
 }

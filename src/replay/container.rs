@@ -7,6 +7,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use crate::event::{EventKind, State};
+use crate::log::Place;
 
 /// An event as metal-api stores it in the container.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,4 +140,6 @@ pub struct Trace {
     pub last_error_only: Option<Step>,
     /// Whether the input carries metal-api's recorded verdicts (exports do, raw streams not).
     pub annotated: bool,
+    /// Where the machine is, where its export says.
+    pub place: Option<Arc<Place>>,
 }

@@ -50,6 +50,7 @@ pub fn replay(log: &MachineLog, rules: &Ruleset) -> Trace {
         unknown,
         last_error_only,
         annotated: log.annotated,
+        place: log.machine_info.place.clone(),
     }
 }
 

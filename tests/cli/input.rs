@@ -247,6 +247,9 @@ fn every_export_format_gives_the_same_unexpected_table() {
                     run_json(&["report", "-o", "json", "--rules", rules, arg(&dir)]);
                 let mut table = report["unexpected"].clone();
                 for pair in table.as_array_mut().unwrap() {
+                    // Where the machines are is only in machine objects (and the bundled
+                    // ones were generated with racks of their own).
+                    pair.as_object_mut().unwrap().remove("where");
                     for key in ["first_seen", "last_seen"] {
                         let t = pair[key].as_str().unwrap();
                         pair[key] = Value::from(&t[..19]);

@@ -15,6 +15,7 @@ mod manners;
 mod merging;
 mod metrics;
 mod pictures;
+mod places;
 mod read_paths;
 mod report;
 mod rule_files;

@@ -115,7 +115,15 @@ fn the_same_machines_split_any_way_give_the_same_table() {
     let joined = two_days_in_one_file(dir.path());
     let list = testdata(LIST);
     let describe = testdata("fleet-v0.42.2/describe-json");
-    let table = |json: &Value| json["unexpected"].clone();
+    // The bundled describe files were generated with racks of their own, not the list's: where
+    // the machines are is compared within one export (tests/cli/places.rs), not here.
+    let table = |json: &Value| {
+        let mut pairs = json["unexpected"].clone();
+        for pair in pairs.as_array_mut().unwrap() {
+            pair.as_object_mut().unwrap().remove("where");
+        }
+        pairs
+    };
     let reference = table(&report_of(&[arg(&list)]));
     let list_bytes = std::fs::read(&list).unwrap();
     for threads in ["1", "3"] {

@@ -1,18 +1,18 @@
 //! A machine of a v1 export read straight from its bytes: metal-api's machine object as
 //! metalctl writes it (`id`, an `events` container of `log`, `last_error_event`,
-//! `last_event_time` and the two flags, `liveliness`, `allocation`), without a tape and
-//! without serde. It is stricter than the careful path (simd-json, then serde_json): anything
+//! `last_event_time` and the two flags, `liveliness`, where it is: `partition`, `rackid`,
+//! `size`, `allocation`), without a tape and without serde. It is stricter than the careful path (simd-json, then serde_json): anything
 //! it does not know for certain — another shape, a number where text is read, an escape it
 //! does not decode, a number it would have to judge, damage — answers `None`, and the caller
 //! reads the element the careful way, so the answer and its errors stay what they were.
 
 use std::borrow::Cow;
 
-use serde::de::IgnoredAny;
-
 use super::runs::{leading_spaces, plain_run};
 use crate::input::raw::lenient::{Slot, Text};
-use crate::input::raw::shapes::{EventsField, RawEvent, RawEventBlock, RawItem};
+use crate::input::raw::shapes::{
+    EventsField, RawAllocation, RawEvent, RawEventBlock, RawItem, RawRef,
+};
 
 /// The element's text where it is valid UTF-8, as the careful path requires of every byte,
 /// skipped values too. simdutf8 (which simd-json brings along) checks 32 bytes a step, where
@@ -466,8 +466,37 @@ impl<'a> Reader<'a> {
         Some(block)
     }
 
-    /// The machine object: its members the careful path reads are these four, and any other
-    /// key it reads (another format's) sends the element there.
+    /// An object named by its `id` (`partition`, `size`, `image`), or `null`.
+    fn reference(&mut self) -> Option<Option<RawRef<'a>>> {
+        if self.null() {
+            return Some(None);
+        }
+        let mut reference = RawRef::default();
+        self.object(|r, key| match key {
+            b"id" => r.text().map(|id| reference.id = id),
+            _ => r.skip(),
+        })?;
+        Some(Some(reference))
+    }
+
+    /// A machine's allocation, of which who has it is read.
+    fn allocation(&mut self) -> Option<RawAllocation<'a>> {
+        let mut allocation = RawAllocation::default();
+        self.object(|r, key| {
+            match key {
+                b"hostname" => allocation.hostname = r.text()?,
+                b"project" => allocation.project = r.text()?,
+                b"role" => allocation.role = r.text()?,
+                b"image" => allocation.image = r.reference()?,
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(allocation)
+    }
+
+    /// The machine object: the members the careful path reads of a machine, and any other key
+    /// it reads (another format's) sends the element there.
     fn item(&mut self) -> Option<RawItem<'a>> {
         let mut item = RawItem::default();
         self.object(|r, key| {
@@ -487,10 +516,12 @@ impl<'a> Reader<'a> {
                     item.allocation = if r.null() {
                         Slot::Null
                     } else {
-                        r.skip()?;
-                        Slot::Value(IgnoredAny)
+                        Slot::Value(r.allocation()?)
                     }
                 }
+                b"partition" => item.partition = r.reference()?,
+                b"size" => item.size = r.reference()?,
+                b"rackid" | b"rack" => item.rack = r.text()?,
                 key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => return None,
                 _ => r.skip()?,
             }

@@ -129,6 +129,32 @@ mod tests {
             &mut |item, path| took.push((item.id.as_deref().map(str::to_string), path)),
         ));
         assert_eq!(took, [(Some("m".to_string()), ReadPath::Skimmed)]);
+        // Where the machine is survives the skim: of the partition, the size and the
+        // allocation (whose user data is most of it) only what is read is kept.
+        let user_data = "x".repeat(4000);
+        let placed = format!(
+            "{{\n        \"id\": \"m\",\n        \"partition\": {{\n            \"id\": \"fra\",\n            \"bootconfig\": {{\n                \"commandline\": \"{user_data}\"\n            }}\n        }},\n        \"rackid\": \"rack08\",\n        \"allocation\": {{\n            \"hostname\": \"worker-1\",\n            \"userdata\": \"{user_data}\",\n            \"image\": {{\n                \"id\": \"debian-12\"\n            }}\n        }},\n        \"events\": {{\n            \"log\": []\n        }}\n    }}"
+        );
+        let mut places = Vec::new();
+        let mut skimming = true;
+        assert!(machine_element(
+            placed.as_bytes(),
+            &mut scratch,
+            &mut skimming,
+            &mut |item, path| places.push((item.place(), path)),
+        ));
+        let (place, path) = places.pop().unwrap();
+        assert_eq!(path, ReadPath::Skimmed);
+        assert!(scratch.len() < 400, "{}", String::from_utf8_lossy(&scratch));
+        let place = place.unwrap();
+        assert_eq!(
+            (place.partition.as_deref(), place.rack.as_deref()),
+            (Some("fra"), Some("rack08"))
+        );
+        assert_eq!(
+            (place.hostname.as_deref(), place.image.as_deref()),
+            (Some("worker-1"), Some("debian-12"))
+        );
         // Not valid JSON: every fast path declines, and nothing is handed on.
         took.clear();
         let broken = b"{\"id\": \"m\", \"events\": {\"log\": [}";

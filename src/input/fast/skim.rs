@@ -74,21 +74,22 @@ pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) 
             return false;
         }
         let choice = choose(key);
-        if choice == Member::Skip {
+        if matches!(choice, Member::Skip) {
             continue;
         }
         if kept > 0 {
             out.push(b',');
         }
         kept += 1;
-        match (choice, value.first()) {
-            (Member::Presence, Some(b'{')) => {
+        match choice {
+            Member::Within(inner) if value.first() == Some(&b'{') => {
                 out.extend_from_slice(&text[..text.len() - value.len()]);
-                out.extend_from_slice(b"{}");
-            }
-            (Member::Presence, Some(b'[')) => {
-                out.extend_from_slice(&text[..text.len() - value.len()]);
-                out.extend_from_slice(b"[]");
+                let mut nested = Vec::new();
+                if skim(value, inner, &mut nested) {
+                    out.extend_from_slice(&nested);
+                } else {
+                    out.extend_from_slice(value);
+                }
             }
             _ => out.extend_from_slice(text),
         }
@@ -141,7 +142,6 @@ mod tests {
     fn choose(key: &[u8]) -> Member {
         match key {
             b"id" | b"events" => Member::Keep,
-            b"allocation" => Member::Presence,
             _ => Member::Skip,
         }
     }
@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn keeps_the_chosen_members_and_steps_over_the_rest() {
         let out = skimmed(MACHINE).expect("the shape fits");
-        let want = "{\"allocation\": {},\"id\": \"m-1\",\"events\": {\n            \"log\": []\n        }}";
+        let want = "{\"id\": \"m-1\",\"events\": {\n            \"log\": []\n        }}";
         assert_eq!(out, want);
         let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(parsed["id"], "m-1");

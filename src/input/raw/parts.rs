@@ -1,6 +1,8 @@
 //! A machine as any export carries it, turned into the log the replay reads: its events
 //! converted and put in time order, each bad one named, and the flags it recorded.
 
+use std::sync::Arc;
+
 use super::lenient::{Slot, Text};
 use super::shapes::{EventsField, RawEvent, RawItem, v2_liveliness};
 use crate::event::{Event, EventName};
@@ -40,6 +42,7 @@ impl<'a> MachineParts<'a> {
             Slot::Null => Some(false),
             Slot::Value(_) => Some(true),
         };
+        let place = item.place().map(Arc::new);
         let mut parts = MachineParts {
             id: item.id,
             log: Vec::new(),
@@ -53,6 +56,7 @@ impl<'a> MachineParts<'a> {
                 allocated: v1_allocation,
                 allocated_as_of: None,
                 no_event_container: false,
+                place,
             },
             format,
         };

@@ -8,17 +8,18 @@ use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::lenient::{Slot, Text, last_wins};
-use crate::log::Format;
+use crate::log::{Format, Place};
 
 /// What to do with one member, by its key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Member {
     /// Leave it out.
     Skip,
     /// Keep it as it is.
     Keep,
-    /// Keep only that it is there: an object or array value becomes empty.
-    Presence,
+    /// Keep of an object value only the members this chooses (all of it where the object
+    /// cannot be skimmed).
+    Within(fn(&[u8]) -> Member),
 }
 
 /// One event as metal-api exports it.
@@ -150,6 +151,51 @@ last_wins!(RawV2Status {
     liveliness: ["liveliness"],
 });
 
+/// An object named by its `id`: a machine's `partition` and `size`, an allocation's `image`.
+#[derive(Default)]
+pub(crate) struct RawRef<'a> {
+    pub(crate) id: Option<Text<'a>>,
+}
+
+last_wins!(RawRef { id: ["id"] });
+
+impl RawRef<'_> {
+    /// What a skim keeps of a named object (a partition holds its boot configuration, a size
+    /// its constraints): the id.
+    pub fn member(key: &[u8]) -> Member {
+        match key {
+            b"id" => Member::Keep,
+            _ => Member::Skip,
+        }
+    }
+}
+
+/// A machine's allocation: what of it says who has the machine.
+#[derive(Default)]
+pub(crate) struct RawAllocation<'a> {
+    pub(crate) hostname: Option<Text<'a>>,
+    pub(crate) project: Option<Text<'a>>,
+    pub(crate) role: Option<Text<'a>>,
+    pub(crate) image: Option<RawRef<'a>>,
+}
+
+last_wins!(RawAllocation {
+    hostname: ["hostname"],
+    project: ["project"],
+    role: ["role"],
+    image: ["image"],
+});
+
+impl RawAllocation<'_> {
+    /// What a skim keeps of an allocation's member: the keys read here.
+    pub fn member(key: &[u8]) -> Member {
+        match RawAllocation::KEYS.iter().any(|k| k.as_bytes() == key) {
+            true => Member::Keep,
+            false => Member::Skip,
+        }
+    }
+}
+
 /// Any top-level value or array element of the formats read here; which fields are set
 /// tells which format it is.
 #[derive(Default)]
@@ -167,8 +213,12 @@ pub(crate) struct RawItem<'a> {
     pub(crate) crash_loop: Option<bool>,
     pub(crate) failed_machine_reclaim: Option<bool>,
     pub(crate) liveliness: Option<Text<'a>>,
-    pub(crate) allocation: Slot<IgnoredAny>,
+    pub(crate) allocation: Slot<RawAllocation<'a>>,
     pub(crate) status: Option<RawV2Status<'a>>,
+    pub(crate) partition: Option<RawRef<'a>>,
+    /// v1's `rackid`, v2's `rack`.
+    pub(crate) rack: Option<Text<'a>>,
+    pub(crate) size: Option<RawRef<'a>>,
 }
 
 last_wins!(RawItem {
@@ -187,17 +237,40 @@ last_wins!(RawItem {
     liveliness: ["liveliness"],
     allocation: ["allocation"],
     status: ["status"],
+    partition: ["partition"],
+    rack: ["rackid", "rack"],
+    size: ["size"],
 });
 
 impl<'a> RawItem<'a> {
     /// What a skim of an exported object keeps of a member (see [`crate::input::fast::skim`]): the keys
-    /// read here, and of `allocation` only whether it is there.
+    /// read here; of the allocation (which can hold user data and networks) only what is read.
     pub fn member(key: &[u8]) -> Member {
         match key {
-            b"allocation" => Member::Presence,
+            b"allocation" => Member::Within(RawAllocation::member),
+            b"partition" | b"size" => Member::Within(RawRef::member),
             key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => Member::Keep,
             _ => Member::Skip,
         }
+    }
+
+    /// Where the machine is and who has it, as far as the object says.
+    pub fn place(&self) -> Option<Place> {
+        let text = |t: &Option<Text>| t.as_ref().map(|t| t.0.to_string());
+        let id = |r: &Option<RawRef>| r.as_ref().and_then(|r| text(&r.id));
+        let mut place = Place {
+            partition: id(&self.partition),
+            rack: text(&self.rack),
+            size: id(&self.size),
+            ..Place::default()
+        };
+        if let Slot::Value(a) = &self.allocation {
+            place.hostname = text(&a.hostname);
+            place.project = text(&a.project);
+            place.role = text(&a.role);
+            place.image = id(&a.image);
+        }
+        (!place.is_empty()).then_some(place)
     }
 
     /// The format this value belongs to, judged by its fields.

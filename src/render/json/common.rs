@@ -1,5 +1,7 @@
 //! What several JSON outputs share: the `inputs` object, a pair's tally, the window.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::aggregate::{PairTally, Summary};
@@ -7,6 +9,7 @@ use crate::diagnose::PairVerdict;
 use crate::event::{EventKind, Pair, State, format_time as time};
 use crate::input::Problems;
 use crate::input::record::InputError;
+use crate::log::Dimension;
 use crate::render::sentence;
 use crate::window::{Period, Shown};
 
@@ -110,6 +113,41 @@ pub(super) struct PairJson {
     roots: Option<Vec<RootJson>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     verdict: Option<VerdictJson>,
+    /// Where the pair's machines are: machines per partition, rack and size.
+    #[serde(rename = "where", skip_serializing_if = "Option::is_none")]
+    place: Option<WhereJson>,
+}
+
+/// A pair's machines per partition, rack and size, where their exports say; a dimension no
+/// export gave is left out.
+#[derive(Serialize)]
+pub(super) struct WhereJson {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    partition: BTreeMap<String, u64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    rack: BTreeMap<String, u64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    size: BTreeMap<String, u64>,
+}
+
+impl WhereJson {
+    /// `None` where no machine of the pair had a place.
+    pub(super) fn of(t: &PairTally) -> Option<WhereJson> {
+        if t.places.is_empty() {
+            return None;
+        }
+        let of = |dimension: Dimension| -> BTreeMap<String, u64> {
+            t.where_(dimension)
+                .into_iter()
+                .map(|(v, n)| (v.to_string(), n))
+                .collect()
+        };
+        Some(WhereJson {
+            partition: of(Dimension::Partition),
+            rack: of(Dimension::Rack),
+            size: of(Dimension::Size),
+        })
+    }
 }
 
 /// A root pair of a pair's cascades.
@@ -245,6 +283,7 @@ impl PairJson {
             cascades: None,
             roots: None,
             verdict: None,
+            place: WhereJson::of(t),
         }
     }
 

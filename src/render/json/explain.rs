@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::common::{InputsJson, VerdictJson, WindowJson};
+use super::common::{InputsJson, VerdictJson, WhereJson, WindowJson};
 use crate::diagnose::PairVerdict;
 use crate::event::format_time as time;
 use crate::explain::{PairContext, top_sequences};
@@ -33,6 +33,8 @@ struct PairJson<'a> {
     by_day: Vec<DayJson>,
     examples: Vec<ExampleJson<'a>>,
     verdict: Option<VerdictJson>,
+    #[serde(rename = "where", skip_serializing_if = "Option::is_none")]
+    place: Option<WhereJson>,
 }
 
 #[derive(Serialize)]
@@ -128,6 +130,7 @@ fn pair<'a>(
             })
             .collect(),
         verdict: verdict.map(VerdictJson::of),
+        place: WhereJson::of(tally),
     })
 }
 

@@ -7,7 +7,8 @@ use serde::Serialize;
 
 use super::common::InputsJson;
 use crate::event::format_time as time;
-use crate::issues::{IssueType, counts, unexpected_pairs};
+use crate::issues::{IssueType, Judged, counts, unexpected_pairs};
+use crate::log::Place;
 use crate::render::reports::IssuesReport;
 use crate::render::sentence;
 
@@ -26,6 +27,17 @@ struct MachineJson<'a> {
     state: &'static str,
     last_event_time: Option<String>,
     allocated: Option<bool>,
+    /// Where the machine is and who has it, each left out where its export does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partition: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rack: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hostname: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project: Option<&'a str>,
     issues: Vec<IssueJson>,
 }
 
@@ -68,6 +80,11 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
                 state: j.facts.state.name(),
                 last_event_time: j.facts.last_event_time.map(time),
                 allocated: j.facts.allocated,
+                partition: place(j, |p| &p.partition),
+                rack: place(j, |p| &p.rack),
+                size: place(j, |p| &p.size),
+                hostname: place(j, |p| &p.hostname),
+                project: place(j, |p| &p.project),
                 issues: j
                     .issues
                     .iter()
@@ -94,4 +111,9 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
     };
     super::safe::pretty(&mut *out, &doc)?;
     writeln!(out)
+}
+
+/// One of a machine's place fields, where its export said it.
+fn place(j: &Judged, field: impl Fn(&Place) -> &Option<String>) -> Option<&str> {
+    j.facts.place.as_deref().and_then(|p| field(p).as_deref())
 }

@@ -7,11 +7,13 @@ use chrono::NaiveDate;
 
 use super::phrases::counted;
 use super::verdicts;
+use crate::aggregate::PairTally;
 use crate::diagnose::PairVerdict;
 use crate::event::{EventKind, State};
 use crate::explain::{PairContext, top_sequences};
+use crate::log::Dimension;
 use crate::render::doc::{
-    Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, label, sep, time,
+    Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, sep, time,
 };
 use crate::render::sentence::amount;
 
@@ -163,6 +165,9 @@ fn note(
             amount(c.by_day.len() as u64, "day")
         )),
     ]);
+    if let Some(line) = where_line(t) {
+        doc.line(line);
+    }
     let examples = c.examples_by_time();
     doc.line(vec![label("look at:")]);
     for (machine, first) in &examples {
@@ -219,4 +224,60 @@ fn context_lines(doc: &mut Doc, state: State, c: &PairContext, context: usize) {
             c.without_context
         ))]);
     }
+}
+
+/// Where a pair's machines are: `where: 6 machines in 1 partition (fra-equ01), 5 racks
+/// (rack06 ×2, rack04, rack07, +2), 1 size (c1-xlarge-x86)`; `None` where no export said.
+fn where_line(t: &PairTally) -> Option<Vec<Piece>> {
+    const SHOWN: usize = 3;
+    if t.places.is_empty() {
+        return None;
+    }
+    let mut line = vec![label("where: ")];
+    let placed = Dimension::ALL
+        .iter()
+        .map(|d| t.where_(*d).iter().map(|v| v.1).sum::<u64>())
+        .max()
+        .unwrap_or(0);
+    line.push(label(format!("{} in ", amount(placed, "machine"))));
+    let mut first = true;
+    for dimension in Dimension::ALL {
+        let values = t.where_(dimension);
+        if values.is_empty() {
+            continue;
+        }
+        if !first {
+            line.push(label(", "));
+        }
+        first = false;
+        line.push(label(format!(
+            "{} (",
+            amount(values.len() as u64, dimension.name())
+        )));
+        for (i, (value, n)) in values.iter().take(SHOWN).enumerate() {
+            if i > 0 {
+                line.push(label(", "));
+            }
+            line.push(input(value.to_string()));
+            if *n > 1 {
+                line.push(label(format!(" ×{n}")));
+            }
+        }
+        if values.len() > SHOWN {
+            line.push(label(format!(", +{}", values.len() - SHOWN)));
+        }
+        line.push(label(")"));
+    }
+    if placed < t.machines {
+        line.push(label(format!(
+            "; {} without a place in {}",
+            amount(t.machines - placed, "machine"),
+            if t.machines - placed == 1 {
+                "its export"
+            } else {
+                "their exports"
+            }
+        )));
+    }
+    Some(line)
 }

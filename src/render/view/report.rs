@@ -6,6 +6,7 @@ use chrono::NaiveDate;
 use crate::aggregate::{PairTally, Summary, Verdicts};
 use crate::event::{Pair, State};
 use crate::input::Problems;
+use crate::log::Dimension;
 use crate::render::doc::{
     Block, Column, Doc, Grid, Piece, Tone, Value, bars, count, input, label, periods_per_bar, sep,
     time,
@@ -61,9 +62,9 @@ pub fn pairs_table(
         Column::number("Count"),
         Column::number("Machines"),
         // The machines to look at stay longer than when it last happened.
-        Column::new("First seen").or_left_out(2),
+        Column::new("First seen").or_left_out(3),
         Column::new("Last seen").or_left_out(0),
-        Column::optional("Examples", 1),
+        Column::optional("Examples", 2),
     ];
     // Every pair's sparkline spans the same periods, so their bars line up.
     let span = period.and_then(|p| {
@@ -92,6 +93,13 @@ pub fn pairs_table(
     }
     // Last, so that the columns a CSV had before verdicts keep their places.
     columns.push(Column::new("Verdict"));
+    // Only where an export said where its machines are; after the verdict, for the same
+    // reason.
+    let placed = pairs.iter().any(|(_, t)| !t.places.is_empty());
+    if placed {
+        // Left out after the last time, before the machines to look at.
+        columns.push(Column::optional("Where", 1));
+    }
     let mut grid = Grid::new(columns);
     for &((state, event), t) in pairs {
         let mut row = vec![
@@ -114,9 +122,28 @@ pub fn pairs_table(
                 .get(&(*state, *event))
                 .map_or(Value::Empty.into(), |v| label(v.kind.name())),
         );
+        if placed {
+            row.push(where_cell(t));
+        }
         grid.row(row);
     }
     grid
+}
+
+/// Where a pair's machines are, in a cell: the rack most of them are in (else the partition)
+/// and how many other racks.
+fn where_cell(t: &PairTally) -> Piece {
+    for dimension in [Dimension::Rack, Dimension::Partition, Dimension::Size] {
+        let values = t.where_(dimension);
+        if let Some((commonest, _)) = values.first() {
+            let others = values.len() - 1;
+            return match others {
+                0 => input(commonest.to_string()),
+                n => input(format!("{commonest} +{n}")),
+            };
+        }
+    }
+    Value::Empty.into()
 }
 
 /// The most bars a trend cell gets (a table column: it must leave room for the others); a

@@ -1,0 +1,217 @@
+//! Where the fleet is: partition, rack and size read from the machine objects, per pair in
+//! `report` and `explain`, per machine in `issues`, and nothing where the input has none.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::*;
+
+/// The list's machines by id.
+fn machines_of(list: &Path) -> BTreeMap<String, Value> {
+    let list: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(list).unwrap()).unwrap();
+    list.into_iter()
+        .map(|m| (m["id"].as_str().unwrap().to_string(), m))
+        .collect()
+}
+
+#[test]
+fn where_agrees_with_the_export_for_every_pair() {
+    let list = testdata(LIST);
+    let machines = machines_of(&list);
+    // Which machine had which pair, as `issues` lists them; worked out by hand from the list
+    // for every pair: machines per partition, rack and size.
+    let (_, issues, _) = run_json(&["issues", "-o", "json", "--all", arg(&list)]);
+    let mut want: BTreeMap<String, Value> = BTreeMap::new();
+    for m in issues["machines"].as_array().unwrap() {
+        let id = m["machine"].as_str().unwrap();
+        let export = &machines[id];
+        // issues names each machine's place as the export does.
+        assert_eq!(m["partition"], export["partition"]["id"], "{id}");
+        assert_eq!(m["rack"], export["rackid"], "{id}");
+        assert_eq!(m["size"], export["size"]["id"], "{id}");
+        assert_eq!(
+            m.get("hostname").cloned().unwrap_or(Value::Null),
+            export["allocation"]["hostname"],
+            "{id}"
+        );
+        for issue in m["issues"].as_array().unwrap() {
+            for p in issue["pairs"].as_array().into_iter().flatten() {
+                let name = format!(
+                    "{}/{}",
+                    p["state"].as_str().unwrap(),
+                    p["event"].as_str().unwrap()
+                );
+                let entry = want
+                    .entry(name)
+                    .or_insert_with(|| json!({"partition": {}, "rack": {}, "size": {}}));
+                for (dimension, value) in [
+                    ("partition", &export["partition"]["id"]),
+                    ("rack", &export["rackid"]),
+                    ("size", &export["size"]["id"]),
+                ] {
+                    let n = &mut entry[dimension][value.as_str().unwrap()];
+                    *n = json!(n.as_u64().unwrap_or(0) + 1);
+                }
+            }
+        }
+    }
+    let report = report_of(&[arg(&list)]);
+    let pairs = report["unexpected"].as_array().unwrap();
+    assert_eq!(pairs.len(), want.len());
+    for p in pairs {
+        let name = format!(
+            "{}/{}",
+            p["state"].as_str().unwrap(),
+            p["event"].as_str().unwrap()
+        );
+        assert_eq!(p["where"], want[&name], "{name}");
+        let racks: u64 = p["where"]["rack"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            racks,
+            p["machines"].as_u64().unwrap(),
+            "every machine has a rack"
+        );
+    }
+    // The pair's 6 machines sit in 5 racks: no rack's problem alone.
+    let reboot = &want["Waiting/PXE Booting"];
+    assert_eq!(reboot["rack"].as_object().unwrap().len(), 5);
+    // explain says the same, in words and in JSON.
+    let (_, explained, _) = run_json(&["explain", "-o", "json", arg(&list)]);
+    for p in explained["pairs"].as_array().unwrap() {
+        let name = format!(
+            "{}/{}",
+            p["state"].as_str().unwrap(),
+            p["event"].as_str().unwrap()
+        );
+        assert_eq!(p["where"], want[&name], "{name}");
+    }
+    let (_, text, _) = stdout_of(&["explain", arg(&list)]);
+    assert!(
+        text.contains("where: 6 machines in 1 partition (fra-equ01 ×6), 5 racks (rack06 ×2, rack04, rack07, +2), 1 size (c1-xlarge-x86 ×6)"),
+        "{text}"
+    );
+    let (_, table, _) = stdout_of(&["report", arg(&list)]);
+    assert!(table.contains("┆ Where "), "{table}");
+    assert!(table.contains("┆ rack06 +4 "), "{table}");
+}
+
+#[test]
+fn an_input_without_places_says_nothing_of_them() {
+    for input in [
+        "fleet-v0.42.2/logs-json",
+        "fleet-v0.42.2/ndjson",
+        "seed-machine.txt",
+    ] {
+        let path = testdata(input);
+        let report = report_of(&[arg(&path)]);
+        for p in report["unexpected"].as_array().unwrap() {
+            assert!(p.get("where").is_none(), "{input}: {p}");
+        }
+        let (_, table, _) = stdout_of(&["report", arg(&path)]);
+        assert!(!table.contains("Where"), "{input}");
+        let (_, text, _) = stdout_of(&["explain", arg(&path)]);
+        assert!(!text.contains("\nwhere: "), "{input}");
+        let (_, issues, _) = run_json(&["issues", "-o", "json", "--all", arg(&path)]);
+        for m in issues["machines"].as_array().unwrap() {
+            assert!(
+                m.get("rack").is_none() && m.get("partition").is_none(),
+                "{input}: {m}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_list_split_any_way_gives_the_same_places_and_the_newest_export_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let list: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(testdata(LIST)).unwrap()).unwrap();
+    let (a, b) = list.split_at(5);
+    let first = write(
+        dir.path(),
+        "a.json",
+        &serde_json::to_string_pretty(a).unwrap(),
+    );
+    let second = write(
+        dir.path(),
+        "b.json",
+        &serde_json::to_string_pretty(b).unwrap(),
+    );
+    let whole = report_of(&[arg(&testdata(LIST))]);
+    let split = report_of(&[arg(&second), arg(&first)]);
+    assert_eq!(split["unexpected"], whole["unexpected"]);
+    // The same machine exported twice, moved to another rack in between: the newer export
+    // (by its newest event) says where it is.
+    let mut moved = list[0].clone();
+    moved["rackid"] = json!("rack99");
+    let log = moved["events"]["log"].as_array_mut().unwrap();
+    let newest = log[0].clone();
+    let mut later = newest.clone();
+    later["time"] = json!("2030-01-01T00:00:00.000Z");
+    later["event"] = json!("Alive");
+    log.insert(0, later);
+    let older = write(
+        dir.path(),
+        "older.json",
+        &serde_json::to_string_pretty(&[&list[0]]).unwrap(),
+    );
+    let newer = write(
+        dir.path(),
+        "newer.json",
+        &serde_json::to_string_pretty(&[&moved]).unwrap(),
+    );
+    for order in [[&older, &newer], [&newer, &older]] {
+        let (_, issues, _) = run_json(&[
+            "issues",
+            "-o",
+            "json",
+            "--all",
+            arg(order[0]),
+            arg(order[1]),
+        ]);
+        assert_eq!(issues["machines"][0]["rack"], "rack99", "{issues}");
+    }
+}
+
+#[test]
+fn a_hostile_place_is_text_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut list: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(testdata(LIST)).unwrap()).unwrap();
+    let hostile = "<b>r\u{1b}[31m|*x*\u{202e}";
+    for m in &mut list {
+        m["rackid"] = json!(hostile);
+    }
+    let file = write(
+        dir.path(),
+        "hostile.json",
+        &serde_json::to_string_pretty(&list).unwrap(),
+    );
+    for format in ["table", "markdown", "csv", "html"] {
+        let (_, out, _) = stdout_of(&["report", "-o", format, "--wide", arg(&file)]);
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{202e}'),
+            "{format}: {out}"
+        );
+        if format == "html" || format == "markdown" {
+            assert!(!out.contains("<b>r"), "{format}");
+        }
+    }
+    let (_, text, _) = stdout_of(&["explain", arg(&file)]);
+    assert!(
+        !text.contains('\u{1b}') && text.contains("\\u{1b}"),
+        "{text}"
+    );
+    let report = report_of(&[arg(&file)]);
+    assert_eq!(
+        report["unexpected"][0]["where"]["rack"][hostile],
+        report["unexpected"][0]["machines"]
+    );
+}
