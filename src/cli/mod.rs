@@ -20,7 +20,7 @@ use examples::{
 };
 
 use crate::event::{Pair, parse_pair};
-use crate::fleet::Sources;
+use crate::fleet::{Keep, Sources};
 use crate::input::Format;
 use crate::input::record::InputOptions;
 use crate::input::time::{ExtraZone, parse_zone_arg};
@@ -131,6 +131,16 @@ pub struct InputArgs {
     /// No progress bar (it shows only on a terminal, outside CI, for runs over a second).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Only the machines in these partitions, as their exports say (metalctl's
+    /// `--partition`; repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub partition: Vec<String>,
+    /// Only the machines in these racks (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub rack: Vec<String>,
+    /// Only the machines of these sizes (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub size: Vec<String>,
 }
 
 impl InputArgs {
@@ -146,6 +156,11 @@ impl InputArgs {
             },
             threads: self.threads,
             progress: !self.quiet,
+            keep: Keep {
+                partition: self.partition.clone(),
+                rack: self.rack.clone(),
+                size: self.size.clone(),
+            },
         }
     }
 }
@@ -517,7 +532,7 @@ pub enum RulesCommand {
     /// base plus one accepting row per pair, as a rule file or a patch to metal-api's
     /// events.go, with its effect as `diff` shows it.
     #[command(after_help = PROPOSE_EXAMPLES)]
-    Propose(ProposeArgs),
+    Propose(Box<ProposeArgs>),
     /// Read metal-api's `cmd/metal-api/internal/fsm/events.go` and write the rule file.
     #[command(after_help = IMPORT_GO_EXAMPLES)]
     ImportGo {

@@ -6,11 +6,12 @@ use anyhow::Result;
 
 use crate::cli::ReplayArgs;
 use crate::ending::Ending;
-use crate::fleet::Inputs;
+use crate::fleet::{Inputs, Keep};
 use crate::input;
 use crate::input::Problems;
 use crate::input::merge::Merger;
 use crate::input::record::Record;
+use crate::log::MachineLog;
 use crate::render::reports::TraceRenderer;
 use crate::render::terminal::Terminal;
 use crate::render::trace_renderer;
@@ -32,6 +33,8 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
         let mut stream = Stream {
             rules: &rules,
             merger: &merger,
+            keep: &inputs.keep,
+            counted: (0, 0),
             renderer: trace_renderer(args.output, *term),
             out,
             problems: &mut problems,
@@ -45,11 +48,17 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
             }
         }
         for merged in merger.drain() {
-            stream
-                .renderer
-                .machine(&replay(&merged.log, &rules), stream.out)?;
+            if stream.kept(&merged.log) {
+                stream
+                    .renderer
+                    .machine(&replay(&merged.log, &rules), stream.out)?;
+            }
         }
         stream.renderer.end(stream.out)?;
+        if !inputs.keep.is_all() {
+            let (kept, left_out) = stream.counted;
+            stream.problems.notes.push(inputs.keep.note(kept, left_out));
+        }
         Ok(())
     })?;
     problems.sort();
@@ -60,6 +69,9 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
 struct Stream<'a> {
     rules: &'a Ruleset,
     merger: &'a Merger,
+    keep: &'a Keep,
+    /// Machines kept and left out by `keep`.
+    counted: (u64, u64),
     renderer: Box<dyn TraceRenderer>,
     out: &'a mut dyn Write,
     problems: &'a mut Problems,
@@ -68,11 +80,23 @@ struct Stream<'a> {
 }
 
 impl Stream<'_> {
+    /// Whether a machine is one to print, counted either way.
+    fn kept(&mut self, log: &MachineLog) -> bool {
+        let kept = self.keep.keeps(log);
+        if kept {
+            self.counted.0 += 1;
+        } else {
+            self.counted.1 += 1;
+        }
+        kept
+    }
+
     fn take(&mut self, record: Record) {
         match record {
             Record::Machine(log) => {
                 if self.write_error.is_none()
                     && let Some(merged) = self.merger.offer(log)
+                    && self.kept(&merged.log)
                 {
                     let trace = replay(&merged.log, self.rules);
                     if let Err(err) = self.renderer.machine(&trace, self.out) {

@@ -3,6 +3,7 @@
 //! machine handed to the command's closure, the tallies added up. Whatever the number of
 //! threads or the timing, the result is the same.
 
+use super::keep::Keep;
 use std::ops::AddAssign;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
@@ -25,6 +26,9 @@ pub struct Folded<T> {
     pub value: T,
     pub problems: Problems,
     pub files: FilesRead,
+    /// Machines kept, and left out, by [`Inputs::keep`].
+    pub kept: u64,
+    pub left_out: u64,
 }
 
 impl<T: std::ops::AddAssign> std::ops::AddAssign for Folded<T> {
@@ -32,6 +36,8 @@ impl<T: std::ops::AddAssign> std::ops::AddAssign for Folded<T> {
         self.value += other.value;
         self.problems += other.problems;
         self.files += other.files;
+        self.kept += other.kept;
+        self.left_out += other.left_out;
     }
 }
 
@@ -54,6 +60,10 @@ impl Inputs {
             learning_files = false;
             plan = next;
             folded = self.pass(&plan, &per_machine);
+        }
+        if !self.keep.is_all() {
+            let note = self.keep.note(folded.kept, folded.left_out);
+            folded.problems.notes.push(note);
         }
         folded.problems.errors.extend(self.errors.iter().cloned());
         folded.problems.skipped.extend(self.skipped_all());
@@ -91,7 +101,11 @@ where
     T: Default + std::ops::AddAssign + Send,
     F: Fn(&mut T, Merged) + Sync,
 {
-    let handler = Handler { plan, per_machine };
+    let handler = Handler {
+        plan,
+        per_machine,
+        keep: &inputs.keep,
+    };
     let limit = IN_FLIGHT_PER_THREAD * rayon::current_num_threads().max(1);
     // Files fold into one tally per run of files a worker takes on (rayon's splits), not a
     // tally each: a directory of small files would otherwise build and merge one per file.
@@ -148,7 +162,7 @@ where
             a
         });
     for merged in plan.merger.drain() {
-        per_machine(&mut total.value, merged);
+        handler.take(&mut total, merged);
     }
     total
 }
@@ -158,9 +172,23 @@ where
 struct Handler<'a, F> {
     plan: &'a Plan,
     per_machine: &'a F,
+    keep: &'a Keep,
 }
 
 impl<F> Handler<'_, F> {
+    /// Folds a whole machine in, if it is one to keep.
+    fn take<T>(&self, folded: &mut Folded<T>, merged: Merged)
+    where
+        F: Fn(&mut T, Merged),
+    {
+        if self.keep.keeps(&merged.log) {
+            folded.kept += 1;
+            (self.per_machine)(&mut folded.value, merged);
+        } else {
+            folded.left_out += 1;
+        }
+    }
+
     fn handle<T>(&self, folded: &mut Folded<T>, ids: &mut Vec<u64>, record: Record)
     where
         F: Fn(&mut T, Merged),
@@ -172,7 +200,7 @@ impl<F> Handler<'_, F> {
                     ids.push(merge::key(&log.machine));
                 }
                 if let Some(merged) = self.plan.merger.offer(log) {
-                    (self.per_machine)(&mut folded.value, merged);
+                    self.take(folded, merged);
                 }
             }
             Record::Error(err) => folded.problems.errors.push(err),

@@ -1,6 +1,7 @@
 //! The inputs every reading command shares, resolved once: the files, the reading options and
 //! the worker threads; and the fold of every machine into a tally, pass by pass.
 
+use super::keep::Keep;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
@@ -24,6 +25,8 @@ pub struct Sources {
     pub threads: Option<usize>,
     /// Whether a progress bar may show (it still shows only on a terminal, outside CI).
     pub progress: bool,
+    /// The machines to keep (`--partition`, `--rack`, `--size`).
+    pub keep: Keep,
 }
 
 /// The files and reading options every reading command shares, resolved.
@@ -35,6 +38,9 @@ pub struct Inputs {
     /// [`Inputs::skipped_all`]).
     pub skipped: Vec<Skipped>,
     pub options: InputOptions,
+    /// The machines to keep; the others are read, counted as left out, and folded into
+    /// nothing.
+    pub keep: Keep,
     pool: Option<rayon::ThreadPool>,
     /// The files that are a file listed before them, once every identity is known: at once
     /// for paths named on the command line, after the first pass for files found in
@@ -76,6 +82,7 @@ impl Inputs {
                 ..sources.options.clone()
             },
             pool,
+            keep: sources.keep.clone(),
             early,
             repeats,
         })

@@ -7,10 +7,12 @@
 mod clock;
 mod fold;
 mod inputs;
+mod keep;
 mod plan;
 mod progress;
 mod summaries;
 
 pub use clock::counted;
 pub use inputs::{Inputs, Sources};
+pub use keep::Keep;
 pub use summaries::{fleet_graph, rule_diff, summarize};

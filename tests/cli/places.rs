@@ -215,3 +215,75 @@ fn a_hostile_place_is_text_in_every_output() {
         report["unexpected"][0]["machines"]
     );
 }
+
+#[test]
+fn each_filter_is_the_export_cut_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let list: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(testdata(LIST)).unwrap()).unwrap();
+    let whole = testdata(LIST);
+    fn two_racks(m: &Value) -> bool {
+        ["rack06", "rack08"].contains(&m["rackid"].as_str().unwrap())
+    }
+    /// The options, and which of the list's machines they keep.
+    type Case<'a> = (Vec<&'a str>, fn(&Value) -> bool);
+    let cases: [Case; 4] = [
+        (vec!["--rack", "rack06,rack08"], two_racks),
+        (vec!["--rack", "rack06", "--rack", "rack08"], two_racks),
+        (
+            vec!["--partition", "fra-equ01", "--size", "c1-xlarge-x86"],
+            |_| true,
+        ),
+        (vec!["--partition", "elsewhere"], |_| false),
+    ];
+    for (args, keep) in cases {
+        let cut: Vec<&Value> = list.iter().filter(|m| keep(m)).collect();
+        let by_hand = write(
+            dir.path(),
+            "cut.json",
+            &serde_json::to_string_pretty(&cut).unwrap(),
+        );
+        let run = |extra: &[&str], path: &Path| {
+            let mut a = vec!["report", "-o", "json"];
+            a.extend_from_slice(extra);
+            a.push(arg(path));
+            run_json(&a)
+        };
+        let (code, filtered, stderr) = run(&args, &whole);
+        assert_eq!(code, 0, "{stderr}");
+        let (_, want, _) = run(&[], &by_hand);
+        assert_eq!(filtered["unexpected"], want["unexpected"], "{args:?}");
+        assert_eq!(filtered["machines"], want["machines"], "{args:?}");
+        assert_eq!(filtered["inputs"]["machines"], cut.len(), "{args:?}");
+        // Said, not silent: how many were kept and left out.
+        assert!(
+            stderr.contains(&format!(
+                "kept {} of 12 machines; {} left out",
+                cut.len(),
+                12 - cut.len()
+            )),
+            "{stderr}"
+        );
+        // The metrics count only what is kept.
+        let mut metrics = vec!["issues", "-o", "openmetrics"];
+        metrics.extend_from_slice(&args);
+        metrics.push(arg(&whole));
+        let (_, text, _) = stdout_of(&metrics);
+        let ids: std::collections::BTreeSet<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("metal_machine_issues{"))
+            .filter_map(|l| l.split("machineid=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(ids.len(), cut.len(), "{args:?}");
+        // And replay prints only them.
+        let mut replay = vec!["replay", "-o", "json"];
+        replay.extend_from_slice(&args);
+        replay.push(arg(&whole));
+        let (_, traces, _) = run_json(&replay);
+        assert_eq!(
+            traces["machines"].as_array().unwrap().len(),
+            cut.len(),
+            "{args:?}"
+        );
+    }
+}
