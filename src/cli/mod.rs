@@ -348,8 +348,6 @@ pub struct CheckArgs {
     pub write_baseline: Option<PathBuf>,
     #[command(flatten)]
     pub allow_empty: AllowEmptyArg,
-    #[command(flatten)]
-    pub min_machines: MinMachinesArg,
     /// Output format; `wide` is a table as `--wide` shows it (metalctl's `-o wide`).
     #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = CheckFormat::Table)]
     pub output: CheckFormat,

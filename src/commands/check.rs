@@ -43,7 +43,6 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
         args.allow_empty.allow_empty,
     );
     result.nothing_read = nothing;
-    let verdicts = summary.verdicts(args.min_machines.min_machines, &rules.name);
     let report = CheckReport {
         rules: &rules.name,
         summary: &summary,
@@ -51,7 +50,6 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
         baseline: args.baseline.as_deref(),
         inputs: &args.input.paths,
         window: shown,
-        verdicts: &verdicts,
         problems: &problems,
     };
     args.out

@@ -66,8 +66,6 @@ pub struct CheckReport<'a> {
     pub inputs: &'a [PathBuf],
     /// The window occurrences were counted in.
     pub window: Shown,
-    /// Each pair's verdict.
-    pub verdicts: &'a Verdicts,
     pub problems: &'a Problems,
 }
 

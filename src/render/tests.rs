@@ -225,7 +225,6 @@ fn check_in_every_format() {
     let f = fixture();
     let result = gate::check(&f.summary, None).unwrap();
     let inputs = [PathBuf::from("fleet/")];
-    let verdicts = f.summary.verdicts(2, &f.rules.name);
     let report = CheckReport {
         rules: &f.rules.name,
         summary: &f.summary,
@@ -233,7 +232,6 @@ fn check_in_every_format() {
         baseline: None,
         inputs: &inputs,
         window: shown(),
-        verdicts: &verdicts,
         problems: &Problems::default(),
     };
     for (name, format) in [

@@ -357,12 +357,14 @@ fn check_metrics_are_the_gates_json() {
         want.sort();
         assert_eq!(got, want);
         assert_eq!(got.is_empty(), passes);
-        // And the fleet's families, as report writes them.
-        let (_, report, _) = stdout_of(&["report", "-o", "openmetrics", arg(&fleet)]);
-        let (report, _) = parse(&report);
-        for s in report {
-            assert!(samples.contains(&s), "{s:?}");
-        }
+        // Only the gate's own families: the fleet's are report's (a textfile directory with
+        // both files would repeat them, and node_exporter refuses repeated series).
+        let names: std::collections::BTreeSet<&str> =
+            samples.iter().map(|s| s.name.as_str()).collect();
+        assert!(
+            names.iter().all(|n| n.starts_with("fsmlog_gate_")),
+            "{names:?}"
+        );
     }
 }
 
@@ -570,13 +572,12 @@ fn the_alert_rules_in_the_ci_recipe_load() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    // Every family the rules name is one fsmlog writes.
-    let (_, text, _) = stdout_of(&[
-        "check",
-        "-o",
-        "openmetrics",
-        arg(&testdata("seed-machine.txt")),
-    ]);
+    // Every family the rules name is one fsmlog writes: the gate's in check's file, the
+    // fleet's in report's.
+    let seed = testdata("seed-machine.txt");
+    let (_, gate, _) = stdout_of(&["check", "-o", "openmetrics", arg(&seed)]);
+    let (_, fleet, _) = stdout_of(&["report", "-o", "openmetrics", arg(&seed)]);
+    let text = gate + &fleet;
     for name in [
         "fsmlog_gate_passed",
         "fsmlog_unexpected_machines",
@@ -587,5 +588,71 @@ fn the_alert_rules_in_the_ci_recipe_load() {
             rules.contains(name) && text.contains(&format!("# TYPE {name} gauge")),
             "{name}"
         );
+    }
+}
+
+#[test]
+fn report_check_and_issues_share_a_textfile_directory_without_repeating_a_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let baseline = dir.path().join("baseline.json");
+    let (code, _, _) = stdout_of(&["check", arg(&fleet), "--write-baseline", arg(&baseline)]);
+    assert_eq!(code, 0);
+    let textfiles = dir.path().join("textfiles");
+    std::fs::create_dir(&textfiles).unwrap();
+    let mut families: BTreeMap<String, String> = BTreeMap::new();
+    let mut series = std::collections::BTreeSet::new();
+    for (file, args) in [
+        (
+            "fsmlog_report.prom",
+            vec!["report", "-o", "openmetrics", arg(&fleet)],
+        ),
+        (
+            "fsmlog_check.prom",
+            vec![
+                "check",
+                "-o",
+                "openmetrics",
+                "--baseline",
+                arg(&baseline),
+                arg(&fleet),
+            ],
+        ),
+        (
+            "fsmlog_issues.prom",
+            vec!["issues", "-o", "openmetrics", arg(&fleet)],
+        ),
+    ] {
+        let (_, text, _) = stdout_of(&args);
+        std::fs::write(textfiles.join(file), &text).unwrap();
+        let (samples, help) = parse(&text);
+        // Each family belongs to one command.
+        for name in help.keys() {
+            if let Some(other) = families.insert(name.clone(), file.to_string()) {
+                panic!("{name} in {other} and {file}");
+            }
+        }
+        for s in samples {
+            assert!(
+                series.insert((s.name.clone(), s.labels.clone())),
+                "{file}: {s:?}"
+            );
+        }
+    }
+    if have_promtool() {
+        for entry in std::fs::read_dir(&textfiles).unwrap() {
+            let path = entry.unwrap().path();
+            let out = std::process::Command::new("promtool")
+                .args(["check", "metrics"])
+                .stdin(std::fs::File::open(&path).unwrap())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                path.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 }
