@@ -227,6 +227,9 @@ pub struct Summary {
     pub unknown_events: BTreeMap<String, NameTally>,
     pub pairs: BTreeMap<Pair, PairTally>,
     pub crash_loop: BTreeSet<String>,
+    /// Of those, the machines whose newest stored event is Waiting: metal-api's crashloop
+    /// issue leaves them out (issues/crash-loop.go).
+    pub crash_loop_waiting: BTreeSet<String>,
     pub failed_machine_reclaim: BTreeSet<String>,
     pub disagreements: BTreeMap<Disagreement, u64>,
     /// Machines per rule change the diagnosis found reason for (one decision per event).
@@ -328,6 +331,9 @@ impl Summary {
         }
         if trace.container.crash_loop {
             self.crash_loop.insert(trace.machine.clone());
+            if trace.container.events.front().map(|e| e.event) == Some(EventKind::Waiting) {
+                self.crash_loop_waiting.insert(trace.machine.clone());
+            }
         }
         if trace.container.failed_machine_reclaim {
             self.failed_machine_reclaim.insert(trace.machine.clone());
@@ -432,6 +438,7 @@ impl AddAssign for Summary {
         }
         merge_pairs(&mut self.pairs, other.pairs);
         self.crash_loop.extend(other.crash_loop);
+        self.crash_loop_waiting.extend(other.crash_loop_waiting);
         self.failed_machine_reclaim
             .extend(other.failed_machine_reclaim);
         for (key, n) in other.disagreements {

@@ -287,3 +287,24 @@ fn each_filter_is_the_export_cut_by_hand() {
         );
     }
 }
+
+#[test]
+fn report_and_issues_both_say_why_their_crash_loops_differ() {
+    let list = testdata(LIST);
+    // By hand from the export: flagged machines whose newest stored event is Waiting.
+    let waiting = machines_of(&list)
+        .values()
+        .filter(|m| {
+            m["events"]["crash_loop"] == json!(true)
+                && m["events"]["log"][0]["event"] == json!("Waiting")
+        })
+        .count();
+    assert_eq!(waiting, 6);
+    let (_, issues, _) = run_json(&["issues", "-o", "json", "--only", "crashloop", arg(&list)]);
+    assert_eq!(issues["machines"].as_array().unwrap().len(), 0, "{issues}");
+    let said = format!("{waiting} machines with metal-api's crash-loop flag wait in Waiting");
+    let (_, report, _) = stdout_of(&["report", arg(&list)]);
+    assert!(report.contains(&said), "{report}");
+    let (_, audit, _) = stdout_of(&["issues", arg(&list)]);
+    assert!(audit.contains(&said), "{audit}");
+}

@@ -47,6 +47,11 @@ pub fn doc(report: &IssuesReport) -> Doc {
     if !line.is_empty() {
         doc.line(line);
     }
+    if report.types.contains(&IssueType::Crashloop)
+        && let Some(line) = super::phrases::crash_loop_waiting(report.summary)
+    {
+        doc.line(line);
+    }
     let mut grid = Grid::new(vec![
         Column::new("Machine"),
         Column::optional("State", 2),

@@ -1,5 +1,6 @@
 //! What several views say alike: counted nouns, lists of machines, a pair's examples.
 
+use crate::aggregate::Summary;
 use crate::render::doc::{Piece, Value, count as count_piece, label, machine};
 use crate::render::sentence::plural;
 
@@ -37,4 +38,21 @@ pub fn examples<'a>(ids: impl Iterator<Item = &'a String>, machines: u64) -> Pie
         total: machines,
     }
     .into()
+}
+
+/// Why `report`'s crash-loop flags and `issues`' crashloop issues differ: metal-api's issue
+/// leaves out a flagged machine whose newest event is Waiting (issues/crash-loop.go).
+pub fn crash_loop_waiting(s: &Summary) -> Option<Vec<Piece>> {
+    let n = s.crash_loop_waiting.len() as u64;
+    let (verb, them) = if n == 1 {
+        ("waits", "it")
+    } else {
+        ("wait", "them")
+    };
+    (n > 0).then(|| {
+        vec![label(format!(
+            "  {} with metal-api's crash-loop flag {verb} in Waiting (the newest event): its crashloop issue leaves {them} out (issues/crash-loop.go), so `fsmlog issues` and `metalctl machine issues` do not list {them}, and `fsmlog report` does",
+            crate::render::sentence::amount(n, "machine"),
+        ))]
+    })
 }

@@ -14,6 +14,7 @@ use crate::render::doc::{
 use crate::render::reports::Report;
 use crate::window::{Period, Shown};
 
+use super::phrases;
 use super::phrases::{counted, examples, machine_list};
 use super::verdicts;
 
@@ -253,6 +254,9 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
     ))];
     crash.extend(machine_list(s.crash_loop.iter()));
     doc.line(crash);
+    if let Some(line) = phrases::crash_loop_waiting(s) {
+        doc.line(line);
+    }
     let mut failed = vec![label(format!(
         "metal-api's failed-reclaim flag ({}): ",
         s.failed_machine_reclaim.len()
