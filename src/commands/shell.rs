@@ -35,11 +35,57 @@ fn write_man(mut out: &mut dyn Write) -> Result<()> {
     page.render_synopsis_section(&mut out)?;
     page.render_description_section(&mut out)?;
     page.render_options_section(&mut out)?;
-    page.render_subcommands_section(&mut out)?;
+    write_subcommands(out, &command, "fsmlog", ".SH")?;
     for sub in command.get_subcommands() {
         write_command(out, &command, sub, "fsmlog")?;
     }
+    write!(out, "{EXIT_STATUS}")?;
     page.render_version_section(&mut out)?;
+    Ok(())
+}
+
+/// The exit codes every command keeps, for CI.
+const EXIT_STATUS: &str = ".SH \"EXIT STATUS\"
+.TP
+0
+The command did what was asked: the gate passed, or there was no gate.
+.TP
+1
+A gate failed: check beyond its baseline, diff with something newly unexpected, issues
+--fail-on, rules lint with a mistake.
+.TP
+2
+A usage or input error: an unknown option, a file that is missing or cannot be read, a
+damaged row (the rest is still reported), nothing read where a gate needs machines.
+";
+
+/// A command's subcommands, each naming the section of this page that describes it (there
+/// is one page, not one per command).
+fn write_subcommands(
+    out: &mut dyn Write,
+    command: &clap::Command,
+    name: &str,
+    heading: &str,
+) -> Result<()> {
+    let subs: Vec<_> = command
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .collect();
+    if subs.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "{heading} SUBCOMMANDS")?;
+    for sub in subs {
+        let full = format!("{name} {}", sub.get_name());
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        writeln!(
+            out,
+            ".TP\n\\fB{}\\fR (section {})\n{}",
+            roff_text(&full),
+            roff_text(&full.to_uppercase()),
+            roff_text(&about)
+        )?;
+    }
     Ok(())
 }
 
@@ -64,9 +110,7 @@ fn write_command(
     page.render_synopsis_section(&mut body)?;
     page.render_description_section(&mut body)?;
     page.render_options_section(&mut body)?;
-    if command.has_subcommands() {
-        page.render_subcommands_section(&mut body)?;
-    }
+    write_subcommands(&mut body, command, &name, ".SS")?;
     if let Some(after) = command.get_after_help() {
         writeln!(body, ".PP\n.nf\n{}\n.fi", roff_text(&after.to_string()))?;
     }

@@ -418,6 +418,12 @@ fn the_manual_page_renders() {
     let page = dir.path().join("fsmlog.1");
     let output = fsmlog().arg("man").output().unwrap();
     std::fs::write(&page, &output.stdout).unwrap();
+    // One page: no reference to a page per command that does not exist, and the exit codes
+    // CI relies on.
+    let roff = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(!roff.contains("(1)"), "a dangling page reference");
+    assert!(roff.contains(".SH \"EXIT STATUS\""), "{roff}");
+    assert!(roff.contains("(section FSMLOG RULES PROPOSE)"), "{roff}");
     let Ok(man) = Process::new("man")
         .arg("-l")
         .arg(&page)
