@@ -32,6 +32,10 @@ pub fn spellings(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     while let Some(arg) = rest.next() {
         let text = arg.to_str().unwrap_or("");
         if text == "--" {
+            // `--wide` must come before the paths.
+            if std::mem::take(&mut wide) {
+                out.push("--wide".into());
+            }
             out.push(arg);
             out.extend(rest.by_ref());
             break;
@@ -124,5 +128,10 @@ mod tests {
         ] {
             assert_eq!(rewritten(line), line);
         }
+        // Before `--`, never among the paths after it.
+        assert_eq!(
+            rewritten("fsmlog report -o wide -- x"),
+            "fsmlog report --output=table --wide -- x"
+        );
     }
 }

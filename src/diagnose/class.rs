@@ -167,14 +167,22 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize, ended_on_disk: bool) 
 /// after the container's last event time (every event metal-api took in, stored or not,
 /// Alive included), and the machine carried on as if it had not come (the next unexpected
 /// occurrence is a cascade of it). metal-core buffers Phoned Home, so any Phoned Home can be
-/// late; another event only as a copy of one the machine already sent.
+/// late; another event only as a copy of one the machine sent within the window.
 fn delayed(steps: &[Step], roots: &[Option<usize>], i: usize) -> bool {
     let step = &steps[i];
     let soon = step
         .last_event_time
         .is_some_and(|last| step.time - last < WINDOW);
+    // A boot event again is a new boot (a crash loop, a reboot), never a late copy; another
+    // event is a copy of one stored within the window.
+    let boot = matches!(step.event, EventKind::PxeBooting | EventKind::Preparing);
     let copy = step.event == EventKind::PhonedHome
-        || steps[..i].iter().any(|s| s.stored && s.event == step.event);
+        || (!boot
+            && steps[..i]
+                .iter()
+                .rev()
+                .take_while(|s| step.time - s.time < WINDOW)
+                .any(|s| s.stored && s.event == step.event));
     let next_unexpected = (i + 1..steps.len()).find(|&k| steps[k].handling == Handling::Unexpected);
     step.stored && soon && copy && next_unexpected.is_some_and(|k| roots[k] == Some(i))
 }

@@ -10,12 +10,12 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use chrono::{TimeDelta, Timelike};
 
 use crate::event::Event;
-use crate::log::{MachineLog, RecordedFlag};
+use crate::log::{MachineLog, Place, RecordedFlag};
 
 /// A machine ready for replay, and how many of its events were dropped as duplicates.
 #[derive(Debug)]
@@ -213,7 +213,18 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     (log.recorded.liveliness, log.recorded.liveliness_as_of) = liveliness.unwrap_or_default();
     (log.machine_info.allocated, log.machine_info.allocated_as_of) = allocated.unwrap_or_default();
     log.machine_info.no_event_container = no_event_container;
-    log.machine_info.place = place;
+    // Who has the machine is the allocation's word, and the newest record that says whether
+    // there is one decides: a freed machine keeps its place, not its old hostname.
+    log.machine_info.place = match (place, log.machine_info.allocated) {
+        (Some(place), Some(false)) => Some(Arc::new(Place {
+            hostname: None,
+            project: None,
+            role: None,
+            image: None,
+            ..(*place).clone()
+        })),
+        (place, _) => place,
+    };
     log.annotated = annotated;
     log.skipped_lines = skipped_lines;
     log.seams = seams;

@@ -308,3 +308,56 @@ fn report_and_issues_both_say_why_their_crash_loops_differ() {
     let (_, audit, _) = stdout_of(&["issues", arg(&list)]);
     assert!(audit.contains(&said), "{audit}");
 }
+
+#[test]
+fn a_place_of_another_shape_is_read_loosely_and_never_loses_the_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let list: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(testdata(LIST)).unwrap()).unwrap();
+    let mut odd = list.clone();
+    odd[0]["partition"] = json!("fra-by-id");
+    odd[0]["rackid"] = json!({"unexpected": 1});
+    odd[1]["size"] = json!(42);
+    odd[1]["allocation"] = json!("yes");
+    odd[2]["allocation"] = json!({"hostname": "h", "image": "debian-by-id"});
+    odd[3]["partition"] = json!([1, 2]);
+    // Pretty-printed (the skim and the direct reader) and on one line (serde): the same.
+    let pretty = write(
+        dir.path(),
+        "pretty.json",
+        &serde_json::to_string_pretty(&odd).unwrap(),
+    );
+    let compact = write(
+        dir.path(),
+        "compact.json",
+        &serde_json::to_string(&odd).unwrap(),
+    );
+    let mut seen = Vec::new();
+    for file in [&pretty, &compact] {
+        let (code, issues, stderr) = run_json(&["issues", "-o", "json", "--all", arg(file)]);
+        assert_eq!(code, 0, "{stderr}");
+        let machines = issues["machines"].as_array().unwrap().clone();
+        assert_eq!(machines.len(), 12, "no machine is lost");
+        let by_id = |id: &Value| {
+            machines
+                .iter()
+                .find(|m| m["machine"] == *id)
+                .unwrap()
+                .clone()
+        };
+        let (m0, m1, m2, m3) = (
+            by_id(&odd[0]["id"]),
+            by_id(&odd[1]["id"]),
+            by_id(&odd[2]["id"]),
+            by_id(&odd[3]["id"]),
+        );
+        assert_eq!(m0["partition"], "fra-by-id");
+        assert!(m0.get("rack").is_none(), "{m0}");
+        assert_eq!(m1["size"], "42");
+        assert_eq!(m1["allocated"], true);
+        assert_eq!(m2["hostname"], "h");
+        assert!(m3.get("partition").is_none(), "{m3}");
+        seen.push(machines);
+    }
+    assert_eq!(seen[0], seen[1], "every reading path gives the same places");
+}

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::runs::{leading_spaces, plain_run};
-use crate::input::raw::lenient::{Slot, Text};
+use crate::input::raw::lenient::{Loose, Slot, Text};
 use crate::input::raw::shapes::{
     EventsField, RawAllocation, RawEvent, RawEventBlock, RawItem, RawRef,
 };
@@ -487,7 +487,7 @@ impl<'a> Reader<'a> {
                 b"hostname" => allocation.hostname = r.text()?,
                 b"project" => allocation.project = r.text()?,
                 b"role" => allocation.role = r.text()?,
-                b"image" => allocation.image = r.reference()?,
+                b"image" => allocation.image = Loose(r.reference()?),
                 _ => r.skip()?,
             }
             Some(())
@@ -516,12 +516,12 @@ impl<'a> Reader<'a> {
                     item.allocation = if r.null() {
                         Slot::Null
                     } else {
-                        Slot::Value(r.allocation()?)
+                        Slot::Value(Loose(Some(r.allocation()?)))
                     }
                 }
-                b"partition" => item.partition = r.reference()?,
-                b"size" => item.size = r.reference()?,
-                b"rackid" | b"rack" => item.rack = r.text()?,
+                b"partition" => item.partition = Loose(r.reference()?),
+                b"size" => item.size = Loose(r.reference()?),
+                b"rackid" | b"rack" => item.rack = Loose(r.text()?),
                 key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => return None,
                 _ => r.skip()?,
             }

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, Visitor};
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 /// Text as an export holds it: a string, or a number or boolean taken as its text.
@@ -152,6 +152,99 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Slot<T> {
             Some(value) => Slot::Value(value),
             None => Slot::Null,
         })
+    }
+}
+
+/// A value only shown, never judged by: read when it has the shape expected, or a scalar
+/// that can stand for it (a partition given by its id alone), and otherwise taken as absent
+/// rather than failing the machine it belongs to.
+pub(crate) struct Loose<T>(pub Option<T>);
+
+impl<T> Default for Loose<T> {
+    fn default() -> Self {
+        Loose(None)
+    }
+}
+
+/// What a scalar stands for where an object was expected.
+pub(crate) trait FromScalar<'a>: Sized {
+    fn from_scalar(text: Text<'a>) -> Option<Self>;
+
+    /// Whether an object is read as the value (else it is absent, like an array).
+    fn from_object() -> bool {
+        true
+    }
+}
+
+impl<'a> FromScalar<'a> for Text<'a> {
+    fn from_scalar(text: Text<'a>) -> Option<Self> {
+        Some(text)
+    }
+
+    fn from_object() -> bool {
+        false
+    }
+}
+
+impl<'de: 'a, 'a, T: Deserialize<'de> + FromScalar<'a>> Deserialize<'de> for Loose<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LooseVisitor<'a, T>(PhantomData<(&'a (), T)>);
+
+        impl<'de: 'a, 'a, T: Deserialize<'de> + FromScalar<'a>> Visitor<'de> for LooseVisitor<'a, T> {
+            type Value = Loose<T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                if !T::from_object() {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    return Ok(Loose(None));
+                }
+                let value = T::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(Loose(Some(value)))
+            }
+
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Loose(None))
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Loose(T::from_scalar(Text(Cow::Borrowed(v)))))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Loose(T::from_scalar(Text(Cow::Owned(v.to_string())))))
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Loose(T::from_scalar(Text(Cow::Owned(v.to_string())))))
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Loose(T::from_scalar(Text(Cow::Owned(v.to_string())))))
+            }
+
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Loose(T::from_scalar(Text(Cow::Owned(v.to_string())))))
+            }
+
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Loose(T::from_scalar(Text(Cow::Owned(v.to_string())))))
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Loose(None))
+            }
+
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Loose(None))
+            }
+        }
+
+        deserializer.deserialize_any(LooseVisitor(PhantomData))
     }
 }
 

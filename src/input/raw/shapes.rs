@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::lenient::{Slot, Text, last_wins};
+use super::lenient::{FromScalar, Loose, Slot, Text, last_wins};
 use crate::log::{Format, Place};
 
 /// What to do with one member, by its key.
@@ -159,6 +159,20 @@ pub(crate) struct RawRef<'a> {
 
 last_wins!(RawRef { id: ["id"] });
 
+impl<'a> FromScalar<'a> for RawRef<'a> {
+    /// A partition, size or image given by its id alone.
+    fn from_scalar(text: Text<'a>) -> Option<Self> {
+        Some(RawRef { id: Some(text) })
+    }
+}
+
+impl<'a> FromScalar<'a> for RawAllocation<'a> {
+    /// An allocation that is no object says the machine is allocated, and nothing more.
+    fn from_scalar(_: Text<'a>) -> Option<Self> {
+        Some(RawAllocation::default())
+    }
+}
+
 impl RawRef<'_> {
     /// What a skim keeps of a named object (a partition holds its boot configuration, a size
     /// its constraints): the id.
@@ -176,7 +190,7 @@ pub(crate) struct RawAllocation<'a> {
     pub(crate) hostname: Option<Text<'a>>,
     pub(crate) project: Option<Text<'a>>,
     pub(crate) role: Option<Text<'a>>,
-    pub(crate) image: Option<RawRef<'a>>,
+    pub(crate) image: Loose<RawRef<'a>>,
 }
 
 last_wins!(RawAllocation {
@@ -213,12 +227,14 @@ pub(crate) struct RawItem<'a> {
     pub(crate) crash_loop: Option<bool>,
     pub(crate) failed_machine_reclaim: Option<bool>,
     pub(crate) liveliness: Option<Text<'a>>,
-    pub(crate) allocation: Slot<RawAllocation<'a>>,
+    pub(crate) allocation: Slot<Loose<RawAllocation<'a>>>,
     pub(crate) status: Option<RawV2Status<'a>>,
-    pub(crate) partition: Option<RawRef<'a>>,
+    /// Where the machine is: only shown, so read loosely (a wrong shape is no place, not a
+    /// broken machine).
+    pub(crate) partition: Loose<RawRef<'a>>,
     /// v1's `rackid`, v2's `rack`.
-    pub(crate) rack: Option<Text<'a>>,
-    pub(crate) size: Option<RawRef<'a>>,
+    pub(crate) rack: Loose<Text<'a>>,
+    pub(crate) size: Loose<RawRef<'a>>,
 }
 
 last_wins!(RawItem {
@@ -257,14 +273,14 @@ impl<'a> RawItem<'a> {
     /// Where the machine is and who has it, as far as the object says.
     pub fn place(&self) -> Option<Place> {
         let text = |t: &Option<Text>| t.as_ref().map(|t| t.0.to_string());
-        let id = |r: &Option<RawRef>| r.as_ref().and_then(|r| text(&r.id));
+        let id = |r: &Loose<RawRef>| r.0.as_ref().and_then(|r| text(&r.id));
         let mut place = Place {
             partition: id(&self.partition),
-            rack: text(&self.rack),
+            rack: text(&self.rack.0),
             size: id(&self.size),
             ..Place::default()
         };
-        if let Slot::Value(a) = &self.allocation {
+        if let Slot::Value(Loose(Some(a))) = &self.allocation {
             place.hostname = text(&a.hostname);
             place.project = text(&a.project);
             place.role = text(&a.role);
