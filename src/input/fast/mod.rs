@@ -129,11 +129,11 @@ mod tests {
             &mut |item, path| took.push((item.id.as_deref().map(str::to_string), path)),
         ));
         assert_eq!(took, [(Some("m".to_string()), ReadPath::Skimmed)]);
-        // Where the machine is survives the skim: of the partition, the size and the
-        // allocation (whose user data is most of it) only what is read is kept.
+        // Where the machine is survives the skim: the partition whole, of the allocation
+        // (whose user data is most of it) only what is read.
         let user_data = "x".repeat(4000);
         let placed = format!(
-            "{{\n        \"id\": \"m\",\n        \"partition\": {{\n            \"id\": \"fra\",\n            \"bootconfig\": {{\n                \"commandline\": \"{user_data}\"\n            }}\n        }},\n        \"rackid\": \"rack08\",\n        \"allocation\": {{\n            \"hostname\": \"worker-1\",\n            \"userdata\": \"{user_data}\",\n            \"image\": {{\n                \"id\": \"debian-12\"\n            }}\n        }},\n        \"events\": {{\n            \"log\": []\n        }}\n    }}"
+            "{{\n        \"id\": \"m\",\n        \"partition\": {{\n            \"id\": \"fra\",\n            \"bootconfig\": {{\n                \"commandline\": \"console=ttyS1\"\n            }}\n        }},\n        \"rackid\": \"rack08\",\n        \"allocation\": {{\n            \"hostname\": \"worker-1\",\n            \"userdata\": \"{user_data}\",\n            \"image\": {{\n                \"id\": \"debian-12\"\n            }}\n        }},\n        \"events\": {{\n            \"log\": []\n        }}\n    }}"
         );
         let mut places = Vec::new();
         let mut skimming = true;
