@@ -321,6 +321,7 @@ fn a_place_of_another_shape_is_read_loosely_and_never_loses_the_machine() {
     odd[1]["allocation"] = json!("yes");
     odd[2]["allocation"] = json!({"hostname": "h", "image": "debian-by-id"});
     odd[3]["partition"] = json!([1, 2]);
+    odd[4]["allocation"] = json!({"hostname": {"x": 1}, "project": "p", "image": {"id": {}}});
     // Pretty-printed (the skim and the direct reader) and on one line (serde): the same.
     let pretty = write(
         dir.path(),
@@ -357,6 +358,9 @@ fn a_place_of_another_shape_is_read_loosely_and_never_loses_the_machine() {
         assert_eq!(m1["allocated"], true);
         assert_eq!(m2["hostname"], "h");
         assert!(m3.get("partition").is_none(), "{m3}");
+        let m4 = by_id(&odd[4]["id"]);
+        assert!(m4.get("hostname").is_none(), "{m4}");
+        assert_eq!(m4["project"], "p");
         seen.push(machines);
     }
     assert_eq!(seen[0], seen[1], "every reading path gives the same places");

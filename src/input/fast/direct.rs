@@ -473,7 +473,7 @@ impl<'a> Reader<'a> {
         }
         let mut reference = RawRef::default();
         self.object(|r, key| match key {
-            b"id" => r.text().map(|id| reference.id = id),
+            b"id" => r.text().map(|id| reference.id = Loose(id)),
             _ => r.skip(),
         })?;
         Some(Some(reference))
@@ -484,9 +484,9 @@ impl<'a> Reader<'a> {
         let mut allocation = RawAllocation::default();
         self.object(|r, key| {
             match key {
-                b"hostname" => allocation.hostname = r.text()?,
-                b"project" => allocation.project = r.text()?,
-                b"role" => allocation.role = r.text()?,
+                b"hostname" => allocation.hostname = Loose(r.text()?),
+                b"project" => allocation.project = Loose(r.text()?),
+                b"role" => allocation.role = Loose(r.text()?),
                 b"image" => allocation.image = Loose(r.reference()?),
                 _ => r.skip()?,
             }

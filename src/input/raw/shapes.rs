@@ -154,7 +154,7 @@ last_wins!(RawV2Status {
 /// An object named by its `id`: a machine's `partition` and `size`, an allocation's `image`.
 #[derive(Default)]
 pub(crate) struct RawRef<'a> {
-    pub(crate) id: Option<Text<'a>>,
+    pub(crate) id: Loose<Text<'a>>,
 }
 
 last_wins!(RawRef { id: ["id"] });
@@ -162,7 +162,9 @@ last_wins!(RawRef { id: ["id"] });
 impl<'a> FromScalar<'a> for RawRef<'a> {
     /// A partition, size or image given by its id alone.
     fn from_scalar(text: Text<'a>) -> Option<Self> {
-        Some(RawRef { id: Some(text) })
+        Some(RawRef {
+            id: Loose(Some(text)),
+        })
     }
 }
 
@@ -176,9 +178,9 @@ impl<'a> FromScalar<'a> for RawAllocation<'a> {
 /// A machine's allocation: what of it says who has the machine.
 #[derive(Default)]
 pub(crate) struct RawAllocation<'a> {
-    pub(crate) hostname: Option<Text<'a>>,
-    pub(crate) project: Option<Text<'a>>,
-    pub(crate) role: Option<Text<'a>>,
+    pub(crate) hostname: Loose<Text<'a>>,
+    pub(crate) project: Loose<Text<'a>>,
+    pub(crate) role: Loose<Text<'a>>,
     pub(crate) image: Loose<RawRef<'a>>,
 }
 
@@ -263,11 +265,11 @@ impl<'a> RawItem<'a> {
 
     /// Where the machine is and who has it, as far as the object says.
     pub fn place(&self) -> Option<Place> {
-        let text = |t: &Option<Text>| t.as_ref().map(|t| t.0.to_string());
+        let text = |t: &Loose<Text>| t.0.as_ref().map(|t| t.0.to_string());
         let id = |r: &Loose<RawRef>| r.0.as_ref().and_then(|r| text(&r.id));
         let mut place = Place {
             partition: id(&self.partition),
-            rack: text(&self.rack.0),
+            rack: text(&self.rack),
             size: id(&self.size),
             ..Place::default()
         };
