@@ -6,12 +6,11 @@ use anyhow::Result;
 
 use crate::cli::ReplayArgs;
 use crate::ending::Ending;
-use crate::fleet::{Inputs, Keep};
+use crate::fleet::{Inputs, Keep, Kept};
 use crate::input;
 use crate::input::Problems;
 use crate::input::merge::Merger;
 use crate::input::record::Record;
-use crate::log::MachineLog;
 use crate::render::reports::TraceRenderer;
 use crate::render::terminal::Terminal;
 use crate::render::trace_renderer;
@@ -34,7 +33,7 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
             rules: &rules,
             merger: &merger,
             keep: &inputs.keep,
-            counted: (0, 0),
+            counted: Kept::default(),
             renderer: trace_renderer(args.output, *term),
             out,
             problems: &mut problems,
@@ -48,7 +47,7 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
             }
         }
         for merged in merger.drain() {
-            if stream.kept(&merged.log) {
+            if inputs.keep.take(&merged.log, &mut stream.counted) {
                 stream
                     .renderer
                     .machine(&replay(&merged.log, &rules), stream.out)?;
@@ -56,8 +55,10 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
         }
         stream.renderer.end(stream.out)?;
         if !inputs.keep.is_all() {
-            let (kept, left_out) = stream.counted;
-            stream.problems.notes.push(inputs.keep.note(kept, left_out));
+            stream
+                .problems
+                .notes
+                .push(inputs.keep.note(&stream.counted));
         }
         Ok(())
     })?;
@@ -71,7 +72,7 @@ struct Stream<'a> {
     merger: &'a Merger,
     keep: &'a Keep,
     /// Machines kept and left out by `keep`.
-    counted: (u64, u64),
+    counted: Kept,
     renderer: Box<dyn TraceRenderer>,
     out: &'a mut dyn Write,
     problems: &'a mut Problems,
@@ -80,23 +81,12 @@ struct Stream<'a> {
 }
 
 impl Stream<'_> {
-    /// Whether a machine is one to print, counted either way.
-    fn kept(&mut self, log: &MachineLog) -> bool {
-        let kept = self.keep.keeps(log);
-        if kept {
-            self.counted.0 += 1;
-        } else {
-            self.counted.1 += 1;
-        }
-        kept
-    }
-
     fn take(&mut self, record: Record) {
         match record {
             Record::Machine(log) => {
                 if self.write_error.is_none()
                     && let Some(merged) = self.merger.offer(log)
-                    && self.kept(&merged.log)
+                    && self.keep.take(&merged.log, &mut self.counted)
                 {
                     let trace = replay(&merged.log, self.rules);
                     if let Err(err) = self.renderer.machine(&trace, self.out) {

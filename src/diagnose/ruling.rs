@@ -187,7 +187,8 @@ pub struct Ruling {
     pub action: Action,
     pub component: Option<Component>,
     pub precedent: Option<Precedent>,
-    pub reasons: Vec<Reason>,
+    /// At most two; a fixed array, as the aggregate asks for a ruling per occurrence.
+    reasons: [Option<Reason>; 2],
 }
 
 impl Ruling {
@@ -196,8 +197,13 @@ impl Ruling {
             action,
             component,
             precedent: None,
-            reasons: Vec::new(),
+            reasons: [None; 2],
         }
+    }
+
+    /// What the evidence adds, in order.
+    pub fn reasons(&self) -> impl Iterator<Item = Reason> + '_ {
+        self.reasons.iter().flatten().copied()
     }
 
     fn decided_in(mut self, precedent: Precedent) -> Ruling {
@@ -206,7 +212,9 @@ impl Ruling {
     }
 
     fn because(mut self, reasons: &[Reason]) -> Ruling {
-        self.reasons.extend_from_slice(reasons);
+        for (slot, reason) in self.reasons.iter_mut().zip(reasons) {
+            *slot = Some(*reason);
+        }
         self
     }
 }

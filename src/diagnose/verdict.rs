@@ -370,7 +370,7 @@ pub fn verdict(pair: Pair, classes: &Classes, pair_machines: u64, fleet: &Fleet)
     };
     verdict
         .evidence
-        .extend(ruled.reasons.iter().map(|r| Basis::of(*r, pair)));
+        .extend(ruled.reasons().map(|r| Basis::of(r, pair)));
     let in_waiting = classes.occurrences(Class::UnannouncedReboot(Reboot::InWaiting));
     if in_waiting > 0 {
         verdict.autoreboot = Some(classes.autoreboot);

@@ -3,7 +3,7 @@
 //! machine handed to the command's closure, the tallies added up. Whatever the number of
 //! threads or the timing, the result is the same.
 
-use super::keep::Keep;
+use super::keep::{Keep, Kept};
 use std::ops::AddAssign;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
@@ -27,8 +27,7 @@ pub struct Folded<T> {
     pub problems: Problems,
     pub files: FilesRead,
     /// Machines kept, and left out, by [`Inputs::keep`].
-    pub kept: u64,
-    pub left_out: u64,
+    pub kept: Kept,
 }
 
 impl<T: std::ops::AddAssign> std::ops::AddAssign for Folded<T> {
@@ -37,7 +36,6 @@ impl<T: std::ops::AddAssign> std::ops::AddAssign for Folded<T> {
         self.problems += other.problems;
         self.files += other.files;
         self.kept += other.kept;
-        self.left_out += other.left_out;
     }
 }
 
@@ -62,7 +60,7 @@ impl Inputs {
             folded = self.pass(&plan, &per_machine);
         }
         if !self.keep.is_all() {
-            let note = self.keep.note(folded.kept, folded.left_out);
+            let note = self.keep.note(&folded.kept);
             folded.problems.notes.push(note);
         }
         folded.problems.errors.extend(self.errors.iter().cloned());
@@ -181,11 +179,8 @@ impl<F> Handler<'_, F> {
     where
         F: Fn(&mut T, Merged),
     {
-        if self.keep.keeps(&merged.log) {
-            folded.kept += 1;
+        if self.keep.take(&merged.log, &mut folded.kept) {
             (self.per_machine)(&mut folded.value, merged);
-        } else {
-            folded.left_out += 1;
         }
     }
 

@@ -26,8 +26,19 @@ impl Keep {
             .zip([&self.partition, &self.rack, &self.size])
     }
 
+    /// Whether the machine is kept, counted either way.
+    pub fn take(&self, log: &MachineLog, kept: &mut Kept) -> bool {
+        let keeps = self.keeps(log);
+        if keeps {
+            kept.kept += 1;
+        } else {
+            kept.left_out += 1;
+        }
+        keeps
+    }
+
     /// Whether the machine is kept.
-    pub fn keeps(&self, log: &MachineLog) -> bool {
+    fn keeps(&self, log: &MachineLog) -> bool {
         self.lists().all(|(dimension, values)| {
             values.is_empty()
                 || log
@@ -39,8 +50,8 @@ impl Keep {
         })
     }
 
-    /// What a run that left `left_out` of `left_out + kept` machines out says of it.
-    pub fn note(&self, kept: u64, left_out: u64) -> InputError {
+    /// What a run says of the machines it kept and left out.
+    pub fn note(&self, &Kept { kept, left_out }: &Kept) -> InputError {
         let asked: Vec<String> = self
             .lists()
             .filter(|(_, values)| !values.is_empty())
@@ -55,5 +66,19 @@ impl Keep {
                 if kept + left_out == 1 { "" } else { "s" }
             ),
         )
+    }
+}
+
+/// How many machines were kept and left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Kept {
+    pub kept: u64,
+    pub left_out: u64,
+}
+
+impl std::ops::AddAssign for Kept {
+    fn add_assign(&mut self, other: Kept) {
+        self.kept += other.kept;
+        self.left_out += other.left_out;
     }
 }

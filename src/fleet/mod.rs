@@ -14,5 +14,5 @@ mod summaries;
 
 pub use clock::counted;
 pub use inputs::{Inputs, Sources};
-pub use keep::Keep;
+pub use keep::{Keep, Kept};
 pub use summaries::{fleet_graph, rule_diff, summarize};

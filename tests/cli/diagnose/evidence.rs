@@ -68,19 +68,9 @@ fn the_bundled_631_pattern_is_one_swallow_for_phoned_home_with_the_defaults() {
         assert!(evidence.contains("less than 5 minutes"), "{evidence}");
     }
     // What `rules propose` writes: exactly v0.42.2's swallow for the two states seen.
-    let (_, proposed, _) = run_json(&[
-        "rules",
-        "propose",
-        "--rules",
-        "metal-api-v0.19.3",
-        "-o",
-        "json",
-        arg(&raw),
-    ]);
-    let (_, base, _) = run_json(&["rules", "export", "metal-api-v0.19.3"]);
-    let added = rows(&proposed)[rows(&base).len()..].to_vec();
+    let proposed = proposal("metal-api-v0.19.3", &raw);
     assert_eq!(
-        added,
+        added_rows("metal-api-v0.19.3", &proposed),
         [
             json!({"event": "Phoned Home", "from": ["PXE Booting"], "to": "self"}),
             json!({"event": "Phoned Home", "from": ["Waiting"], "to": "self"})

@@ -66,6 +66,27 @@ fn rows(rule_file: &Value) -> Vec<Value> {
     rule_file["transitions"].as_array().unwrap().clone()
 }
 
+/// `rules propose --rules BASE -o json` on `input`: the proposal as a rule file.
+fn proposal(base: &str, input: &Path) -> Value {
+    let (code, proposed, stderr) = run_json(&[
+        "rules",
+        "propose",
+        "--rules",
+        base,
+        "-o",
+        "json",
+        arg(input),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    proposed
+}
+
+/// The rows a proposal adds to its base, in order.
+fn added_rows(base: &str, proposed: &Value) -> Vec<Value> {
+    let (_, exported, _) = run_json(&["rules", "export", base]);
+    rows(proposed)[rows(&exported).len()..].to_vec()
+}
+
 #[test]
 fn skipping_waiting_under_v0_19_0_proposes_exactly_what_v0_19_3_added() {
     let dir = tempfile::tempdir().unwrap();
@@ -176,19 +197,9 @@ fn late_buffered_phoned_home_under_v0_19_3_is_swallowed_and_what_it_caused_are_c
             pairs.iter().any(|p| p["state"] == "Phoned Home"),
             "{report}"
         );
-        let (_, proposed, _) = run_json(&[
-            "rules",
-            "propose",
-            "--rules",
-            "metal-api-v0.19.3",
-            "-o",
-            "json",
-            arg(input),
-        ]);
-        let (_, base, _) = run_json(&["rules", "export", "metal-api-v0.19.3"]);
-        let added: Vec<Value> = rows(&proposed)[rows(&base).len()..].to_vec();
+        let proposed = proposal("metal-api-v0.19.3", input);
         assert_eq!(
-            added,
+            added_rows("metal-api-v0.19.3", &proposed),
             [json!({"event": "Phoned Home", "from": ["Waiting"], "to": "self"})]
         );
         assert_eq!(proposed["buffered_phoned_home_seconds"], 300);

@@ -161,15 +161,7 @@ fn a_go_patch_of_a_self_pair_applies_and_imports_as_the_proposal() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     let imported: Value = serde_json::from_str(&imported).unwrap();
-    let (_, proposal, _) = run_json(&[
-        "rules",
-        "propose",
-        "--rules",
-        "metal-api-v0.19.3",
-        "-o",
-        "json",
-        arg(&list),
-    ]);
+    let proposal = proposal("metal-api-v0.19.3", &list);
     let transitions = |file: &Value| -> Ruleset {
         let mut file = file.clone();
         file["name"] = json!("x");
