@@ -38,7 +38,10 @@ pub(super) fn node_note(graph: &Graph, state: State) -> Option<String> {
         parts.push(format!("{now} now"));
     }
     if starts > 0 {
-        parts.push(format!("{starts} logs begin"));
+        parts.push(match starts {
+            1 => "1 log begins".to_string(),
+            n => format!("{n} logs begin"),
+        });
     }
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
