@@ -11,6 +11,9 @@
 //! to the member indent). A document crafted so that such lines balance would take a parser
 //! to see through, which is what the skim saves: there it trusts the printer.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use memchr::memmem;
 
 use crate::input::raw::Member;
@@ -22,6 +25,58 @@ use crate::jsonsplit::line_finder;
 /// beyond its shape: a parser that reads only some fields never sees the rest.
 pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) -> bool {
     out.clear();
+    skim_into(object, &choose, out)
+}
+
+/// The searchers for the lines of one member indent: a member's start, and a line closing an
+/// object or an array.
+struct Lines {
+    members: memmem::Finder<'static>,
+    closings: [memmem::Finder<'static>; 2],
+}
+
+impl Lines {
+    fn new(indent: usize) -> Lines {
+        let mut line = vec![b' '; indent + 2];
+        line[0] = b'\n';
+        line[indent + 1] = b'"';
+        let mut closing = |close: u8| {
+            line[indent + 1] = close;
+            line_finder(&line)
+        };
+        let closings = [closing(b'}'), closing(b']')];
+        line[indent + 1] = b'"';
+        Lines {
+            members: line_finder(&line),
+            closings,
+        }
+    }
+}
+
+/// The indents whose searchers are kept: a machine and its nested objects each have one
+/// indent, the same in every element (building a searcher costs more than a small object's
+/// search, measured with cachegrind on bench/compare.sh's real-shaped list).
+const KEPT_INDENTS: usize = 64;
+
+thread_local! {
+    static LINES: RefCell<Vec<Option<Rc<Lines>>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The searchers for `indent`, built once per thread where the indent is a usual one.
+fn lines(indent: usize) -> Rc<Lines> {
+    if indent >= KEPT_INDENTS {
+        return Rc::new(Lines::new(indent));
+    }
+    LINES.with_borrow_mut(|kept| {
+        if kept.len() <= indent {
+            kept.resize(indent + 1, None);
+        }
+        Rc::clone(kept[indent].get_or_insert_with(|| Rc::new(Lines::new(indent))))
+    })
+}
+
+/// [`skim`], appending to `out`.
+fn skim_into(object: &[u8], choose: &dyn Fn(&[u8]) -> Member, out: &mut Vec<u8>) -> bool {
     let Some(body) = object.strip_prefix(b"{\n") else {
         return false;
     };
@@ -42,22 +97,13 @@ pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) 
         return false;
     }
     let members = &body[..last_newline];
-    let mut separator = vec![b' '; indent + 2];
-    separator[0] = b'\n';
-    separator[indent + 1] = b'"';
-    // A line of the member indent that closes an object or an array.
-    let closing_line = |close: u8| {
-        let mut line = separator.clone();
-        line[indent + 1] = close;
-        line_finder(&line)
-    };
-    let closings = [closing_line(b'}'), closing_line(b']')];
+    let lines = lines(indent);
     // Where each member's line begins (after its newline).
-    let members_at = line_finder(&separator);
-    let starts = std::iter::once(0).chain(members_at.find_iter(members).map(|p| p + 1));
+    let starts = std::iter::once(0).chain(lines.members.find_iter(members).map(|p| p + 1));
     let mut starts = starts.peekable();
     out.push(b'{');
     let mut kept = 0;
+    let mut closed = 0;
     while let Some(start) = starts.next() {
         let line_end = starts.peek().map_or(members.len(), |&next| next - 1);
         let text = &members[start + indent..line_end];
@@ -70,8 +116,10 @@ pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) 
         let Some((key, value)) = split_member(text) else {
             return false;
         };
-        if !value_fits(value, indent, &closings) {
-            return false;
+        match value_fits(value, indent) {
+            Fit::Line => {}
+            Fit::Lines => closed += 1,
+            Fit::Not => return false,
         }
         let choice = choose(key);
         if matches!(choice, Member::Skip) {
@@ -84,10 +132,9 @@ pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) 
         match choice {
             Member::Within(inner) if value.first() == Some(&b'{') => {
                 out.extend_from_slice(&text[..text.len() - value.len()]);
-                let mut nested = Vec::new();
-                if skim(value, inner, &mut nested) {
-                    out.extend_from_slice(&nested);
-                } else {
+                let nested = out.len();
+                if !skim_into(value, &inner, out) {
+                    out.truncate(nested);
                     out.extend_from_slice(value);
                 }
             }
@@ -95,7 +142,16 @@ pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) 
         }
     }
     out.push(b'}');
-    true
+    // Every line of the member indent that closes something closes a member's value: one
+    // such line more than there are values of several lines is one inside a value (nested
+    // lines that came back to the member indent). Counted over all the members at once, as
+    // a search of each value was a call per member (measured with cachegrind).
+    let closings: usize = lines
+        .closings
+        .iter()
+        .map(|c| c.find_iter(members).count())
+        .sum();
+    closings == closed
 }
 
 /// A member's key (without quotes) and value, from `"key": value`; `None` for a key with an
@@ -110,29 +166,45 @@ fn split_member(text: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((&rest[..close], value))
 }
 
+/// How a member's value is laid out.
+enum Fit {
+    /// A scalar, or an empty object or array, on the member's line.
+    Line,
+    /// An object or array whose last line, at the member's indent, closes it.
+    Lines,
+    /// Anything else: the object is not of the shape the skim relies on.
+    Not,
+}
+
 /// Whether a member's value has the shape the skim relies on: a scalar on the member's line,
-/// or an object or array that is empty or closes on a line of the member's indent, with no
-/// other line of that indent closing something inside it (a document whose nested lines come
-/// back to a member's indent by accident; one crafted to mislead with brackets in strings
-/// would need a parser to see through, which is what the skim saves).
-fn value_fits(value: &[u8], indent: usize, closings: &[memmem::Finder; 2]) -> bool {
+/// or an object or array that is empty or closes on a line of the member's indent. That no
+/// other line of that indent closes something inside it (a document whose nested lines come
+/// back to a member's indent by accident) is checked for all the members at once; one
+/// crafted to mislead with brackets in strings would need a parser to see through, which is
+/// what the skim saves.
+fn value_fits(value: &[u8], indent: usize) -> Fit {
     let close = match value.first() {
         Some(b'{') => b'}',
         Some(b'[') => b']',
-        Some(_) => return !value.contains(&b'\n'),
-        None => return false,
+        Some(_) if value.contains(&b'\n') => return Fit::Not,
+        Some(_) => return Fit::Line,
+        None => return Fit::Not,
     };
     if value.len() == 2 {
-        return value[1] == close;
+        return if value[1] == close {
+            Fit::Line
+        } else {
+            Fit::Not
+        };
     }
     let Some(last_line) = value.len().checked_sub(indent + 2) else {
-        return false;
+        return Fit::Not;
     };
-    let (inside, tail) = value.split_at(last_line);
-    tail[0] == b'\n'
+    let tail = &value[last_line..];
+    let closes = tail[0] == b'\n'
         && tail[1..=indent].iter().all(|&b| b == b' ')
-        && tail[indent + 1] == close
-        && closings.iter().all(|c| c.find(inside).is_none())
+        && tail[indent + 1] == close;
+    if closes { Fit::Lines } else { Fit::Not }
 }
 
 #[cfg(test)]
@@ -160,6 +232,39 @@ mod tests {
         assert_eq!(out, want);
         let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(parsed["id"], "m-1");
+    }
+
+    fn within(key: &[u8]) -> Member {
+        match key {
+            b"id" => Member::Keep,
+            b"partition" => Member::Within(|key| match key {
+                b"id" => Member::Keep,
+                _ => Member::Skip,
+            }),
+            _ => Member::Skip,
+        }
+    }
+
+    #[test]
+    fn a_nested_object_keeps_what_is_chosen_of_it_or_all_of_it_where_its_shape_is_odd() {
+        let skim_within = |object: &str| {
+            let mut out = Vec::new();
+            assert!(skim(object.as_bytes(), within, &mut out), "{object:?}");
+            String::from_utf8(out).unwrap()
+        };
+        let pretty = "{\n    \"id\": \"m\",\n    \"partition\": {\n        \"boot\": {\n            \"k\": \"v\"\n        },\n        \"id\": \"fra\"\n    }\n}";
+        assert_eq!(
+            skim_within(pretty),
+            "{\"id\": \"m\",\"partition\": {\"id\": \"fra\"}}"
+        );
+        // Inside the partition a nested line comes back to the partition's member indent:
+        // the partition is kept whole, for the parser to read.
+        let odd = "{\n    \"id\": \"m\",\n    \"partition\": {\n        \"boot\": {\n            \"k\": 1\n        },\n        \"x\": {\n            \"y\": 1\n        }\n        },\n        \"id\": \"fra\"\n    }\n}";
+        let partition = &odd[odd.find("{\n        \"boot").unwrap()..odd.len() - 2];
+        assert_eq!(
+            skim_within(odd),
+            format!("{{\"id\": \"m\",\"partition\": {partition}}}")
+        );
     }
 
     #[test]

@@ -159,6 +159,16 @@ pub(crate) struct RawRef<'a> {
 
 last_wins!(RawRef { id: ["id"] });
 
+impl RawRef<'_> {
+    /// What a skim keeps of a member of a partition, size or image: its id.
+    pub fn member(key: &[u8]) -> Member {
+        match key {
+            b"id" => Member::Keep,
+            _ => Member::Skip,
+        }
+    }
+}
+
 impl<'a> FromScalar<'a> for RawRef<'a> {
     /// A partition, size or image given by its id alone.
     fn from_scalar(text: Text<'a>) -> Option<Self> {
@@ -194,9 +204,10 @@ last_wins!(RawAllocation {
 impl RawAllocation<'_> {
     /// What a skim keeps of an allocation's member: the keys read here.
     pub fn member(key: &[u8]) -> Member {
-        match RawAllocation::KEYS.iter().any(|k| k.as_bytes() == key) {
-            true => Member::Keep,
-            false => Member::Skip,
+        match key {
+            b"image" => Member::Within(RawRef::member),
+            key if RawAllocation::KEYS.iter().any(|k| k.as_bytes() == key) => Member::Keep,
+            _ => Member::Skip,
         }
     }
 }
@@ -250,14 +261,13 @@ last_wins!(RawItem {
 });
 
 impl<'a> RawItem<'a> {
-    /// What a skim of an exported object keeps of a member (see [`crate::input::fast::skim`]): the keys
-    /// read here; of the allocation (which can hold user data and networks) only what is read.
-    /// A partition or size is kept whole: skimming one down to its id costs more than the
-    /// direct reader's stepping over the rest (measured with cachegrind on bench/compare.sh's
-    /// real-shaped list).
+    /// What a skim of an exported object keeps of a member (see [`crate::input::fast::skim`]):
+    /// the keys read here; of the allocation (which can hold user data and networks), the
+    /// partition and the size only what is read.
     pub fn member(key: &[u8]) -> Member {
         match key {
             b"allocation" => Member::Within(RawAllocation::member),
+            b"partition" | b"size" => Member::Within(RawRef::member),
             key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => Member::Keep,
             _ => Member::Skip,
         }
