@@ -163,6 +163,8 @@ pub struct MachineFacts {
     pub no_event_container: bool,
     /// Where the machine is and who has it, where its export says.
     pub place: Option<Arc<Place>>,
+    /// Whether a v1 machine object of it was read (metal-metrics-exporter's machine info).
+    pub machine_object: bool,
     /// The machine's unexpected occurrences, as `report` counts them.
     pub unexpected: BTreeMap<Pair, u64>,
 }
@@ -226,6 +228,7 @@ impl MachineFacts {
                 .filter(|_| !newer_than(log.machine_info.allocated_as_of)),
             no_event_container: log.machine_info.no_event_container,
             place: log.machine_info.place.clone(),
+            machine_object: log.machine_info.machine_object,
             unexpected,
         }
     }

@@ -169,6 +169,8 @@ pub struct MachineInfo {
     pub no_event_container: bool,
     /// Where the machine is, and who has it, where the export says.
     pub place: Option<Arc<Place>>,
+    /// Whether a v1 machine object (`metalctl machine list` or `describe`) was read of it.
+    pub machine_object: bool,
 }
 
 /// Where a machine is in the fleet and who has it, as its machine object says: metalctl's
@@ -182,6 +184,12 @@ pub struct Place {
     pub project: Option<String>,
     pub role: Option<String>,
     pub image: Option<String>,
+    /// The machine's `state.value`: `LOCKED`, `RESERVED`, or empty for neither.
+    pub state: Option<String>,
+    /// The tags metal-metrics-exporter reads of an allocated machine: its cluster's id and
+    /// the primary ASN it announces.
+    pub cluster: Option<String>,
+    pub primary_asn: Option<String>,
 }
 
 impl Place {

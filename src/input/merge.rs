@@ -163,6 +163,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         .filter_map(|p| p.recorded.last_event_time)
         .max();
     let no_event_container = parts.iter().all(|p| p.machine_info.no_event_container);
+    let machine_object = parts.iter().any(|p| p.machine_info.machine_object);
     let annotated = parts.iter().all(|p| p.annotated);
     let skipped_lines = parts.iter().map(|p| p.skipped_lines).sum();
     let last_error_event = parts
@@ -213,6 +214,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     (log.recorded.liveliness, log.recorded.liveliness_as_of) = liveliness.unwrap_or_default();
     (log.machine_info.allocated, log.machine_info.allocated_as_of) = allocated.unwrap_or_default();
     log.machine_info.no_event_container = no_event_container;
+    log.machine_info.machine_object = machine_object;
     // Who has the machine is the allocation's word, and the newest record that says whether
     // there is one decides: a freed machine keeps its place, not its old hostname.
     log.machine_info.place = match (place, log.machine_info.allocated) {
@@ -221,6 +223,8 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
             project: None,
             role: None,
             image: None,
+            cluster: None,
+            primary_asn: None,
             ..(*place).clone()
         })),
         (place, _) => place,

@@ -37,6 +37,7 @@ fn machine() -> MachineFacts {
         allocated: Some(false),
         no_event_container: false,
         place: None,
+        machine_object: false,
         unexpected: BTreeMap::new(),
     }
 }

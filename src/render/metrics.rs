@@ -11,7 +11,7 @@ use super::reports::{CheckReport, IssuesReport, Report};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::hidden::{has_hidden, is_hidden};
-use crate::issues::IssueType;
+use crate::issues::{IssueType, MachineFacts};
 
 /// One metric family: its samples' labels (name, value) and values.
 struct Family {
@@ -294,7 +294,52 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
             );
         }
     }
-    write(vec![info, issues], out)
+    let mut allocation = Family::new(
+        "metal_machine_allocation_info",
+        "Provide information about the machine allocation",
+    );
+    for judged in report.machines {
+        if let Some(labels) = allocation_labels(&judged.facts) {
+            allocation.add(labels, 1.0);
+        }
+    }
+    let mut families = vec![info, issues];
+    // As Prometheus' client libraries do, a family without samples is left out: no machine
+    // object was read.
+    if !allocation.samples.is_empty() {
+        families.push(allocation);
+    }
+    write(families, out)
+}
+
+/// metal-metrics-exporter's labels of `metal_machine_allocation_info` for a machine whose v1
+/// machine object was read, computed as its collector computes them
+/// (pkg/collector/collector.go): placeholders where the machine is not allocated, the
+/// state `AVAILABLE` where it is neither locked nor reserved, the tags only of an allocated
+/// machine.
+fn allocation_labels(m: &MachineFacts) -> Option<Vec<(&'static str, String)>> {
+    if !m.machine_object {
+        return None;
+    }
+    const NOT_ALLOCATED: &str = "NOTALLOCATED";
+    let place = m.place.as_deref().cloned().unwrap_or_default();
+    let or = |value: Option<String>, default: &str| value.unwrap_or_else(|| default.to_string());
+    let state = place
+        .state
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "AVAILABLE".to_string());
+    // The allocation's members and the tags are read only of an allocation (and a freed
+    // machine's are dropped when exports are merged).
+    Some(vec![
+        ("machineid", m.machine.clone()),
+        ("partition", or(place.partition, "")),
+        ("machinename", or(place.hostname, NOT_ALLOCATED)),
+        ("clusterTag", or(place.cluster, NOT_ALLOCATED)),
+        ("primaryASN", or(place.primary_asn, NOT_ALLOCATED)),
+        ("role", or(place.role, "")),
+        ("state", state),
+        ("imageId", or(place.image, NOT_ALLOCATED)),
+    ])
 }
 
 /// The issue types an audit judges, in output order, that a filter keeps.

@@ -1,7 +1,11 @@
 //! The direct reader against the careful path: every machine, event and logs file it reads
 //! must read as serde does, and what it cannot be sure of it must decline.
 
+use super::reader::DEEPEST;
 use super::*;
+use crate::input::fast::runs::plain_run;
+use crate::input::raw::lenient::Slot;
+use crate::input::raw::shapes::EventsField;
 
 fn parts(json: &str) -> Option<String> {
     machine(json.as_bytes()).map(|item| describe(&item))

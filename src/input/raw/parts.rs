@@ -57,6 +57,7 @@ impl<'a> MachineParts<'a> {
                 allocated_as_of: None,
                 no_event_container: false,
                 place,
+                machine_object: matches!(format, Format::DescribeJson | Format::ListJson),
             },
             format,
         };

@@ -1,6 +1,7 @@
 //! The shapes of exported machines and events as serde reads them: every key the readers use,
 //! and which fields make which format.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -185,6 +186,117 @@ impl<'a> FromScalar<'a> for RawAllocation<'a> {
     }
 }
 
+/// A machine's `state`: whether it is locked or reserved (`value`, empty for neither).
+#[derive(Default)]
+pub(crate) struct RawState<'a> {
+    pub(crate) value: Loose<Text<'a>>,
+}
+
+last_wins!(RawState { value: ["value"] });
+
+impl<'a> FromScalar<'a> for RawState<'a> {
+    /// A state that is no object says nothing.
+    fn from_scalar(_: Text<'a>) -> Option<Self> {
+        None
+    }
+}
+
+/// The tags of a machine that metal-metrics-exporter reads (metal-lib's `tag.NewTagMap`:
+/// each tag cut at its first `=`, the last of a repeated key winning; a tag without `=` is
+/// its key with an empty value).
+#[derive(Default)]
+pub(crate) struct RawTags<'a> {
+    pub(crate) cluster: Option<Cow<'a, str>>,
+    pub(crate) primary_asn: Option<Cow<'a, str>>,
+}
+
+/// metal-lib's `tag.ClusterID`.
+pub(crate) const CLUSTER_TAG: &str = "cluster.metal-stack.io/id";
+/// metal-lib's `tag.MachineNetworkPrimaryASN`.
+pub(crate) const PRIMARY_ASN_TAG: &str = "machine.metal-stack.io/network.primary.asn";
+
+impl<'a> RawTags<'a> {
+    /// Takes one tag into account.
+    pub(crate) fn add(&mut self, tag: Cow<'a, str>) {
+        let key_len = tag.find('=').unwrap_or(tag.len());
+        let slot = match &tag[..key_len] {
+            CLUSTER_TAG => &mut self.cluster,
+            PRIMARY_ASN_TAG => &mut self.primary_asn,
+            _ => return,
+        };
+        let value_at = (key_len + 1).min(tag.len());
+        *slot = Some(match tag {
+            Cow::Borrowed(t) => Cow::Borrowed(&t[value_at..]),
+            Cow::Owned(t) => Cow::Owned(t[value_at..].to_string()),
+        });
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawTags<'a> {
+    /// Only shown, so read loosely: an element that is no string is passed over, and tags
+    /// that are no array are none.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TagsVisitor<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for TagsVisitor<'a> {
+            type Value = RawTags<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut tags = RawTags::default();
+                while let Some(Loose(tag)) = seq.next_element::<Loose<Text<'a>>>()? {
+                    if let Some(tag) = tag {
+                        tags.add(tag.0);
+                    }
+                }
+                Ok(tags)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(RawTags::default())
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<Self::Value, E> {
+                Ok(RawTags::default())
+            }
+
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(RawTags::default())
+            }
+
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(RawTags::default())
+            }
+
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(RawTags::default())
+            }
+
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(RawTags::default())
+            }
+
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(RawTags::default())
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(RawTags::default())
+            }
+
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(RawTags::default())
+            }
+        }
+
+        deserializer.deserialize_any(TagsVisitor(PhantomData))
+    }
+}
+
 /// A machine's allocation: what of it says who has the machine.
 #[derive(Default)]
 pub(crate) struct RawAllocation<'a> {
@@ -237,6 +349,10 @@ pub(crate) struct RawItem<'a> {
     /// v1's `rackid`, v2's `rack`.
     pub(crate) rack: Loose<Text<'a>>,
     pub(crate) size: Loose<RawRef<'a>>,
+    /// Whether the machine is locked or reserved, and its tags: what metal-metrics-exporter
+    /// labels a machine with.
+    pub(crate) state: Loose<RawState<'a>>,
+    pub(crate) tags: RawTags<'a>,
 }
 
 last_wins!(RawItem {
@@ -258,6 +374,8 @@ last_wins!(RawItem {
     partition: ["partition"],
     rack: ["rackid", "rack"],
     size: ["size"],
+    state: ["state"],
+    tags: ["tags"],
 });
 
 impl<'a> RawItem<'a> {
@@ -281,6 +399,7 @@ impl<'a> RawItem<'a> {
             partition: id(&self.partition),
             rack: text(&self.rack),
             size: id(&self.size),
+            state: self.state.0.as_ref().and_then(|s| text(&s.value)),
             ..Place::default()
         };
         if let Slot::Value(Loose(Some(a))) = &self.allocation {
@@ -288,6 +407,8 @@ impl<'a> RawItem<'a> {
             place.project = text(&a.project);
             place.role = text(&a.role);
             place.image = id(&a.image);
+            place.cluster = self.tags.cluster.as_deref().map(str::to_string);
+            place.primary_asn = self.tags.primary_asn.as_deref().map(str::to_string);
         }
         (!place.is_empty()).then_some(place)
     }

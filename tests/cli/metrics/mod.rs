@@ -3,6 +3,7 @@
 //! parser; its values are the JSON's of the same run; `issues` writes metal-metrics-exporter's
 //! families by their names, labels and help texts; `--out` writes atomically.
 
+mod alerts;
 mod labels;
 mod out;
 mod textfile;
@@ -138,11 +139,14 @@ fn promtool_accepts(text: &str, what: &str) {
         .write_all(text.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "promtool check metrics, {what}: {}{}\n{text}",
+    let said = format!(
+        "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() || only_the_exporters_label_names(&said),
+        "promtool check metrics, {what}: {said}\n{text}"
     );
     let dir = tempfile::tempdir().unwrap();
     let stamped: String = text
@@ -169,6 +173,15 @@ fn promtool_accepts(text: &str, what: &str) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Whether all promtool said is its lint of the camelCase label names metal-metrics-exporter
+/// gives `metal_machine_allocation_info` (`clusterTag`, `primaryASN`, `imageId`): names an
+/// alert joins on, so fsmlog writes them as the exporter does. promtool fails its check
+/// on a lint problem as on a parse error; a parse error reads "error while linting".
+fn only_the_exporters_label_names(said: &str) -> bool {
+    let lint = "metal_machine_allocation_info label names should be written in 'snake_case' not 'camelCase'";
+    said.lines().any(|l| l == lint) && said.lines().all(|l| l.is_empty() || l == lint)
 }
 
 fn have_promtool() -> bool {
@@ -385,9 +398,17 @@ fn issues_are_metal_metrics_exporters_families() {
         ]);
         let (samples, help) = parse(&text);
         // The exporter's names, help texts and label names (metal-metrics-exporter v0.3.1).
+        // The allocation family only where a machine object was read (as the exporter's
+        // client library leaves out a family without samples).
+        let mut families = vec!["metal_machine_issues", "metal_machine_issues_info"];
+        if text.contains("metal_machine_allocation_info{") {
+            families.insert(0, "metal_machine_allocation_info");
+        }
         assert_eq!(
             help.keys().collect::<Vec<_>>(),
-            ["metal_machine_issues", "metal_machine_issues_info"]
+            families,
+            "{}",
+            input.display()
         );
         assert_eq!(
             help["metal_machine_issues"],
@@ -401,6 +422,19 @@ fn issues_are_metal_metrics_exporters_families() {
             let keys: Vec<&str> = s.labels.keys().map(String::as_str).collect();
             match s.name.as_str() {
                 "metal_machine_issues" => assert_eq!(keys, ["issueid", "machineid"]),
+                "metal_machine_allocation_info" => assert_eq!(
+                    keys,
+                    [
+                        "clusterTag",
+                        "imageId",
+                        "machineid",
+                        "machinename",
+                        "partition",
+                        "primaryASN",
+                        "role",
+                        "state"
+                    ]
+                ),
                 _ => assert_eq!(keys, ["description", "issueid", "refurl", "severity"]),
             }
         }
@@ -513,50 +547,4 @@ fn the_filters_choose_the_types_and_a_resolved_issue_is_a_zero() {
             .iter()
             .any(|s| s.value == 1.0)
     );
-}
-
-#[test]
-fn the_alert_rules_in_the_ci_recipe_load() {
-    if !have_promtool() {
-        return;
-    }
-    let ci =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md")).unwrap();
-    let rules = ci
-        .split("```yaml\n")
-        .nth(1)
-        .and_then(|rest| rest.split("```").next())
-        .expect("an alert rule block in docs/ci.md");
-    assert!(rules.contains("fsmlog_gate_passed"), "{rules}");
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("rules.yml");
-    std::fs::write(&file, rules).unwrap();
-    let out = Process::new("promtool")
-        .args(["check", "rules"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Every family the rules name is one fsmlog writes: the gate's in check's file, the
-    // fleet's in report's.
-    let seed = testdata("seed-machine.txt");
-    let (_, gate, _) = stdout_of(&["check", "-o", "openmetrics", arg(&seed)]);
-    let (_, fleet, _) = stdout_of(&["report", "-o", "openmetrics", arg(&seed)]);
-    let text = gate + &fleet;
-    for name in [
-        "fsmlog_gate_passed",
-        "fsmlog_unexpected_machines",
-        "fsmlog_unexpected_verdict_info",
-        "fsmlog_newest_event_timestamp_seconds",
-    ] {
-        assert!(
-            rules.contains(name) && text.contains(&format!("# TYPE {name} gauge")),
-            "{name}"
-        );
-    }
 }

@@ -1,0 +1,129 @@
+//! The members of metal-api's machine object the direct reader reads: the event container,
+//! where the machine is, who has it, its state and tags.
+
+use crate::input::raw::lenient::{Loose, Slot};
+use crate::input::raw::shapes::{
+    EventsField, RawAllocation, RawEventBlock, RawItem, RawRef, RawState, RawTags,
+};
+
+use super::reader::Reader;
+
+impl<'a> Reader<'a> {
+    /// metal-api's event container.
+    fn block(&mut self) -> Option<RawEventBlock<'a>> {
+        let mut block = RawEventBlock::default();
+        self.object(|r, key| {
+            match key {
+                b"log" => block.log = r.events()?,
+                b"last_error_event" => block.last_error_event = r.maybe_event()?,
+                b"last_event_time" => block.last_event_time = r.text()?,
+                b"crash_loop" => block.crash_loop = r.flag()?,
+                b"failed_machine_reclaim" => block.failed_machine_reclaim = r.flag()?,
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(block)
+    }
+
+    /// An object named by its `id` (`partition`, `size`, `image`), or `null`.
+    fn reference(&mut self) -> Option<Option<RawRef<'a>>> {
+        if self.null() {
+            return Some(None);
+        }
+        let mut reference = RawRef::default();
+        self.object(|r, key| match key {
+            b"id" => r.text().map(|id| reference.id = Loose(id)),
+            _ => r.skip(),
+        })?;
+        Some(Some(reference))
+    }
+
+    /// A machine's allocation, of which who has it is read.
+    fn allocation(&mut self) -> Option<RawAllocation<'a>> {
+        let mut allocation = RawAllocation::default();
+        self.object(|r, key| {
+            match key {
+                b"hostname" => allocation.hostname = Loose(r.text()?),
+                b"project" => allocation.project = Loose(r.text()?),
+                b"role" => allocation.role = Loose(r.text()?),
+                b"image" => allocation.image = Loose(r.reference()?),
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(allocation)
+    }
+
+    /// The machine object: the members the careful path reads of a machine, and any other key
+    /// it reads (another format's) sends the element there.
+    pub(super) fn item(&mut self) -> Option<RawItem<'a>> {
+        let mut item = RawItem::default();
+        self.object(|r, key| {
+            match key {
+                b"id" => item.id = r.text()?,
+                b"liveliness" => item.liveliness = r.text()?,
+                b"events" => {
+                    item.events = if r.null() {
+                        Slot::Null
+                    } else if r.peek()? == b'{' {
+                        Slot::Value(EventsField::Block(r.block()?))
+                    } else {
+                        return None;
+                    }
+                }
+                b"allocation" => {
+                    item.allocation = if r.null() {
+                        Slot::Null
+                    } else {
+                        Slot::Value(Loose(Some(r.allocation()?)))
+                    }
+                }
+                b"partition" => item.partition = Loose(r.reference()?),
+                b"size" => item.size = Loose(r.reference()?),
+                b"rackid" | b"rack" => item.rack = Loose(r.text()?),
+                b"state" => item.state = Loose(r.state()?),
+                b"tags" => item.tags = r.tags()?,
+                key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => return None,
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(item)
+    }
+
+    /// A machine's state, or `null`.
+    fn state(&mut self) -> Option<Option<RawState<'a>>> {
+        if self.null() {
+            return Some(None);
+        }
+        let mut state = RawState::default();
+        self.object(|r, key| match key {
+            b"value" => r.text().map(|value| state.value = Loose(value)),
+            _ => r.skip(),
+        })?;
+        Some(Some(state))
+    }
+
+    /// A machine's tags, of which those metal-metrics-exporter reads are kept; `null` is
+    /// none.
+    fn tags(&mut self) -> Option<RawTags<'a>> {
+        let mut tags = RawTags::default();
+        if self.null() {
+            return Some(tags);
+        }
+        self.eat(b'[')?;
+        self.space();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(tags);
+        }
+        loop {
+            self.space();
+            tags.add(self.string()?);
+            if !self.more(b']')? {
+                return Some(tags);
+            }
+        }
+    }
+}
