@@ -18,6 +18,10 @@ use crate::log::{Dimension, Place, Shape};
 use crate::replay::{Handling, Step, Trace};
 use crate::window::{Period, Window};
 
+mod breakdown;
+pub use breakdown::{Breakdown, Split};
+use breakdown::{merge_splits, observe_split, splits_by_count};
+
 /// How many example machines a pair keeps (the smallest ids, so the choice is stable).
 pub const EXAMPLES: usize = 3;
 
@@ -71,6 +75,9 @@ pub struct PairTally {
     pub classes: Classes,
     /// The pair's machines per (dimension, value), where their exports say where they are.
     pub places: BTreeMap<(Dimension, String), u64>,
+    /// The counts per value of the dimension `--by` breaks them down by (`None`: machines
+    /// whose export does not say), where a breakdown was asked for.
+    pub split: BTreeMap<Option<String>, Split>,
 }
 
 impl PairTally {
@@ -87,6 +94,7 @@ impl PairTally {
             series: BTreeMap::new(),
             classes: Classes::default(),
             places: BTreeMap::new(),
+            split: BTreeMap::new(),
         }
     }
 
@@ -169,6 +177,13 @@ impl PairTally {
         for (place, n) in other.places {
             *self.places.entry(place).or_default() += n;
         }
+        merge_splits(&mut self.split, other.split);
+    }
+
+    /// The breakdown `--by` asked for, most occurrences first (then by value; machines whose
+    /// export does not say last).
+    pub fn split_by_count(&self) -> Vec<(Option<&str>, &Split)> {
+        splits_by_count(&self.split)
     }
 
     /// The machines per value of a dimension, most first (then by value).
@@ -242,6 +257,8 @@ pub struct Summary {
 pub struct Counting {
     pub window: Window,
     pub period: Option<Period>,
+    /// The dimension the pairs' counts are broken down by (`--by partition|rack|size`).
+    pub breakdown: Option<Dimension>,
 }
 
 impl Summary {
@@ -291,7 +308,7 @@ impl Summary {
             if step.handling == Handling::Unexpected {
                 let pair = (step.from, step.event);
                 let first = seen_pairs.insert(pair);
-                let tally = self.count_unexpected(step, trace, first, counting.period);
+                let tally = self.count_unexpected(step, trace, first, counting);
                 let class = if i < trace.steps.len() {
                     diagnosis.class(i)
                 } else {
@@ -345,15 +362,19 @@ impl Summary {
         step: &Step,
         trace: &Trace,
         first_on_machine: bool,
-        period: Option<Period>,
+        counting: &Counting,
     ) -> &mut PairTally {
         let tally = self
             .pairs
             .entry((step.from, step.event))
             .or_insert_with(|| PairTally::new(step.time));
         tally.observe(&Occurrence::of(step, trace), first_on_machine);
-        if let Some(period) = period {
+        if let Some(period) = counting.period {
             *tally.series.entry(period.start(step.time)).or_default() += 1;
+        }
+        if let Some(dimension) = counting.breakdown {
+            let value = trace.place.as_deref().and_then(|p| p.of(dimension));
+            observe_split(&mut tally.split, value, step.time, first_on_machine);
         }
         tally
     }

@@ -8,6 +8,7 @@ mod values;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::aggregate::Breakdown;
 use crate::render::format::{
     CheckFormat, DiffFormat, GraphFormat, IssuesFormat, ProposeFormat, ReplayFormat, ReportFormat,
     TableFormat,
@@ -29,7 +30,7 @@ use crate::order::{PairOrder, SortKey};
 use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
 use crate::sink::Sink;
-use crate::window::{NowSpec, Period, TimeSpec, WindowSpec, parse_now, parse_time_spec};
+use crate::window::{NowSpec, TimeSpec, WindowSpec, parse_now, parse_time_spec};
 use chrono::TimeDelta;
 
 /// The version and the commit it was built from (see build.rs).
@@ -268,9 +269,11 @@ pub struct ReportArgs {
     pub rules: RulesArg,
     #[command(flatten)]
     pub window: WindowArgs,
-    /// Add to each pair its occurrences per day or ISO week (a sparkline in the table).
-    #[arg(long, value_enum, value_name = "PERIOD")]
-    pub by: Option<Period>,
+    /// Break each pair's counts down per day or ISO week (a sparkline in the table), and per
+    /// partition, rack or size (a table of its own): at most one of each, repeated or
+    /// comma-separated (`--by day,rack`).
+    #[arg(long, value_enum, value_name = "BY", action = clap::ArgAction::Append, value_delimiter = ',')]
+    pub by: Vec<Breakdown>,
     #[command(flatten)]
     pub min_machines: MinMachinesArg,
     #[command(flatten)]

@@ -5,6 +5,7 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
+use crate::aggregate::Breakdown;
 use crate::input::Format;
 use crate::issues::{IssueType, Severity};
 use crate::render::format::{
@@ -52,6 +53,14 @@ values!(Format {
 values!(Period {
     Day = "day": "UTC days, `2025-09-16`",
     Week = "week": "ISO weeks, `2025-W38` (Monday to Sunday, UTC)",
+});
+
+values!(Breakdown {
+    Day = "day": "Per UTC day, `2025-09-16` (a sparkline in the table)",
+    Week = "week": "Per ISO week, `2025-W38` (Monday to Sunday, UTC)",
+    Partition = "partition": "Per partition the machines are in",
+    Rack = "rack": "Per rack",
+    Size = "size": "Per size",
 });
 
 values!(Severity {

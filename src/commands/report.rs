@@ -1,11 +1,13 @@
 //! `fsmlog report`: the fleet's unexpected transitions, flagged machines and disagreements.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use super::shared::{no_metrics, no_metrics_of_nothing};
+use crate::aggregate::Breakdown;
 use crate::cli::ReportArgs;
 use crate::ending::Ending;
 use crate::fleet::{Inputs, counted, fleet_graph, summarize};
+use crate::log::Dimension;
 use crate::render::format::ReportFormat;
 use crate::render::terminal::Terminal;
 use crate::render::{self, Report};
@@ -18,9 +20,11 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
     let inputs = Inputs::resolve(&args.input.sources())?;
     let format = args.output;
     let html = format == ReportFormat::Html;
+    let (period, dimension) = breakdowns(&args.by)?;
     // The page draws a sparkline per pair: by day unless asked otherwise.
-    let period = args.by.or(html.then_some(Period::Day));
-    let (counting, shown) = counted(&inputs, &args.window.spec(), period)?;
+    let period = period.or(html.then_some(Period::Day));
+    let (mut counting, shown) = counted(&inputs, &args.window.spec(), period)?;
+    counting.breakdown = dimension;
     let (summary, graph, problems) = if html {
         let (mut graph, summary, problems) = fleet_graph(&inputs, &rules, &counting);
         graph.add_untaken_rules(&rules);
@@ -36,6 +40,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
         summary: &summary,
         window: shown.seen(&summary),
         period,
+        breakdown: dimension,
         graph: graph.as_ref(),
         verdicts: &verdicts,
         problems: &problems,
@@ -49,4 +54,16 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
         .sink()
         .write(|out| Ok(render::report(format, &report, term, out)?))?;
     Ok(Ending::with(problems))
+}
+
+/// The period and the dimension `--by` asks for: at most one of each.
+fn breakdowns(by: &[Breakdown]) -> Result<(Option<Period>, Option<Dimension>)> {
+    let periods: Vec<Period> = by.iter().filter_map(|b| b.period()).collect();
+    let dimensions: Vec<Dimension> = by.iter().filter_map(|b| b.dimension()).collect();
+    if periods.len() > 1 || dimensions.len() > 1 {
+        bail!(
+            "--by takes at most one period (day, week) and one of partition, rack, size (as `--by day,rack`)"
+        );
+    }
+    Ok((periods.first().copied(), dimensions.first().copied()))
 }

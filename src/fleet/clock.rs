@@ -64,7 +64,11 @@ pub fn counted(
 ) -> Result<(Counting, Pending)> {
     let (window, now) = inputs.window(spec)?;
     Ok((
-        Counting { window, period },
+        Counting {
+            window,
+            period,
+            breakdown: None,
+        },
         Pending {
             window,
             now,

@@ -14,6 +14,7 @@ use crate::gate::GateResult;
 use crate::graph::Graph;
 use crate::input::Problems;
 use crate::issues::{IssueType, Judged};
+use crate::log::Dimension;
 use crate::order::PairOrder;
 use crate::propose::Proposal;
 use crate::replay::Trace;
@@ -27,6 +28,8 @@ pub struct Report<'a> {
     pub window: Shown,
     /// The trend periods, where asked for.
     pub period: Option<Period>,
+    /// The dimension the pairs' counts are broken down by (`--by partition|rack|size`).
+    pub breakdown: Option<Dimension>,
     /// The transition graph of the same replay (for the HTML page).
     pub graph: Option<&'a Graph>,
     /// Each pair's verdict.

@@ -136,6 +136,7 @@ fn report_in_every_format() {
         summary: &f.summary,
         window: shown(),
         period: None,
+        breakdown: None,
         graph: Some(&graph),
         verdicts: &verdicts,
         problems: &Problems::default(),

@@ -195,11 +195,14 @@ fn a_hostile_place_is_text_in_every_output() {
         &serde_json::to_string_pretty(&list).unwrap(),
     );
     for format in ["table", "markdown", "csv", "html"] {
-        let (_, out, _) = stdout_of(&["report", "-o", format, "--wide", arg(&file)]);
+        let (_, out, _) =
+            stdout_of(&["report", "-o", format, "--wide", "--by", "rack", arg(&file)]);
         assert!(
             !out.contains('\u{1b}') && !out.contains('\u{202e}'),
             "{format}: {out}"
         );
+        // The breakdown by rack is a table of its own (the CSV stays the pairs).
+        assert_eq!(out.contains("by rack"), format != "csv", "{format}: {out}");
         if format == "html" || format == "markdown" {
             assert!(!out.contains("<b>r"), "{format}");
         }
@@ -364,4 +367,75 @@ fn a_place_of_another_shape_is_read_loosely_and_never_loses_the_machine() {
         seen.push(machines);
     }
     assert_eq!(seen[0], seen[1], "every reading path gives the same places");
+}
+
+#[test]
+fn by_partition_rack_or_size_is_what_each_filter_counts() {
+    // Each value's counts under `--by` are the report of the export cut to that value by its
+    // filter, and a pair's values add up to the pair.
+    let list = testdata(LIST);
+    for (dimension, filter) in [
+        ("partition", "--partition"),
+        ("rack", "--rack"),
+        ("size", "--size"),
+    ] {
+        let report = report_of(&["--by", dimension, arg(&list)]);
+        for pair in report["unexpected"].as_array().unwrap() {
+            let breakdown = &pair["breakdown"];
+            assert_eq!(breakdown["by"], dimension);
+            let values = breakdown["values"].as_array().unwrap();
+            let sum = |field: &str| {
+                values
+                    .iter()
+                    .map(|v| v[field].as_u64().unwrap())
+                    .sum::<u64>()
+            };
+            assert_eq!(sum("count"), pair["count"].as_u64().unwrap(), "{pair}");
+            assert_eq!(
+                sum("machines"),
+                pair["machines"].as_u64().unwrap(),
+                "{pair}"
+            );
+            let counts: Vec<u64> = values
+                .iter()
+                .map(|v| v["count"].as_u64().unwrap())
+                .collect();
+            assert!(
+                counts.windows(2).all(|w| w[0] >= w[1]),
+                "most first: {counts:?}"
+            );
+            for value in values {
+                let name = value["value"]
+                    .as_str()
+                    .expect("every machine of the list is placed");
+                let cut = report_of(&[filter, name, arg(&list)]);
+                let same = cut["unexpected"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["state"] == pair["state"] && p["event"] == pair["event"])
+                    .unwrap_or_else(|| panic!("{filter} {name}: {cut}"));
+                for field in ["count", "machines", "first_seen", "last_seen"] {
+                    assert_eq!(value[field], same[field], "{filter} {name} {field}");
+                }
+            }
+        }
+    }
+    // A period and a dimension together; two of either is a usage error.
+    let both = report_of(&["--by", "day,rack", arg(&list)]);
+    assert!(both["unexpected"][0]["series"].is_array());
+    assert!(both["unexpected"][0]["breakdown"]["values"].is_array());
+    for twice in ["day,week", "rack,size"] {
+        let (code, _, err) = stdout_of(&["report", "--by", twice, arg(&list)]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("--by takes at most one"), "{err}");
+    }
+    // Without places every occurrence is under no value, and said so.
+    let seed = testdata("seed-machine.txt");
+    let report = report_of(&["--by", "rack", arg(&seed)]);
+    let pair = &report["unexpected"][0];
+    assert_eq!(pair["breakdown"]["values"][0]["value"], Value::Null);
+    assert_eq!(pair["breakdown"]["values"][0]["count"], pair["count"]);
+    let (_, table, _) = stdout_of(&["report", "--by", "rack", arg(&seed)]);
+    assert!(table.contains("(not in the export)"), "{table}");
 }

@@ -116,6 +116,26 @@ pub(super) struct PairJson {
     /// Where the pair's machines are: machines per partition, rack and size.
     #[serde(rename = "where", skip_serializing_if = "Option::is_none")]
     place: Option<WhereJson>,
+    /// The counts per partition, rack or size (`report --by`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    breakdown: Option<BreakdownJson>,
+}
+
+/// A pair's counts per value of one dimension, most occurrences first.
+#[derive(Serialize)]
+pub(super) struct BreakdownJson {
+    by: &'static str,
+    values: Vec<SplitJson>,
+}
+
+/// The pair among the machines of one value (`null`: machines whose export does not say).
+#[derive(Serialize)]
+pub(super) struct SplitJson {
+    value: Option<String>,
+    count: u64,
+    machines: u64,
+    first_seen: String,
+    last_seen: String,
 }
 
 /// A pair's machines per partition, rack and size, where their exports say; a dimension no
@@ -284,6 +304,7 @@ impl PairJson {
             roots: None,
             verdict: None,
             place: WhereJson::of(t),
+            breakdown: None,
         }
     }
 
@@ -292,6 +313,29 @@ impl PairJson {
         self.cascades = Some(t.classes.cascades());
         self.roots = Some(RootJson::all(&t.classes.roots_by_count()));
         self.verdict = verdict.map(VerdictJson::of);
+        self
+    }
+
+    /// With its counts per value of `dimension`, where one was asked for.
+    pub(super) fn with_breakdown(
+        mut self,
+        t: &PairTally,
+        dimension: Option<Dimension>,
+    ) -> PairJson {
+        self.breakdown = dimension.map(|d| BreakdownJson {
+            by: d.name(),
+            values: t
+                .split_by_count()
+                .into_iter()
+                .map(|(value, split)| SplitJson {
+                    value: value.map(str::to_string),
+                    count: split.count,
+                    machines: split.machines,
+                    first_seen: time(split.first_seen),
+                    last_seen: time(split.last_seen),
+                })
+                .collect(),
+        });
         self
     }
 

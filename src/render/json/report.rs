@@ -46,6 +46,7 @@ pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             .map(|((state, event), t)| {
                 PairJson::new(*state, *event, t)
                     .with_series(t, report.period)
+                    .with_breakdown(t, report.breakdown)
                     .with_verdict(t, report.verdicts.get(&(*state, *event)))
             })
             .collect(),

@@ -232,6 +232,9 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
         with_message,
     ));
     cascade_lines(&mut doc, s);
+    if let Some(dimension) = report.breakdown {
+        breakdown(&mut doc, report, dimension);
+    }
     if !s.unknown_events.is_empty() {
         doc.heading(vec![label("Unknown events (skipped by the replay)")]);
         for (name, t) in &s.unknown_events {
@@ -282,6 +285,42 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
     }
     doc.table(grid);
     doc
+}
+
+/// `--by partition|rack|size`: each pair's counts per value, in the pairs' order, most
+/// occurrences first within a pair.
+fn breakdown(doc: &mut Doc, report: &Report, dimension: Dimension) {
+    let name = dimension.name();
+    doc.heading(vec![label(format!("Unexpected transitions by {name}"))]);
+    let mut title = name.to_string();
+    title[..1].make_ascii_uppercase();
+    let mut grid = Grid::new(vec![
+        Column::new("State"),
+        Column::new("Event"),
+        Column::new(title),
+        Column::number("Count"),
+        Column::number("Machines"),
+        Column::new("First seen").or_left_out(1),
+        Column::new("Last seen").or_left_out(0),
+    ]);
+    for ((state, event), t) in report.pairs() {
+        for (value, split) in t.split_by_count() {
+            grid.row(vec![
+                label(state.name()),
+                label(event.name()),
+                match value {
+                    Some(value) => input(value.to_string()),
+                    // Said as such: an export without places is not one place.
+                    None => label("(not in the export)").tone(Tone::Faint),
+                },
+                count(split.count).tone(Tone::Bad),
+                count(split.machines),
+                time(split.first_seen),
+                time(split.last_seen),
+            ]);
+        }
+    }
+    doc.table(grid);
 }
 
 /// Under the pairs: which of them follow from another (cascades), so that one cause is not
