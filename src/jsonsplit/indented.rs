@@ -3,8 +3,6 @@
 
 use std::io::{self, BufRead};
 
-use memchr::memmem;
-
 use super::scanner::{Position, SplitError, Splitter};
 use super::structure::Scan;
 
@@ -25,28 +23,6 @@ pub(super) fn element_indent<R: BufRead>(
         return Ok(None);
     }
     Ok(Some(rest[..indent].to_vec()))
-}
-
-/// Byte ranks for finding lines of pretty-printed JSON by their indent and first byte. The
-/// default ranks take a space for a rare byte, so a searcher would stop at every line; here
-/// spaces and newlines are the common bytes, and the byte after the indent is what is sought.
-struct IndentedJson;
-
-impl memchr::arch::all::packedpair::HeuristicFrequencyRank for IndentedJson {
-    fn rank(&self, byte: u8) -> u8 {
-        match byte {
-            b' ' => 255,
-            b'\n' => 250,
-            _ => 100,
-        }
-    }
-}
-
-/// A searcher for a line's start (`\n`, an indent, a byte) in pretty-printed JSON.
-pub fn line_finder(needle: &[u8]) -> memmem::Finder<'static> {
-    memmem::FinderBuilder::new()
-        .build_forward_with_ranker(IndentedJson, needle)
-        .into_owned()
 }
 
 /// How much a cut-out element may grow before the careful scan takes over.

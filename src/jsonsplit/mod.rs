@@ -14,6 +14,7 @@ mod structure;
 mod tests;
 
 pub use array::{Cutting, for_each_element_cut, values_in};
-pub use indented::line_finder;
 pub use lines::element_lines_at;
 pub use scanner::{MAX_VALUE, Position, SplitError, Splitter};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use structure::AVX2;

@@ -193,7 +193,7 @@ impl Masks {
 
 /// Whether the processor has AVX2: 32 bytes a compare where SSE2 takes 16.
 #[cfg(target_arch = "x86_64")]
-static AVX2: std::sync::LazyLock<bool> =
+pub(crate) static AVX2: std::sync::LazyLock<bool> =
     std::sync::LazyLock::new(|| std::is_x86_feature_detected!("avx2"));
 
 /// Thirty-two bytes a compare with AVX2, where the processor has it.

@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 
 mod agrees;
 mod direct;
+mod indent_lines;
 mod runs;
 pub(crate) mod simd;
 pub(crate) mod skim;

@@ -11,13 +11,8 @@
 //! to the member indent). A document crafted so that such lines balance would take a parser
 //! to see through, which is what the skim saves: there it trusts the printer.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use memchr::memmem;
-
+use super::indent_lines::IndentLines;
 use crate::input::raw::Member;
-use crate::jsonsplit::line_finder;
 
 /// Writes the members of `object` that `choose` keeps into `out`, as one object. `false` when
 /// `object` is not of the shape described above (or a key holds an escape); `out` is then
@@ -26,53 +21,6 @@ use crate::jsonsplit::line_finder;
 pub fn skim(object: &[u8], choose: impl Fn(&[u8]) -> Member, out: &mut Vec<u8>) -> bool {
     out.clear();
     skim_into(object, &choose, out)
-}
-
-/// The searchers for the lines of one member indent: a member's start, and a line closing an
-/// object or an array.
-struct Lines {
-    members: memmem::Finder<'static>,
-    closings: [memmem::Finder<'static>; 2],
-}
-
-impl Lines {
-    fn new(indent: usize) -> Lines {
-        let mut line = vec![b' '; indent + 2];
-        line[0] = b'\n';
-        line[indent + 1] = b'"';
-        let mut closing = |close: u8| {
-            line[indent + 1] = close;
-            line_finder(&line)
-        };
-        let closings = [closing(b'}'), closing(b']')];
-        line[indent + 1] = b'"';
-        Lines {
-            members: line_finder(&line),
-            closings,
-        }
-    }
-}
-
-/// The indents whose searchers are kept: a machine and its nested objects each have one
-/// indent, the same in every element (building a searcher costs more than a small object's
-/// search, measured with cachegrind on bench/compare.sh's real-shaped list).
-const KEPT_INDENTS: usize = 64;
-
-thread_local! {
-    static LINES: RefCell<Vec<Option<Rc<Lines>>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The searchers for `indent`, built once per thread where the indent is a usual one.
-fn lines(indent: usize) -> Rc<Lines> {
-    if indent >= KEPT_INDENTS {
-        return Rc::new(Lines::new(indent));
-    }
-    LINES.with_borrow_mut(|kept| {
-        if kept.len() <= indent {
-            kept.resize(indent + 1, None);
-        }
-        Rc::clone(kept[indent].get_or_insert_with(|| Rc::new(Lines::new(indent))))
-    })
 }
 
 /// [`skim`], appending to `out`.
@@ -97,17 +45,31 @@ fn skim_into(object: &[u8], choose: &dyn Fn(&[u8]) -> Member, out: &mut Vec<u8>)
         return false;
     }
     let members = &body[..last_newline];
-    let lines = lines(indent);
-    // Where each member's line begins (after its newline).
-    let starts = std::iter::once(0).chain(lines.members.find_iter(members).map(|p| p + 1));
-    let mut starts = starts.peekable();
+    // Every line of the member indent that closes something closes a member's value: one
+    // such line more than there are values of several lines is one inside a value (nested
+    // lines that came back to the member indent). They are counted in the same pass that
+    // finds the members' lines, as they go by.
+    let mut lines = IndentLines::new(members, indent);
+    let mut closings = 0;
+    // Where the next member's line begins (after its newline).
+    let mut next_start = || {
+        lines.find_map(|(newline, first)| match first {
+            b'"' => Some(newline + 1),
+            _ => {
+                closings += 1;
+                None
+            }
+        })
+    };
     out.push(b'{');
     let mut kept = 0;
     let mut closed = 0;
-    while let Some(start) = starts.next() {
-        let line_end = starts.peek().map_or(members.len(), |&next| next - 1);
+    let mut next = Some(0);
+    while let Some(start) = next {
+        next = next_start();
+        let line_end = next.map_or(members.len(), |next| next - 1);
         let text = &members[start + indent..line_end];
-        let text = match (starts.peek(), text.strip_suffix(b",")) {
+        let text = match (next, text.strip_suffix(b",")) {
             (Some(_), Some(text)) => text,
             (None, None) => text,
             // A comma missing between members, or one after the last.
@@ -142,15 +104,8 @@ fn skim_into(object: &[u8], choose: &dyn Fn(&[u8]) -> Member, out: &mut Vec<u8>)
         }
     }
     out.push(b'}');
-    // Every line of the member indent that closes something closes a member's value: one
-    // such line more than there are values of several lines is one inside a value (nested
-    // lines that came back to the member indent). Counted over all the members at once, as
-    // a search of each value was a call per member (measured with cachegrind).
-    let closings: usize = lines
-        .closings
-        .iter()
-        .map(|c| c.find_iter(members).count())
-        .sum();
+    // The last member was found when no member line followed it: the search has gone through
+    // all of them, and counted every closing line.
     closings == closed
 }
 
