@@ -26,7 +26,7 @@ use crate::input::Format;
 use crate::input::record::InputOptions;
 use crate::input::time::{ExtraZone, parse_zone_arg};
 use crate::issues::{IssueType, Severity};
-use crate::order::{PairOrder, SortKey};
+use crate::order::{MachineColumn, MachineOrder, Order, PairColumn, PairOrder, SortKey};
 use crate::render::terminal::ColorChoice;
 use crate::rules::DEFAULT_RULES;
 use crate::sink::Sink;
@@ -123,8 +123,9 @@ pub struct InputArgs {
     /// The machine id for single-machine files, instead of the file name.
     #[arg(long, value_name = "ID")]
     pub machine_id: Option<String>,
-    /// Resolve a time-zone abbreviation in tables, e.g. `--tz IST=+0530` (repeatable).
-    #[arg(long, value_name = "NAME=OFFSET", value_parser = parse_zone_arg)]
+    /// Resolve a time-zone abbreviation in tables, e.g. `--tz IST=+0530` (repeatable, or
+    /// comma-separated: `--tz IST=+0530,XST=+0500`).
+    #[arg(long, value_name = "NAME=OFFSET", value_delimiter = ',', value_parser = parse_zone_arg)]
     pub tz: Vec<ExtraZone>,
     /// Worker threads (default: one per core); output does not depend on it.
     #[arg(long, value_name = "N")]
@@ -228,15 +229,15 @@ pub struct SortArg {
         long = "sort-by",
         value_name = "COLUMN[:asc|:desc]",
         value_delimiter = ',',
-        value_parser = SortKey::parse
+        value_parser = SortKey::<PairColumn>::parse
     )]
-    pub sort_by: Vec<SortKey>,
+    pub sort_by: Vec<SortKey<PairColumn>>,
 }
 
 impl SortArg {
     /// The order asked for.
     pub fn order(&self) -> PairOrder {
-        PairOrder(self.sort_by.clone())
+        Order(self.sort_by.clone())
     }
 }
 
@@ -411,6 +412,17 @@ pub struct IssuesArgs {
     /// List the machines without issues too.
     #[arg(long)]
     pub all: bool,
+    /// Sort the machines by these columns (comma-separated or repeated), each ascending unless
+    /// `:desc`: id, partition, rack, size, project, hostname, liveliness, when (newest event
+    /// first, as metalctl's), event, state, severity. Ties, and no `--sort-by`, keep the usual
+    /// order: worst first, then by id.
+    #[arg(
+        long = "sort-by",
+        value_name = "COLUMN[:asc|:desc]",
+        value_delimiter = ',',
+        value_parser = SortKey::<MachineColumn>::parse
+    )]
+    pub sort_by: Vec<SortKey<MachineColumn>>,
     #[command(flatten)]
     pub allow_empty: AllowEmptyArg,
     /// Output format; `wide` is a table as `--wide` shows it (metalctl's `-o wide`).
@@ -418,6 +430,13 @@ pub struct IssuesArgs {
     pub output: IssuesFormat,
     #[command(flatten)]
     pub out: OutArg,
+}
+
+impl IssuesArgs {
+    /// The order the machines are listed in.
+    pub fn order(&self) -> MachineOrder {
+        Order(self.sort_by.clone())
+    }
 }
 
 fn parse_limit(text: &str) -> Result<TimeDelta, String> {

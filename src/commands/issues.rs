@@ -93,12 +93,13 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
         severity: args.severity,
     };
     // The metrics hold every machine, with a row of 0 for each type it does not have.
-    let judged = audit(
+    let mut judged = audit(
         std::mem::take(&mut gathered.machines),
         &policy,
         &filter,
         args.all || metrics,
     );
+    args.order().sort(&mut judged, |j| Some(j));
     let types = judged_types(|kind| filter.keeps(kind));
     let report = IssuesReport {
         rules: &rules.name,

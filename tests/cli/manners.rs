@@ -2,6 +2,7 @@
 //! is `--wide`, `--no-headers` leaves the header rows out, lists take commas, and metalctl's
 //! option and command names are aliases.
 
+use chrono::{DateTime, Utc};
 use saphyr_parser::{Event, Parser, ScalarStyle};
 use serde_json::{Map, Value};
 
@@ -268,4 +269,92 @@ fn sort_by_orders_the_pairs_as_metal_lib_does() {
         stderr.contains("unsupported sort direction: up"),
         "{stderr}"
     );
+}
+
+#[test]
+fn sort_by_orders_the_machines_as_metalctl_does() {
+    let list = testdata("fleet-v0.42.2/list-json");
+    let machines = |extra: &[&str]| -> Vec<(String, Option<String>, Option<DateTime<Utc>>)> {
+        let mut args = vec!["issues", "-o", "json", "--all"];
+        args.extend_from_slice(extra);
+        args.push(arg(&list));
+        let (code, audit, _) = run_json(&args);
+        assert_eq!(code, 0);
+        audit["machines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["machine"].as_str().unwrap().to_string(),
+                    m["rack"].as_str().map(String::from),
+                    m["last_event_time"]
+                        .as_str()
+                        .map(|t| DateTime::parse_from_rfc3339(t).unwrap().to_utc()),
+                )
+            })
+            .collect()
+    };
+    let usual = machines(&[]);
+    let racks: std::collections::BTreeSet<_> = usual.iter().map(|m| &m.1).collect();
+    assert!(racks.len() > 3, "{racks:?}");
+    // By hand: racks descending, then metalctl's `when` (the newest event first), then the
+    // usual order (worst first, then by id).
+    let mut want = usual.clone();
+    want.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
+    assert_ne!(want, usual);
+    assert_eq!(machines(&["--sort-by", "rack:desc,when"]), want);
+    assert_eq!(
+        machines(&["--sort-by", "RACK:descending", "--sort-by", "when:asc"]),
+        want
+    );
+    let mut by_id = usual.clone();
+    by_id.sort_by(|a, b| b.0.cmp(&a.0));
+    assert_eq!(machines(&["--sort-by", "id:desc"]), by_id);
+    // The table lists the machines in the same order, each once (its further issues ditto).
+    let (_, table, _) = stdout_of(&["issues", "--all", "--sort-by", "rack:desc,when", arg(&list)]);
+    let rows: Vec<String> = table
+        .lines()
+        .filter(|l| l.starts_with("│ ") && !l.starts_with("│ Machine"))
+        .map(|l| l.split(['│', '┆']).nth(1).unwrap().trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect();
+    let ids: Vec<String> = want.iter().map(|w| w.0.clone()).collect();
+    assert_eq!(rows, ids);
+    let (code, _, stderr) = stdout_of(&["issues", "--sort-by", "bios", arg(&list)]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("sort key does not exist: bios (possible: id|partition|rack"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn tz_takes_a_comma_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.txt");
+    // XST is +0500 and YST -0300: read so, the Waiting (03:32 YST = 06:32Z) comes before the
+    // PXE Booting (11:36 XST = 06:36Z), an unexpected pair at 06:36:15Z.
+    std::fs::write(
+        &path,
+        "Mon, 22 Aug 2022 11:36:15 XST   PXE Booting   dhcp\nMon, 22 Aug 2022 03:32:44 YST   Waiting   waiting\n",
+    )
+    .unwrap();
+    let report = |zones: &[&str]| {
+        let mut args = vec!["report", "-o", "json"];
+        for zone in zones {
+            args.extend(["--tz", zone]);
+        }
+        args.push(arg(&path));
+        let (code, report, _) = run_json(&args);
+        assert_eq!(code, 0, "{zones:?}");
+        report
+    };
+    let listed = report(&["XST=+0500,YST=-0300"]);
+    assert_eq!(listed["unexpected"][0]["state"], "Waiting");
+    assert_eq!(
+        listed["unexpected"][0]["first_seen"],
+        "2022-08-22T06:36:15Z"
+    );
+    assert_eq!(listed, report(&["XST=+0500", "YST=-0300"]));
 }
