@@ -500,8 +500,8 @@ pub struct ProposeArgs {
     /// The proposed rule set's name (default: BASE-proposed).
     #[arg(long)]
     pub name: Option<String>,
-    /// Output: the proposal and its effect (table), the rule file (json), or a patch to
-    /// events.go (go, with --go-file).
+    /// Output: the proposal and its effect (table), the rule file (json, or yaml), or a patch
+    /// to events.go (go, with --go-file).
     #[arg(short, long, visible_alias = "output-format", value_enum, default_value_t = ProposeFormat::Table)]
     pub output: ProposeFormat,
     /// metal-api's `fsm/events.go` to write the patch against (-o go).

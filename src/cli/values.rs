@@ -142,6 +142,7 @@ values!(ReplayFormat {
 values!(ProposeFormat {
     Table = "table",
     Json = "json": "The proposal as a rule file",
+    Yaml = "yaml": "The rule file as YAML (--rules reads it too)",
     Go = "go": "A unified diff against metal-api's events.go",
 });
 

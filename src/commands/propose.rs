@@ -18,6 +18,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
     let base = Ruleset::resolve(&args.rules)?;
     let wanted = match (args.output, args.go_file.as_deref()) {
         (ProposeFormat::Json, _) => Wanted::RuleFile,
+        (ProposeFormat::Yaml, _) => Wanted::RuleFileYaml,
         (ProposeFormat::Table, _) => Wanted::Effect,
         (ProposeFormat::Go, Some(path)) => Wanted::Patch(path),
         (ProposeFormat::Go, None) => {
@@ -62,6 +63,10 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
         Wanted::RuleFile => {
             sink.write(|out| Ok(render::propose(&ProposeReport::RuleFile(&text), term, out)?))?;
         }
+        Wanted::RuleFileYaml => {
+            let report = ProposeReport::RuleFileYaml(&text);
+            sink.write(|out| Ok(render::propose(&report, term, out)?))?;
+        }
         Wanted::Effect => {
             let (diff, _) = rule_diff(&inputs, &base, &proposed, &Default::default());
             let effect = DiffReport {
@@ -88,6 +93,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
 /// What `-o` asks to be computed and written.
 enum Wanted<'a> {
     RuleFile,
+    RuleFileYaml,
     Patch(&'a std::path::Path),
     Effect,
 }

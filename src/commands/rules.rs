@@ -66,7 +66,7 @@ pub fn import_go(
 pub fn lint(path: &Path) -> Result<Ending> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    match Ruleset::from_json(&text) {
+    match Ruleset::from_text(&text) {
         Ok(rules) => {
             let line = format!(
                 "{}: ok ({})",

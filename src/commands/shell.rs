@@ -51,8 +51,8 @@ const EXIT_STATUS: &str = ".SH \"EXIT STATUS\"
 The command did what was asked: the gate passed, or there was no gate.
 .TP
 1
-A gate failed: check beyond its baseline, diff with something newly unexpected, issues
---fail-on, rules lint with a mistake.
+A gate failed: check beyond its baseline, diff or issues with what its --fail-on names
+(diff by default: something newly unexpected), rules lint with a mistake.
 .TP
 2
 A usage or input error: an unknown option, a file that is missing or cannot be read, a

@@ -18,7 +18,7 @@ mod row;
 pub mod source;
 mod table;
 pub mod time;
-mod yaml;
+pub(crate) mod yaml;
 
 pub use crate::log::Format;
 pub use context::machine_from_path;

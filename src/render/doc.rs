@@ -199,9 +199,9 @@ pub struct Grid {
     /// Where the table is too wide for the terminal, print it as several tables, each with
     /// the first column (a matrix's row names) and as many others as fit.
     pub repeat_first: bool,
-    /// How many leading columns a terminal table shows once for a run of rows that repeat
-    /// them (a machine's several issues); Markdown and CSV repeat them on every row.
-    pub ditto: usize,
+    /// The columns a terminal table shows once for a run of rows that repeat them all (a
+    /// machine's several issues); Markdown and CSV repeat them on every row.
+    pub ditto: Vec<usize>,
 }
 
 impl Grid {
@@ -211,7 +211,7 @@ impl Grid {
             columns,
             rows: Vec::new(),
             repeat_first: false,
-            ditto: 0,
+            ditto: Vec::new(),
         }
     }
 

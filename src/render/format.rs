@@ -105,6 +105,8 @@ pub enum ProposeFormat {
     Table,
     /// The proposal as a rule file.
     Json,
+    /// The rule file as YAML (`--rules` reads it too).
+    Yaml,
     /// A unified diff against metal-api's events.go.
     Go,
 }

@@ -174,6 +174,7 @@ pub fn propose(report: &ProposeReport, term: &Terminal, out: &mut dyn Write) -> 
         ProposeReport::RuleFile(text) | ProposeReport::Patch(text) => {
             out.write_all(text.as_bytes())
         }
+        ProposeReport::RuleFileYaml(text) => yaml::from_json(out, |w| w.write_all(text.as_bytes())),
         ProposeReport::Effect {
             proposal,
             summary,

@@ -112,6 +112,8 @@ impl ExplainReport<'_> {
 pub enum ProposeReport<'a> {
     /// The proposal as a rule file (`-o json`).
     RuleFile(&'a str),
+    /// The proposal as a rule file written as YAML (`-o yaml`): the rule file's text.
+    RuleFileYaml(&'a str),
     /// A unified diff against metal-api's events.go (`-o go`).
     Patch(&'a str),
     /// The proposal and what it changes, as `diff` shows it (`-o table`).

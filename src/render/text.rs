@@ -246,10 +246,15 @@ fn table(grid: &Grid, show: &Show, out: &mut dyn Write) -> io::Result<()> {
         .iter()
         .map(|row| row.iter().map(|p| show.text(&p.value)).collect())
         .collect();
-    let ditto = grid.ditto.min(grid.columns.len());
+    let ditto: Vec<usize> = grid
+        .ditto
+        .iter()
+        .copied()
+        .filter(|&c| c < grid.columns.len())
+        .collect();
     for r in (1..texts.len()).rev() {
-        if ditto > 0 && texts[r][..ditto] == texts[r - 1][..ditto] {
-            texts[r][..ditto].iter_mut().for_each(String::clear);
+        if !ditto.is_empty() && ditto.iter().all(|&c| texts[r][c] == texts[r - 1][c]) {
+            ditto.iter().for_each(|&c| texts[r][c].clear());
         }
     }
     let natural: Vec<usize> = grid

@@ -6,7 +6,9 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use chrono::TimeDelta;
 
-use super::file::{RuleFile, Target};
+use serde::Deserialize;
+
+use super::file::{RuleFile, RuleRow, Target};
 use crate::event::{EventKind, State};
 use crate::jsonsplit::element_lines_at;
 
@@ -75,12 +77,47 @@ impl Ruleset {
         if path.is_file() {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read rule file {spec}"))?;
-            return Ruleset::from_json(&text).with_context(|| format!("rule file {spec}"));
+            return Ruleset::from_text(&text).with_context(|| format!("rule file {spec}"));
         }
         bail!(
             "unknown rule set {spec:?}; built-in: {} (or `metal-api` for the newest), or a path to a rule file",
             builtin_names().join(", ")
         )
+    }
+
+    /// Parses and checks a rule file in JSON or in YAML (what `rules propose -o yaml` writes),
+    /// naming the line of each mistake.
+    pub fn from_text(text: &str) -> Result<Ruleset> {
+        let head = text.trim_start_matches('\u{feff}').trim_start();
+        if !head.starts_with('{') && crate::input::yaml::looks_like_yaml(head.as_bytes()) {
+            Ruleset::from_yaml(text)
+        } else {
+            Ruleset::from_json(text)
+        }
+    }
+
+    /// Parses and checks a rule file written as YAML: the same members as the JSON.
+    pub fn from_yaml(text: &str) -> Result<Ruleset> {
+        let (value, lines) = crate::input::yaml::mapping(text).map_err(anyhow::Error::msg)?;
+        // YAML keeps the last of a repeated key; a rule file refuses it, as its JSON does.
+        for key in value.as_object().into_iter().flat_map(|o| o.keys()) {
+            if let Some(again) = yaml_key_lines(text, key).nth(1) {
+                bail!("line {again}: duplicate field `{key}`");
+            }
+        }
+        let rows = lines.get("transitions").cloned().unwrap_or_default();
+        let file = RuleFile::deserialize(&value).map_err(|err| {
+            // serde names no line of a value; a row of the wrong shape is found by trying each.
+            let bad_row = value["transitions"]
+                .as_array()
+                .and_then(|all| all.iter().position(|r| RuleRow::deserialize(r).is_err()))
+                .and_then(|i| rows.get(i));
+            match bad_row {
+                Some(line) => anyhow::anyhow!("line {line}: {err}"),
+                None => anyhow::anyhow!("{err}"),
+            }
+        })?;
+        Ruleset::from_file(file, &rows, &|key| yaml_key_line(text, key))
     }
 
     /// Parses and checks a rule file, naming the line of each mistake.
@@ -255,6 +292,20 @@ fn key_line(text: &str, key: &str) -> Option<usize> {
     let quoted = format!("\"{key}\"");
     let at = text.find(&quoted)?;
     Some(1 + text[..at].bytes().filter(|&b| b == b'\n').count())
+}
+
+/// The line of a top-level key of a YAML rule file, written plain or quoted.
+fn yaml_key_line(text: &str, key: &str) -> Option<usize> {
+    yaml_key_lines(text, key).next()
+}
+
+/// Each line a top-level key of a YAML rule file is written on.
+fn yaml_key_lines<'t>(text: &'t str, key: &str) -> impl Iterator<Item = usize> + 't {
+    let (plain, quoted) = (format!("{key}:"), format!("\"{key}\":"));
+    text.lines()
+        .enumerate()
+        .filter(move |(_, l)| l.starts_with(&plain) || l.starts_with(&quoted))
+        .map(|(i, _)| i + 1)
 }
 
 /// The names of the built-in rule sets, oldest first.

@@ -71,6 +71,13 @@ fn yaml_is_the_json_document_wherever_json_is() {
         vec!["explain", arg(&fleet)],
         vec!["issues", arg(&fleet)],
         vec!["replay", arg(&seed)],
+        vec![
+            "rules",
+            "propose",
+            "--pair",
+            "Waiting/PXE Booting",
+            arg(&fleet),
+        ],
         vec!["check", "--baseline", arg(&baseline), arg(&fleet)],
         vec![
             "diff",

@@ -100,6 +100,24 @@ fn where_agrees_with_the_export_for_every_pair() {
     let (_, table, _) = stdout_of(&["report", arg(&list)]);
     assert!(table.contains("┆ Where "), "{table}");
     assert!(table.contains("┆ rack06 +4 "), "{table}");
+    // issues: each machine's partition and rack, on every CSV row of it, as the export says.
+    let (_, csv, _) = stdout_of(&["issues", "-o", "csv", "--all", arg(&list)]);
+    let mut rows = csv.lines();
+    let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+    assert_eq!(header.last(), Some(&"Where"), "{csv}");
+    let mut seen = 0;
+    for row in rows {
+        let cells: Vec<&str> = row.split(',').collect();
+        let m = &machines[cells[0]];
+        let want = format!(
+            "{} · {}",
+            m["partition"]["id"].as_str().unwrap(),
+            m["rackid"].as_str().unwrap()
+        );
+        assert_eq!(cells.last(), Some(&want.as_str()), "{row}");
+        seen += 1;
+    }
+    assert!(seen > machines.len(), "a row per issue: {seen}");
 }
 
 #[test]
@@ -118,6 +136,10 @@ fn an_input_without_places_says_nothing_of_them() {
         assert!(!table.contains("Where"), "{input}");
         let (_, text, _) = stdout_of(&["explain", arg(&path)]);
         assert!(!text.contains("\nwhere: "), "{input}");
+        for format in ["table", "csv"] {
+            let (_, out, _) = stdout_of(&["issues", "--wide", "--all", "-o", format, arg(&path)]);
+            assert!(!out.contains("Where"), "{input} {format}");
+        }
         let (_, issues, _) = run_json(&["issues", "-o", "json", "--all", arg(&path)]);
         for m in issues["machines"].as_array().unwrap() {
             assert!(
@@ -205,6 +227,17 @@ fn a_hostile_place_is_text_in_every_output() {
         assert_eq!(out.contains("by rack"), format != "csv", "{format}: {out}");
         if format == "html" || format == "markdown" {
             assert!(!out.contains("<b>r"), "{format}");
+        }
+    }
+    for format in ["table", "markdown", "csv"] {
+        let (_, out, _) = stdout_of(&["issues", "-o", format, "--wide", arg(&file)]);
+        assert!(out.contains("Where"), "{format}: {out}");
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{202e}') && out.contains("\\u{1b}"),
+            "{format}: {out}"
+        );
+        if format == "markdown" {
+            assert!(!out.contains("<b>r") && out.contains("\\|"), "{format}");
         }
     }
     let (_, text, _) = stdout_of(&["explain", arg(&file)]);

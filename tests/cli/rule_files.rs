@@ -181,3 +181,93 @@ fn review_a_long_scalar_repeated_counts_its_bytes_and_a_doubled_field_is_refused
             .starts_with("keep\nState,")
     );
 }
+
+#[test]
+fn a_rule_file_in_yaml_is_its_json_and_its_mistakes_are_named_at_their_yaml_lines() {
+    let fleet = testdata("fleet-v0.42.2/list-json");
+    let dir = tempfile::tempdir().unwrap();
+    let proposal = |format: &str| {
+        let (code, text, stderr) = stdout_of(&[
+            "rules",
+            "propose",
+            "-o",
+            format,
+            "--rules",
+            "metal-api-v0.19.0",
+            "--pair",
+            "Waiting/PXE Booting",
+            arg(&fleet),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let path = dir.path().join(format!("proposed.{format}"));
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let (json, yaml) = (proposal("json"), proposal("yaml"));
+    // Every command that reads a rule file answers alike with either.
+    for command in [
+        vec!["report", "-o", "json", "--rules"],
+        vec!["diff", "-o", "json", "--old", "metal-api-v0.19.0", "--new"],
+    ] {
+        let answer = |rules: &Path| {
+            let mut args = command.clone();
+            args.extend([arg(rules), arg(&fleet)]);
+            let (code, report, _) = run_json(&args);
+            assert!(code == 0 || code == 1, "{command:?}");
+            report
+        };
+        let from_json = answer(&json);
+        assert_eq!(answer(&yaml), from_json, "{command:?}");
+    }
+    let (_, report, _) = run_json(&["report", "-o", "json", "--rules", arg(&yaml), arg(&fleet)]);
+    assert!(
+        report["unexpected"].as_array().unwrap().iter().all(|p| (
+            p["state"].as_str(),
+            p["event"].as_str()
+        ) != (
+            Some("Waiting"),
+            Some("PXE Booting")
+        )),
+        "the accepted pair is expected under the YAML rules: {report}"
+    );
+    let (code, said, _) = stdout_of(&["rules", "lint", arg(&yaml)]);
+    assert_eq!(code, 0);
+    assert!(
+        said.ends_with("ok (metal-api-v0.19.0-proposed)\n"),
+        "{said}"
+    );
+    // Written by hand, plain scalars and all: each mistake at its line.
+    let hand = |second_row: &str| {
+        let path = dir.path().join("hand.yaml");
+        std::fs::write(
+            &path,
+            format!(
+                "name: hand\ntransitions:\n  - event: PXE Booting\n    from: [Initial]\n    to: PXE Booting\n{second_row}failed_reclaim_seconds: 300\nkept_events: 100\n"
+            ),
+        )
+        .unwrap();
+        let (code, _, stderr) = stdout_of(&["rules", "lint", arg(&path)]);
+        (code, stderr)
+    };
+    let (code, stderr) = hand("  - event: Waiting\n    from: [PXE Booting]\n    to: self\n");
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = hand("  - event: Bogus\n    from: [Initial]\n    to: self\n");
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("hand.yaml:6: unknown event \"Bogus\""),
+        "{stderr}"
+    );
+    let (code, stderr) = hand("  - event: Waiting\n    from: 7\n    to: self\n");
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("hand.yaml:6: invalid type: integer `7`"),
+        "{stderr}"
+    );
+    // A repeated key is refused, as in JSON, not read as its last value.
+    let (code, stderr) = hand("kept_events: 5\n");
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("hand.yaml:8: duplicate field `kept_events`"),
+        "{stderr}"
+    );
+}

@@ -73,6 +73,29 @@ pub(crate) fn is_flow_yaml(line: &str) -> bool {
 }
 
 /// Reads one YAML file; `forced` is the JSON shape the user named, if any.
+/// A small YAML text that is one mapping (a rule file): the JSON value it spells and the line
+/// of each item of its sequences, by their path of keys (`transitions`).
+pub(crate) fn mapping(text: &str) -> Result<(serde_json::Value, SequenceLines), String> {
+    let mut chars = Chars::new(text.as_bytes());
+    let mut reading = Elements::new(&mut chars, 0);
+    let element = match reading.next() {
+        Ok(Some(element)) if !reading.in_sequence && element.value.is_object() => element,
+        Ok(_) => return Err("line 1: expected a YAML mapping".to_string()),
+        Err((line, column, message)) => return Err(format!("line {line}:{column}: {message}")),
+    };
+    match reading.next() {
+        Ok(None) => Ok((element.value, element.item_lines)),
+        Ok(Some(next)) => Err(format!(
+            "line {}: a second document; a rule file is one mapping",
+            next.line
+        )),
+        Err((line, column, message)) => Err(format!("line {line}:{column}: {message}")),
+    }
+}
+
+/// The line of each item of a document's sequences, by their path of keys.
+pub(crate) type SequenceLines = std::collections::HashMap<String, Vec<usize>>;
+
 pub(crate) fn read(
     reader: impl BufRead,
     ctx: &FileContext,

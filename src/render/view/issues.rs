@@ -1,7 +1,7 @@
 //! `issues`'s text view: the counts per issue type, then a row per issue, worst machines
 //! first.
 
-use crate::issues::{IssueType, Severity, counts};
+use crate::issues::{IssueType, Judged, Severity, counts};
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, input, label, machine, sep, time};
 use crate::render::reports::IssuesReport;
 use crate::render::sentence;
@@ -52,40 +52,74 @@ pub fn doc(report: &IssuesReport) -> Doc {
     {
         doc.line(line);
     }
-    let mut grid = Grid::new(vec![
+    let mut columns = vec![
         Column::new("Machine"),
         Column::optional("State", 2),
-        Column::optional("Last event", 1),
+        // Details says how long ago already: the first to go on a narrow terminal.
+        Column::optional("Last event", 0),
         Column::new("Severity"),
         Column::new("Issue"),
         Column::wrapping("Details"),
-    ]);
-    grid.ditto = 3;
+    ];
+    // Only where an export said where its machines are; last, so that a CSV's columns keep
+    // their places.
+    let placed = report.machines.iter().any(|j| where_text(j).is_some());
+    if placed {
+        columns.push(Column::optional("Where", 1));
+    }
+    let mut grid = Grid::new(columns);
+    grid.ditto = vec![0, 1, 2];
+    if placed {
+        grid.ditto.push(6);
+    }
     for j in report.machines {
         let f = &j.facts;
         let last = f.last_event_time.map_or(Value::Empty, Value::Time);
+        let place = || match where_text(j) {
+            Some(text) => input(text),
+            None => Value::Empty.into(),
+        };
         if j.issues.is_empty() {
-            grid.row(vec![
+            let mut row = vec![
                 machine(f.machine.clone()),
                 label(f.state.name()),
                 last.clone().into(),
                 Value::Empty.into(),
                 Value::Empty.into(),
                 Value::Empty.into(),
-            ]);
+            ];
+            if placed {
+                row.push(place());
+            }
+            grid.row(row);
         }
         for issue in &j.issues {
             let severity = issue.kind.severity();
-            grid.row(vec![
+            let mut row = vec![
                 machine(f.machine.clone()),
                 label(f.state.name()),
                 last.clone().into(),
                 label(severity.name()).tone(tone(severity)),
                 label(issue.kind.id()),
                 input(sentence::details(issue, report.now)),
-            ]);
+            ];
+            if placed {
+                row.push(place());
+            }
+            grid.row(row);
         }
     }
     doc.table(grid);
     doc
+}
+
+/// Where a machine is, as metalctl's wide issue table names it: its partition and rack
+/// (`fra-equ01 · rack06`), where its export says.
+fn where_text(j: &Judged) -> Option<String> {
+    let place = j.facts.place.as_deref()?;
+    let parts: Vec<&str> = [&place.partition, &place.rack]
+        .into_iter()
+        .filter_map(|p| p.as_deref())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" · "))
 }
