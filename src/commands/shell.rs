@@ -23,8 +23,25 @@ pub fn completions(shell: clap_complete::Shell) -> Result<Ending> {
 /// Prints one roff manual page: fsmlog's, then a section per command with its synopsis,
 /// description, options and examples.
 pub fn man() -> Result<Ending> {
-    Sink::Stdout.write(|out| write_man(out))?;
+    let mut page = Vec::new();
+    write_man(&mut page)?;
+    let page = ascii_roff(&String::from_utf8_lossy(&page));
+    Sink::Stdout.write(|out| Ok(out.write_all(page.as_bytes())?))?;
     Ok(Ending::default())
+}
+
+/// The page in ASCII: each other character as groff's `\[uXXXX]`, so that groff reads it
+/// without a guess at the encoding (man-db runs preconv; plain `groff -man` does not).
+fn ascii_roff(page: &str) -> String {
+    let mut out = String::with_capacity(page.len());
+    for c in page.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\[u{:04X}]", c as u32));
+        }
+    }
+    out
 }
 
 fn write_man(mut out: &mut dyn Write) -> Result<()> {

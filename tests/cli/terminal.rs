@@ -424,6 +424,12 @@ fn the_manual_page_renders() {
     assert!(!roff.contains("(1)"), "a dangling page reference");
     assert!(roff.contains(".SH \"EXIT STATUS\""), "{roff}");
     assert!(roff.contains("(section FSMLOG RULES PROPOSE)"), "{roff}");
+    // ASCII, so that plain groff needs no guess at the encoding; `×` as groff's escape.
+    assert!(
+        output.stdout.is_ascii(),
+        "a character groff would have to guess"
+    );
+    assert!(roff.contains("state \\[u00D7] event"), "{roff}");
     let Ok(man) = Process::new("man")
         .arg("-l")
         .arg(&page)
