@@ -105,7 +105,11 @@ impl Column for MachineColumn {
             // metalctl sorts `when` by how long ago: the newest event first (and a machine
             // without one last).
             MachineColumn::When => fb.last_event_time.cmp(&fa.last_event_time),
-            MachineColumn::Event => fa.newest_stored.cmp(&fb.newest_stored),
+            // metalctl compares the newest event's name as text.
+            MachineColumn::Event => {
+                let name = |f: &MachineFacts| f.newest_stored.map(|e| e.name());
+                name(fa).cmp(&name(fb))
+            }
             MachineColumn::State => fa.state.cmp(&fb.state),
             MachineColumn::Severity => a.worst().cmp(&b.worst()),
         }
@@ -326,6 +330,23 @@ mod tests {
         assert_eq!(sorted("severity"), "dcba");
         assert_eq!(sorted("rack:desc,when"), "dacb");
         assert_eq!(sorted("id:desc"), "dcba");
+        // `event` is the newest event's name as text, as metalctl compares it: Phoned Home
+        // before Waiting, though Waiting comes first in the lifecycle.
+        let mut by_event = usual.clone();
+        for (j, e) in by_event.iter_mut().zip([
+            EventKind::Waiting,
+            EventKind::PhonedHome,
+            EventKind::PxeBooting,
+        ]) {
+            j.facts.newest_stored = Some(e);
+        }
+        let order: MachineOrder = Order(vec![SortKey::parse("event").unwrap()]);
+        order.sort(&mut by_event, |j| Some(j));
+        let names: Vec<&str> = by_event
+            .iter()
+            .map(|j| j.facts.newest_stored.unwrap().name())
+            .collect();
+        assert_eq!(names, ["PXE Booting", "Phoned Home", "Waiting", "Waiting"]);
         assert!(
             SortKey::<MachineColumn>::parse("count")
                 .unwrap_err()

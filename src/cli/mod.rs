@@ -414,8 +414,8 @@ pub struct IssuesArgs {
     pub all: bool,
     /// Sort the machines by these columns (comma-separated or repeated), each ascending unless
     /// `:desc`: id, partition, rack, size, project, hostname, liveliness, when (newest event
-    /// first, as metalctl's), event, state, severity. Ties, and no `--sort-by`, keep the usual
-    /// order: worst first, then by id.
+    /// first, as metalctl's), event (its name, as metalctl's), state, severity. Ties, and no
+    /// `--sort-by`, keep the usual order: worst first, then by id.
     #[arg(
         long = "sort-by",
         value_name = "COLUMN[:asc|:desc]",

@@ -88,8 +88,14 @@ impl Ruleset {
     /// Parses and checks a rule file in JSON or in YAML (what `rules propose -o yaml` writes),
     /// naming the line of each mistake.
     pub fn from_text(text: &str) -> Result<Ruleset> {
-        let head = text.trim_start_matches('\u{feff}').trim_start();
-        if !head.starts_with('{') && crate::input::yaml::looks_like_yaml(head.as_bytes()) {
+        // A JSON rule file is an object; a text that opens as YAML does (a `key:` line, a quoted
+        // key, `---`) is YAML; anything else gets JSON's error, which names what it found.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let head = text.trim_start();
+        let yaml = !head.starts_with('{')
+            && (crate::input::yaml::looks_like_yaml(head.as_bytes())
+                || head.starts_with(['"', '\'']));
+        if yaml {
             Ruleset::from_yaml(text)
         } else {
             Ruleset::from_json(text)
@@ -98,26 +104,24 @@ impl Ruleset {
 
     /// Parses and checks a rule file written as YAML: the same members as the JSON.
     pub fn from_yaml(text: &str) -> Result<Ruleset> {
-        let (value, lines) = crate::input::yaml::mapping(text).map_err(anyhow::Error::msg)?;
+        let yaml = crate::input::yaml::mapping(text).map_err(anyhow::Error::msg)?;
         // YAML keeps the last of a repeated key; a rule file refuses it, as its JSON does.
-        for key in value.as_object().into_iter().flat_map(|o| o.keys()) {
-            if let Some(again) = yaml_key_lines(text, key).nth(1) {
-                bail!("line {again}: duplicate field `{key}`");
-            }
+        if let Some((line, path)) = yaml.repeated_keys.first() {
+            bail!("line {line}: duplicate field `{path}`");
         }
-        let rows = lines.get("transitions").cloned().unwrap_or_default();
-        let file = RuleFile::deserialize(&value).map_err(|err| {
-            // serde names no line of a value; a row of the wrong shape is found by trying each.
-            let bad_row = value["transitions"]
-                .as_array()
-                .and_then(|all| all.iter().position(|r| RuleRow::deserialize(r).is_err()))
-                .and_then(|i| rows.get(i));
-            match bad_row {
+        let rows = yaml
+            .sequence_lines
+            .get("transitions")
+            .cloned()
+            .unwrap_or_default();
+        let key_line = |key: &str| yaml.key_lines.get(key).copied();
+        let file = RuleFile::deserialize(&yaml.value).map_err(|err| {
+            match mistake_line(&yaml.value, &rows, &key_line) {
                 Some(line) => anyhow::anyhow!("line {line}: {err}"),
                 None => anyhow::anyhow!("{err}"),
             }
         })?;
-        Ruleset::from_file(file, &rows, &|key| yaml_key_line(text, key))
+        Ruleset::from_file(file, &rows, &key_line)
     }
 
     /// Parses and checks a rule file, naming the line of each mistake.
@@ -294,18 +298,29 @@ fn key_line(text: &str, key: &str) -> Option<usize> {
     Some(1 + text[..at].bytes().filter(|&b| b == b'\n').count())
 }
 
-/// The line of a top-level key of a YAML rule file, written plain or quoted.
-fn yaml_key_line(text: &str, key: &str) -> Option<usize> {
-    yaml_key_lines(text, key).next()
-}
-
-/// Each line a top-level key of a YAML rule file is written on.
-fn yaml_key_lines<'t>(text: &'t str, key: &str) -> impl Iterator<Item = usize> + 't {
-    let (plain, quoted) = (format!("{key}:"), format!("\"{key}\":"));
-    text.lines()
-        .enumerate()
-        .filter(move |(_, l)| l.starts_with(&plain) || l.starts_with(&quoted))
-        .map(|(i, _)| i + 1)
+/// The line of what serde refused in a rule file read as a value, which names no line: the
+/// first row that does not read alone, else the member whose line the same members written
+/// one per line of JSON break at.
+fn mistake_line(
+    value: &serde_json::Value,
+    rows: &[usize],
+    key_line: &dyn Fn(&str) -> Option<usize>,
+) -> Option<usize> {
+    let bad_row = value["transitions"]
+        .as_array()
+        .and_then(|all| all.iter().position(|r| RuleRow::deserialize(r).is_err()));
+    if let Some(i) = bad_row {
+        return rows.get(i).copied();
+    }
+    let members: Vec<(&String, &serde_json::Value)> = value.as_object()?.iter().collect();
+    let lines: Vec<String> = members
+        .iter()
+        .map(|(k, v)| format!("{}: {v}", serde_json::Value::from(k.as_str())))
+        .collect();
+    let json = format!("{{\n{}\n}}", lines.join(",\n"));
+    let err = serde_json::from_str::<RuleFile>(&json).err()?;
+    let (key, _) = members.get(err.line().checked_sub(2)?)?;
+    key_line(key)
 }
 
 /// The names of the built-in rule sets, oldest first.

@@ -472,3 +472,29 @@ fn by_partition_rack_or_size_is_what_each_filter_counts() {
     let (_, table, _) = stdout_of(&["report", "--by", "rack", arg(&seed)]);
     assert!(table.contains("(not in the export)"), "{table}");
 }
+
+#[test]
+fn an_empty_place_leaves_no_dangling_separator_in_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut list: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(testdata(LIST)).unwrap()).unwrap();
+    list[0]["rackid"] = json!("");
+    list[1]["partition"]["id"] = json!("");
+    let (first, second) = (
+        list[0]["id"].as_str().unwrap().to_string(),
+        list[1]["id"].as_str().unwrap().to_string(),
+    );
+    let want_second = list[1]["rackid"].as_str().unwrap().to_string();
+    let file = write(
+        dir.path(),
+        "empty-places.json",
+        &serde_json::to_string_pretty(&list).unwrap(),
+    );
+    let (_, csv, _) = stdout_of(&["issues", "-o", "csv", "--all", arg(&file)]);
+    let where_of = |id: &str| {
+        let row = csv.lines().find(|l| l.starts_with(id)).unwrap();
+        row.rsplit(',').next().unwrap().to_string()
+    };
+    assert_eq!(where_of(&first), "fra-equ01", "{csv}");
+    assert_eq!(where_of(&second), want_second, "{csv}");
+}

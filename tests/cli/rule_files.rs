@@ -270,4 +270,40 @@ fn a_rule_file_in_yaml_is_its_json_and_its_mistakes_are_named_at_their_yaml_line
         stderr.contains("hand.yaml:8: duplicate field `kept_events`"),
         "{stderr}"
     );
+    let (code, stderr) =
+        hand("  - event: Waiting\n    from: [Initial]\n    to: self\ndescription: -1\n");
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("hand.yaml:9: invalid type: integer `-1`"),
+        "{stderr}"
+    );
+    // A repeated key in a row, or spelled another way, is refused too.
+    let (code, stderr) =
+        hand("  - event: Waiting\n    from: [Initial]\n    to: self\n    to: Waiting\n");
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("hand.yaml:9: duplicate field `transitions/to`"),
+        "{stderr}"
+    );
+    let (code, stderr) = hand("\"na\\u006de\": sneaky\n");
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("hand.yaml:6: duplicate field `name`"),
+        "{stderr}"
+    );
+    // A quoted first key is YAML still; a JSON rule file after a byte-order mark is JSON.
+    let quoted = dir.path().join("quoted.yaml");
+    std::fs::write(
+        &quoted,
+        "\"name\": q\ntransitions: []\nfailed_reclaim_seconds: 300\nkept_events: 100\n",
+    )
+    .unwrap();
+    let (code, said, stderr) = stdout_of(&["rules", "lint", arg(&quoted)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(said.ends_with("ok (q)\n"), "{said}");
+    let (_, exported, _) = stdout_of(&["rules", "export", "metal-api"]);
+    let bom = dir.path().join("bom.json");
+    std::fs::write(&bom, format!("\u{feff}{exported}")).unwrap();
+    let (code, _, stderr) = stdout_of(&["rules", "lint", arg(&bom)]);
+    assert_eq!(code, 0, "{stderr}");
 }

@@ -73,18 +73,35 @@ pub(crate) fn is_flow_yaml(line: &str) -> bool {
 }
 
 /// Reads one YAML file; `forced` is the JSON shape the user named, if any.
-/// A small YAML text that is one mapping (a rule file): the JSON value it spells and the line
-/// of each item of its sequences, by their path of keys (`transitions`).
-pub(crate) fn mapping(text: &str) -> Result<(serde_json::Value, SequenceLines), String> {
+/// A small YAML text that is one mapping (a rule file), read whole.
+pub(crate) struct Mapping {
+    /// The JSON value it spells.
+    pub value: serde_json::Value,
+    /// The line of each item of its sequences, by their path of keys (`transitions`).
+    pub sequence_lines: std::collections::HashMap<String, Vec<usize>>,
+    /// The line of each of its top-level keys.
+    pub key_lines: std::collections::HashMap<String, usize>,
+    /// Each key repeated in one of its mappings (by its path of keys), at the repeat's line.
+    pub repeated_keys: Vec<(usize, String)>,
+}
+
+/// Reads a YAML text that is one mapping.
+pub(crate) fn mapping(text: &str) -> Result<Mapping, String> {
     let mut chars = Chars::new(text.as_bytes());
     let mut reading = Elements::new(&mut chars, 0);
+    reading.note_keys = true;
     let element = match reading.next() {
         Ok(Some(element)) if !reading.in_sequence && element.value.is_object() => element,
         Ok(_) => return Err("line 1: expected a YAML mapping".to_string()),
         Err((line, column, message)) => return Err(format!("line {line}:{column}: {message}")),
     };
     match reading.next() {
-        Ok(None) => Ok((element.value, element.item_lines)),
+        Ok(None) => Ok(Mapping {
+            value: element.value,
+            sequence_lines: element.item_lines,
+            key_lines: element.key_lines,
+            repeated_keys: element.repeated_keys,
+        }),
         Ok(Some(next)) => Err(format!(
             "line {}: a second document; a rule file is one mapping",
             next.line
@@ -92,9 +109,6 @@ pub(crate) fn mapping(text: &str) -> Result<(serde_json::Value, SequenceLines), 
         Err((line, column, message)) => Err(format!("line {line}:{column}: {message}")),
     }
 }
-
-/// The line of each item of a document's sequences, by their path of keys.
-pub(crate) type SequenceLines = std::collections::HashMap<String, Vec<usize>>;
 
 pub(crate) fn read(
     reader: impl BufRead,

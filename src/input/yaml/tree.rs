@@ -114,6 +114,10 @@ pub(super) struct Element {
     pub(super) value: Value,
     pub(super) line: usize,
     pub(super) item_lines: HashMap<String, Vec<usize>>,
+    /// The line of each of its own keys, where it is a mapping.
+    pub(super) key_lines: HashMap<String, usize>,
+    /// Each key a mapping inside it repeats (by its path of keys), at the repeat's line.
+    pub(super) repeated_keys: Vec<(usize, String)>,
 }
 
 /// Reads YAML events and hands on each top-level element (each item of a top-level
@@ -129,6 +133,10 @@ pub(super) struct Elements<'p> {
     /// The path of keys down to the node being built.
     pub(super) path: Vec<String>,
     pub(super) item_lines: HashMap<String, Vec<usize>>,
+    /// Whether to note each element's key lines and repeated keys (a rule file's reader).
+    pub(super) note_keys: bool,
+    key_lines: HashMap<String, usize>,
+    repeated_keys: Vec<(usize, String)>,
     /// Whether the current document's top level is a sequence.
     pub(super) in_sequence: bool,
     /// Line offset added to the parser's lines (for the trailer).
@@ -144,6 +152,9 @@ impl<'p> Elements<'p> {
             repeated: 0,
             path: Vec::new(),
             item_lines: HashMap::new(),
+            note_keys: false,
+            key_lines: HashMap::new(),
+            repeated_keys: Vec::new(),
             in_sequence: false,
             offset,
         }
@@ -264,6 +275,7 @@ impl<'p> Elements<'p> {
         if let Some(parent) = self.stack.last_mut() {
             parent.nodes += nodes;
         }
+        let top_level = self.stack.len() == 1;
         match self.stack.last_mut() {
             None => {
                 let item_lines = std::mem::take(&mut self.item_lines);
@@ -271,6 +283,8 @@ impl<'p> Elements<'p> {
                     value,
                     line,
                     item_lines,
+                    key_lines: std::mem::take(&mut self.key_lines),
+                    repeated_keys: std::mem::take(&mut self.repeated_keys),
                 })
             }
             Some(Open {
@@ -293,13 +307,19 @@ impl<'p> Elements<'p> {
                             Value::String(s) => s,
                             other => other.to_string(),
                         };
+                        if self.note_keys && top_level {
+                            self.key_lines.entry(name.clone()).or_insert(line);
+                        }
                         self.path.push(name.clone());
                         *key = Some(name);
                     }
                     Some(name) => {
+                        // A repeated key keeps its last value, as in the JSON exports; it is
+                        // noted for a reader that refuses it (a rule file).
+                        if map.insert(name, value).is_some() && self.note_keys {
+                            self.repeated_keys.push((line, self.path.join("/")));
+                        }
                         self.path.pop();
-                        // A repeated key keeps its last value, as in the JSON exports.
-                        map.insert(name, value);
                     }
                 }
                 None

@@ -120,6 +120,7 @@ fn where_text(j: &Judged) -> Option<String> {
     let parts: Vec<&str> = [&place.partition, &place.rack]
         .into_iter()
         .filter_map(|p| p.as_deref())
+        .filter(|p| !p.is_empty())
         .collect();
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
