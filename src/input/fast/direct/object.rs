@@ -1,7 +1,7 @@
 //! The members of metal-api's machine object the direct reader reads: the event container,
 //! where the machine is, who has it, its state and tags.
 
-use crate::input::raw::lenient::{Loose, Slot};
+use crate::input::raw::lenient::{Loose, Slot, Text};
 use crate::input::raw::shapes::{
     EventsField, RawAllocation, RawEventBlock, RawItem, RawRef, RawState, RawTags,
 };
@@ -26,17 +26,25 @@ impl<'a> Reader<'a> {
         Some(block)
     }
 
-    /// An object named by its `id` (`partition`, `size`, `image`), or `null`.
-    fn reference(&mut self) -> Option<Option<RawRef<'a>>> {
+    /// An object of which one text member is read (the last where it repeats), or `null`.
+    fn one_member(&mut self, name: &[u8]) -> Option<Option<Loose<Text<'a>>>> {
         if self.null() {
             return Some(None);
         }
-        let mut reference = RawRef::default();
-        self.object(|r, key| match key {
-            b"id" => r.text().map(|id| reference.id = Loose(id)),
-            _ => r.skip(),
+        let mut member = Loose::default();
+        self.object(|r, key| {
+            if key == name {
+                r.text().map(|text| member = Loose(text))
+            } else {
+                r.skip()
+            }
         })?;
-        Some(Some(reference))
+        Some(Some(member))
+    }
+
+    /// An object named by its `id` (`partition`, `size`, `image`), or `null`.
+    fn reference(&mut self) -> Option<Option<RawRef<'a>>> {
+        Some(self.one_member(b"id")?.map(|id| RawRef { id }))
     }
 
     /// A machine's allocation, of which who has it is read.
@@ -94,15 +102,7 @@ impl<'a> Reader<'a> {
 
     /// A machine's state, or `null`.
     fn state(&mut self) -> Option<Option<RawState<'a>>> {
-        if self.null() {
-            return Some(None);
-        }
-        let mut state = RawState::default();
-        self.object(|r, key| match key {
-            b"value" => r.text().map(|value| state.value = Loose(value)),
-            _ => r.skip(),
-        })?;
-        Some(Some(state))
+        Some(self.one_member(b"value")?.map(|value| RawState { value }))
     }
 
     /// A machine's tags, of which those metal-metrics-exporter reads are kept; `null` is
