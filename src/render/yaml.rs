@@ -96,11 +96,11 @@ impl YamlWriter<'_> {
     /// A scalar or an empty container on the current line.
     fn inline(&mut self, node: &Node) -> io::Result<()> {
         match node {
-            Node::Scalar { text, quoted: true } => safe::compact(self.out, text.as_str()),
+            Node::Scalar { text, quoted: true } => self.out.write_all(quoted(text)?.as_bytes()),
             Node::Scalar {
                 text,
                 quoted: false,
-            } => self.out.write_all(text.as_bytes()),
+            } => self.out.write_all(literal(text).as_bytes()),
             Node::Map(_) => self.out.write_all(b"{}"),
             Node::Seq(_) => self.out.write_all(b"[]"),
         }
@@ -126,12 +126,20 @@ impl YamlWriter<'_> {
                 Some(prefix) => self.out.write_all(prefix.as_bytes())?,
                 None => write!(self.out, "{:indent$}", "")?,
             }
-            self.key(key)?;
+            let key = key_text(key)?;
+            if key.len() > IMPLICIT_KEY_MAX {
+                // Too long for an implicit key: `? key` on its line, the value after `:` on
+                // the next, at the mapping's indent.
+                writeln!(self.out, "? {key}")?;
+                write!(self.out, "{:indent$}:", "")?;
+            } else {
+                write!(self.out, "{key}:")?;
+            }
             if Self::nested(value) {
-                writeln!(self.out, ":")?;
+                writeln!(self.out)?;
                 self.node(value, indent + 2)?;
             } else {
-                self.out.write_all(b": ")?;
+                self.out.write_all(b" ")?;
                 self.inline(value)?;
                 writeln!(self.out)?;
             }
@@ -162,23 +170,67 @@ impl YamlWriter<'_> {
         }
         Ok(())
     }
+}
 
-    /// A key: plain where YAML reads it back as the same string, else quoted.
-    fn key(&mut self, key: &str) -> io::Result<()> {
-        let plain = key
+/// YAML 1.2 allows an implicit key of at most 1,024 characters; bytes are counted, never
+/// fewer than characters, so no reader that counts either refuses the key.
+const IMPLICIT_KEY_MAX: usize = 1024;
+
+/// A key as written: plain where YAML reads it back as the same string, else quoted.
+fn key_text(key: &str) -> io::Result<String> {
+    let plain = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key
             .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
-            && !RESERVED.contains(&key.to_ascii_lowercase().as_str());
-        if plain {
-            self.out.write_all(key.as_bytes())
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        && !RESERVED.contains(&key.to_ascii_lowercase().as_str());
+    if plain {
+        Ok(key.to_string())
+    } else {
+        quoted(key)
+    }
+}
+
+/// A string double-quoted with the JSON's escapes, and `\u` escapes for what the JSON may
+/// leave raw but a YAML stream must not hold (U+FFFE, U+FFFF) or a reader may take for a
+/// byte-order mark (U+FEFF).
+fn quoted(text: &str) -> io::Result<String> {
+    let mut json = Vec::new();
+    safe::compact(&mut json, text)?;
+    let json = String::from_utf8(json).map_err(|e| io::Error::other(e.to_string()))?;
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}') {
+            out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
-            safe::compact(self.out, key)
+            out.push(c);
         }
     }
+    Ok(out)
+}
+
+/// A number, boolean or null as JSON wrote it; a number with an exponent gets a fraction and
+/// a signed exponent (`1e-7` as `1.0e-7`), the one form YAML 1.1 readers take for a float
+/// too, and the same value in YAML 1.2.
+fn literal(text: &str) -> String {
+    let number = text.starts_with(|c: char| c == '-' || c.is_ascii_digit());
+    let Some(at) = text.find(['e', 'E']).filter(|_| number) else {
+        return text.to_string();
+    };
+    let (mantissa, e, exponent) = (&text[..at], &text[at..at + 1], &text[at + 1..]);
+    let mantissa = if mantissa.contains('.') {
+        mantissa.to_string()
+    } else {
+        format!("{mantissa}.0")
+    };
+    let exponent = if exponent.starts_with(['-', '+']) {
+        exponent.to_string()
+    } else {
+        format!("+{exponent}")
+    };
+    format!("{mantissa}{e}{exponent}")
 }
 
 /// Words a YAML reader (1.1 or 1.2) takes for a boolean or null when plain.
@@ -233,6 +285,55 @@ nested:
         assert_eq!(
             got,
             "id: \"m\\u001b[2J\\u202e\\\"x\\\"\"\n\"n\": \"12\"\n\"k:ey\": 1\n"
+        );
+    }
+
+    /// The keys of the document's mappings, in order, as `tree` reads the YAML back.
+    fn keys(node: &Node, into: &mut Vec<String>) {
+        match node {
+            Node::Map(entries) => {
+                for (key, value) in entries {
+                    into.push(key.clone());
+                    keys(value, into);
+                }
+            }
+            Node::Seq(items) => items.iter().for_each(|item| keys(item, into)),
+            Node::Scalar { .. } => {}
+        }
+    }
+
+    #[test]
+    fn a_key_too_long_for_an_implicit_key_is_an_explicit_one() {
+        // 1,022 characters quoted are 1,024: the longest implicit key YAML 1.2 allows.
+        let (fits, long) = ("f ".repeat(511), "r#".repeat(1000));
+        let json = format!(
+            r#"{{"{fits}": 1, "{long}": {{"{long}": [1]}}, "list": [{{"{long}": "v", "k": 2}}]}}"#
+        );
+        let got = yaml(&json);
+        assert_eq!(
+            got,
+            format!(
+                "\"{fits}\": 1\n? \"{long}\"\n:\n  ? \"{long}\"\n  :\n    - 1\n\
+                 list:\n  - ? \"{long}\"\n    : \"v\"\n    k: 2\n"
+            )
+        );
+        let mut read = Vec::new();
+        keys(&tree(&got).unwrap(), &mut read);
+        assert_eq!(read, [&fits, &long, &long, "list", &long, "k"]);
+    }
+
+    #[test]
+    fn what_a_yaml_stream_must_not_hold_raw_is_escaped() {
+        let got = yaml("{\"\u{feff}k\": \"a\u{fffe}\u{ffff}é\"}");
+        assert_eq!(got, "\"\\ufeffk\": \"a\\ufffe\\uffffé\"\n");
+    }
+
+    #[test]
+    fn a_number_with_an_exponent_is_a_float_to_yaml_1_1_too() {
+        let got = yaml(r#"[1e-7, 2.5e300, 3E+2, 0.5, -4, 1.5e-7, true, false, null]"#);
+        assert_eq!(
+            got,
+            "- 1.0e-7\n- 2.5e+300\n- 3.0E+2\n- 0.5\n- -4\n- 1.5e-7\n- true\n- false\n- null\n"
         );
     }
 }

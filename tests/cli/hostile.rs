@@ -1,8 +1,10 @@
 //! Strings from input are shown as the text they are: hidden and reordering characters
 //! escaped, Markdown and CSV cells guarded, suggested commands safe to paste.
-use std::process::Command as Process;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, Stdio};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 
@@ -239,4 +241,174 @@ fn a_machines_mention_pings_nobody_in_markdown() {
     let (_, md, _) = stdout_of(&["report", "-o", "markdown", arg(&file)]);
     assert!(md.contains("&#64;admin"), "{md}");
     assert!(!md.contains("@admin"), "{md}");
+}
+
+// Issue 36 item 8: `-o yaml` is valid YAML 1.2 whatever the keys from input are.
+
+/// Places no YAML key may be written plain as: too long for an implicit key (2,000
+/// characters; 1,200 bytes in 400), YAML's indicators, a comment, line breaks, controls,
+/// what a YAML stream must not hold raw, and words a reader takes for another type.
+fn hostile_places() -> Vec<String> {
+    let mut places = vec![
+        "r".repeat(2000),
+        "机".repeat(400),
+        format!("{}: {}", "k".repeat(600), "v".repeat(600)),
+    ];
+    places.extend(
+        [
+            "a: b",
+            "#c",
+            "x # y",
+            "x\ny",
+            "cr\rlf",
+            "\u{1b}[2J\u{7}\u{85}\u{7f}",
+            "\u{feff}bom",
+            "\u{fffe}\u{ffff}",
+            "ls\u{2028}ps\u{2029}",
+            "\u{202e}evil",
+            "-lead",
+            "- item",
+            "?q",
+            "? q",
+            ":",
+            "[x",
+            "{y}",
+            "*alias",
+            "&anchor",
+            "!tag",
+            "|",
+            ">",
+            "%YAML",
+            "@",
+            "`",
+            "'\"",
+            "\\",
+            " sp ",
+            "\t",
+            "true",
+            "No",
+            "~",
+            "null",
+            "1",
+            "0x1f",
+            "1e3",
+            ".inf",
+            "2025-01-01",
+            "<<",
+            "=",
+            "---",
+            "...",
+        ]
+        .map(String::from),
+    );
+    places
+}
+
+/// A fleet of one crash-looping machine copied once per hostile place, its rack that place,
+/// and its partition and size the place's neighbours.
+fn hostile_fleet(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(testdata("fleet-v0.42.2/list-json/machines.json")).unwrap();
+    let fleet: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let seed = fleet
+        .iter()
+        .find(|m| m["id"] == "043afe87-2ce5-45b2-824a-4b04924cf73f")
+        .unwrap();
+    let places = hostile_places();
+    let machines: Vec<Value> = places
+        .iter()
+        .enumerate()
+        .map(|(i, place)| {
+            let mut machine = seed.clone();
+            let id = format!("00000000-0000-4000-8000-{i:012}");
+            machine["id"] = json!(id);
+            machine["name"] = json!(id);
+            machine["rackid"] = json!(place);
+            machine["partition"] = json!({"id": places[(i + 1) % places.len()]});
+            machine["size"] = json!({"id": places[(i + 2) % places.len()]});
+            machine
+        })
+        .collect();
+    let file = dir.join("machines.json");
+    std::fs::write(&file, serde_json::to_string(&machines).unwrap()).unwrap();
+    file
+}
+
+#[test]
+fn yaml_keys_from_input_are_valid_yaml_and_read_back_as_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = hostile_fleet(dir.path());
+    let baseline = dir.path().join("baseline.json");
+    let (code, _, stderr) = stdout_of(&["check", "--write-baseline", arg(&baseline), arg(&fleet)]);
+    assert_eq!(code, 0, "{stderr}");
+    let pyyaml = have(
+        "PyYAML (python3 -c 'import yaml')",
+        Process::new("python3")
+            .args(["-c", "import yaml"])
+            .output()
+            .is_ok_and(|o| o.status.success()),
+    );
+    for command in [
+        vec!["report", arg(&fleet)],
+        vec!["report", "--wide", arg(&fleet)],
+        vec!["explain", arg(&fleet)],
+        vec!["issues", arg(&fleet)],
+        vec!["replay", arg(&fleet)],
+        vec![
+            "rules",
+            "propose",
+            "--pair",
+            "Preparing/Preparing",
+            arg(&fleet),
+        ],
+        vec!["check", "--baseline", arg(&baseline), arg(&fleet)],
+        vec![
+            "diff",
+            "--old",
+            "metal-api-v0.19.3",
+            "--new",
+            "metal-api",
+            arg(&fleet),
+        ],
+    ] {
+        let with = |format: &str| {
+            let mut args = command.clone();
+            args.extend(["-o", format]);
+            let (_, out, stderr) = stdout_of(&args);
+            assert!(!out.is_empty(), "{args:?}: {stderr}");
+            out
+        };
+        let json: Value = serde_json::from_str(&with("json")).unwrap();
+        let yaml = with("yaml");
+        // The fixture's places reach these documents as keys (`where`) or values (`issues`).
+        if ["report", "explain", "issues"].contains(&command[0]) {
+            assert!(yaml.contains(&"r".repeat(2000)), "{command:?}");
+        }
+        assert_eq!(yaml_value(&yaml), json, "{command:?}: saphyr-parser");
+        if pyyaml {
+            let mut python = Process::new("python3")
+                .args([
+                    "-c",
+                    "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)",
+                ])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            python
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(yaml.as_bytes())
+                .unwrap();
+            let read = python.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&read.stderr);
+            assert!(
+                read.status.success(),
+                "{command:?}: PyYAML refused it: {err}"
+            );
+            let value: Value = serde_json::from_slice(&read.stdout).unwrap();
+            assert_eq!(value, json, "{command:?}: PyYAML");
+        }
+    }
 }

@@ -3,49 +3,9 @@
 //! option and command names are aliases.
 
 use chrono::{DateTime, Utc};
-use saphyr_parser::{Event, Parser, ScalarStyle};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::*;
-
-/// A YAML document read into JSON values: a quoted scalar is a string, a plain one the JSON
-/// literal it spells (YAML 1.2's core schema reads numbers, booleans and null so).
-fn yaml_value(text: &str) -> Value {
-    let mut parser = Parser::new_from_str(text);
-    let mut stack: Vec<(Value, Option<String>)> = Vec::new();
-    let mut root = None;
-    while let Some(event) = parser.next_event() {
-        let (event, _) = event.unwrap();
-        let value = match event {
-            Event::SequenceStart(..) => {
-                stack.push((Value::Array(Vec::new()), None));
-                continue;
-            }
-            Event::MappingStart(..) => {
-                stack.push((Value::Object(Map::new()), None));
-                continue;
-            }
-            Event::SequenceEnd | Event::MappingEnd => stack.pop().unwrap().0,
-            Event::Scalar(text, ScalarStyle::Plain, ..) => {
-                serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text.into_owned()))
-            }
-            Event::Scalar(text, ..) => Value::String(text.into_owned()),
-            _ => continue,
-        };
-        match stack.last_mut() {
-            None => root = Some(value),
-            Some((Value::Array(items), _)) => items.push(value),
-            Some((Value::Object(map), key)) => match key.take() {
-                Some(k) => {
-                    map.insert(k, value);
-                }
-                None => *key = Some(value.as_str().unwrap().to_string()),
-            },
-            _ => unreachable!(),
-        }
-    }
-    root.unwrap()
-}
 
 fn output(args: &[&str]) -> String {
     let (_, out, _) = stdout_of(args);

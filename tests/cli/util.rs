@@ -6,7 +6,8 @@ use std::process::Command as Process;
 
 use assert_cmd::Command;
 use fsmlog::sim::fleet;
-use serde_json::Value;
+use saphyr_parser::{Event, Parser, ScalarStyle};
+use serde_json::{Map, Value};
 
 pub const RULE_SETS: [&str; 3] = [
     "metal-api-v0.19.0",
@@ -290,4 +291,43 @@ pub fn run_json_stdin(args: &[&str], stdin: &[u8]) -> (i32, Value, String) {
         json,
         String::from_utf8(output.stderr).unwrap(),
     )
+}
+
+/// A YAML document read into JSON values: a quoted scalar is a string, a plain one the JSON
+/// literal it spells (YAML 1.2's core schema reads numbers, booleans and null so).
+pub fn yaml_value(text: &str) -> Value {
+    let mut parser = Parser::new_from_str(text);
+    let mut stack: Vec<(Value, Option<String>)> = Vec::new();
+    let mut root = None;
+    while let Some(event) = parser.next_event() {
+        let (event, _) = event.unwrap();
+        let value = match event {
+            Event::SequenceStart(..) => {
+                stack.push((Value::Array(Vec::new()), None));
+                continue;
+            }
+            Event::MappingStart(..) => {
+                stack.push((Value::Object(Map::new()), None));
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => stack.pop().unwrap().0,
+            Event::Scalar(text, ScalarStyle::Plain, ..) => {
+                serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text.into_owned()))
+            }
+            Event::Scalar(text, ..) => Value::String(text.into_owned()),
+            _ => continue,
+        };
+        match stack.last_mut() {
+            None => root = Some(value),
+            Some((Value::Array(items), _)) => items.push(value),
+            Some((Value::Object(map), key)) => match key.take() {
+                Some(k) => {
+                    map.insert(k, value);
+                }
+                None => *key = Some(value.as_str().unwrap().to_string()),
+            },
+            _ => unreachable!(),
+        }
+    }
+    root.unwrap()
 }
