@@ -229,7 +229,23 @@ pub enum Block {
     Title(String),
     Heading(Vec<Piece>),
     Line(Vec<Piece>),
+    /// A command to paste and, after its `#`, what it shows: no renderer puts a word of the
+    /// comment, or of the command, at the start of a line of its own.
+    Command {
+        command: Vec<Piece>,
+        comment: Vec<Piece>,
+    },
     Table(Grid),
+}
+
+impl Block {
+    /// A command as one line: the command, `   # ` and its comment.
+    pub fn command_line(command: &[Piece], comment: &[Piece]) -> Vec<Piece> {
+        let mut line = command.to_vec();
+        line.push(label("   # "));
+        line.extend_from_slice(comment);
+        line
+    }
 }
 
 /// A text view: blocks in order. The first table is the view's data, which CSV prints.
@@ -254,6 +270,11 @@ impl Doc {
         self.blocks.push(Block::Heading(pieces));
     }
 
+    /// Adds a command to paste, with what it shows.
+    pub fn command(&mut self, command: Vec<Piece>, comment: Vec<Piece>) {
+        self.blocks.push(Block::Command { command, comment });
+    }
+
     /// Adds a table.
     pub fn table(&mut self, grid: Grid) {
         self.blocks.push(Block::Table(grid));
@@ -275,6 +296,9 @@ impl Doc {
             match block {
                 Block::Heading(pieces) | Block::Line(pieces) => {
                     pieces.iter().for_each(|p| add(&mut ids, p))
+                }
+                Block::Command { command, comment } => {
+                    command.iter().chain(comment).for_each(|p| add(&mut ids, p))
                 }
                 Block::Table(grid) => grid.rows.iter().flatten().for_each(|p| add(&mut ids, p)),
                 Block::Title(_) => {}

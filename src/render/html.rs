@@ -118,6 +118,11 @@ pub fn body(doc: &Doc) -> String {
             Block::Line(pieces) => {
                 let _ = writeln!(s, "<p>{}</p>", pieces.iter().map(text).collect::<String>());
             }
+            // One paragraph: a browser may wrap it, but a copy of it is one line.
+            Block::Command { command, comment } => {
+                let line = Block::command_line(command, comment);
+                let _ = writeln!(s, "<p>{}</p>", line.iter().map(text).collect::<String>());
+            }
             Block::Table(grid) if grid.rows.is_empty() => {
                 s.push_str("<p class=\"faint\">none</p>\n")
             }

@@ -45,6 +45,9 @@ pub fn render(doc: &Doc, out: &mut dyn Write) -> io::Result<()> {
             Block::Title(title) => writeln!(out, "## {}\n", escape::markdown(title))?,
             Block::Heading(pieces) => writeln!(out, "### {}\n", line(pieces))?,
             Block::Line(pieces) => writeln!(out, "{}\n", line(pieces))?,
+            Block::Command { command, comment } => {
+                writeln!(out, "{}\n", line(&Block::command_line(command, comment)))?
+            }
             Block::Table(grid) if grid.rows.is_empty() => writeln!(out, "none\n")?,
             Block::Table(grid) => {
                 let header: Vec<&str> = grid.columns.iter().map(|c| c.header.as_ref()).collect();

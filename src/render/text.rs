@@ -18,6 +18,8 @@ use super::escape;
 use super::terminal::Terminal;
 use crate::window::duration;
 
+mod command;
+
 /// The narrowest a wrapping column gets before optional columns are left out.
 const MIN_WRAP: usize = 24;
 /// The narrowest a wrapping column ever gets.
@@ -137,6 +139,29 @@ impl Show<'_> {
         flow.out
     }
 
+    /// A command and its comment on one line where they fit, else as
+    /// [`command::lay_out`] lays them out.
+    fn command(&self, command: &[Piece], comment: &[Piece]) -> String {
+        let width = self.term.width.unwrap_or(usize::MAX);
+        let line = Block::command_line(command, comment);
+        if line
+            .iter()
+            .map(|p| self.text(&p.value).width())
+            .sum::<usize>()
+            <= width
+        {
+            return self.line(&line, false);
+        }
+        // Our own words break at their spaces; a word from input (a quoted id) never does.
+        let words = |pieces: &[Piece]| {
+            command::words(pieces.iter().map(|p| {
+                let breaks = matches!(p.value, Value::Label(_));
+                (self.text(&p.value), self.style(p.tone), breaks)
+            }))
+        };
+        command::lay_out(&words(comment), &words(command), width)
+    }
+
     /// Lays pieces out from where `flow` stands, broken between pieces (never inside one)
     /// where they are wider than the terminal.
     fn flow(&self, pieces: &[Piece], strong: bool, width: usize, flow: &mut Flow) {
@@ -231,6 +256,9 @@ pub fn render(doc: &Doc, term: &Terminal, out: &mut dyn Write) -> io::Result<()>
             Block::Title(_) => {}
             Block::Heading(pieces) => writeln!(out, "\n{}", show.line(pieces, true))?,
             Block::Line(pieces) => writeln!(out, "{}", show.line(pieces, false))?,
+            Block::Command { command, comment } => {
+                writeln!(out, "{}", show.command(command, comment))?
+            }
             Block::Table(grid) => table(grid, &show, out)?,
         }
     }

@@ -171,9 +171,10 @@ fn note(
     let examples = c.examples_by_time();
     doc.line(vec![label("look at:")]);
     for (machine, first) in &examples {
-        let mut line = verdicts::metalctl("metalctl machine logs", machine);
-        line.extend([label("   # first at "), time(*first)]);
-        doc.line(line);
+        doc.command(
+            verdicts::metalctl("metalctl machine logs", machine),
+            vec![label("first at "), time(*first)],
+        );
     }
     if let (Some(v), Some((machine, _))) = (verdict, examples.first()) {
         verdicts::next_steps(doc, v, machine);

@@ -34,9 +34,7 @@ pub fn next_steps(doc: &mut Doc, v: &PairVerdict, machine: &str) {
     };
     doc.line(vec![label(format!("next, to look at {what}:"))]);
     for (command, why) in steps {
-        let mut line = metalctl(command, machine);
-        line.push(label(format!("   # {why}")));
-        doc.line(line);
+        doc.command(metalctl(command, machine), vec![label(*why)]);
     }
 }
 
