@@ -143,6 +143,22 @@ pub struct InputArgs {
     /// Only the machines of these sizes (repeatable, or comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "ID")]
     pub size: Vec<String>,
+    /// Only the machines with these ids (metalctl's `--id`; repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub id: Vec<String>,
+    /// Only the machines allocated to these projects (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub project: Vec<String>,
+    /// Only the machines whose allocation has these hostnames (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "NAME")]
+    pub hostname: Vec<String>,
+    /// Only the machines allocated in these roles, `machine` or `firewall` (repeatable, or
+    /// comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ROLE")]
+    pub role: Vec<String>,
+    /// Only the machines whose allocation runs these images (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub image: Vec<String>,
 }
 
 impl InputArgs {
@@ -159,9 +175,15 @@ impl InputArgs {
             threads: self.threads,
             progress: !self.quiet,
             keep: Keep {
+                id: self.id.clone(),
                 partition: self.partition.clone(),
                 rack: self.rack.clone(),
                 size: self.size.clone(),
+                project: self.project.clone(),
+                hostname: self.hostname.clone(),
+                role: self.role.clone(),
+                image: self.image.clone(),
+                machine_id: self.machine_id.is_some(),
             },
         }
     }
