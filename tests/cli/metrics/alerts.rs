@@ -45,8 +45,14 @@ fn the_alert_rules_name_what_fsmlog_writes() {
     for doc in ["docs/metrics.md", "docs/ci.md"] {
         let text =
             std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap();
-        assert!(text.contains("deploy/prometheus/fsmlog-alerts.yaml"), "{doc}");
-        assert!(!text.contains("alert: Fsmlog"), "{doc} keeps a copy of a rule");
+        assert!(
+            text.contains("deploy/prometheus/fsmlog-alerts.yaml"),
+            "{doc}"
+        );
+        assert!(
+            !text.contains("alert: Fsmlog"),
+            "{doc} keeps a copy of a rule"
+        );
     }
 }
 
