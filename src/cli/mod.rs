@@ -3,8 +3,11 @@
 use std::path::PathBuf;
 
 mod examples;
+mod input;
 mod metalctl;
 mod values;
+
+pub use input::{InputArgs, LabelArg};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -21,10 +24,6 @@ use examples::{
 };
 
 use crate::event::{Pair, parse_pair};
-use crate::fleet::{Keep, Sources};
-use crate::input::Format;
-use crate::input::record::InputOptions;
-use crate::input::time::{ExtraZone, parse_zone_arg};
 use crate::issues::{IssueType, Severity};
 use crate::order::{MachineColumn, MachineOrder, Order, PairColumn, PairOrder, SortKey};
 use crate::render::terminal::ColorChoice;
@@ -108,63 +107,6 @@ pub enum Command {
     /// Print the manual page (roff) of fsmlog and every command: `fsmlog man | man -l -`.
     #[command(after_help = MAN_EXAMPLES)]
     Man,
-}
-
-/// What every command that reads logs takes.
-#[derive(Debug, Args)]
-pub struct InputArgs {
-    /// Files or directories (read recursively) of exported logs; `-` reads standard input.
-    /// `.gz` files are decompressed.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-    /// Read every file as this format instead of detecting it.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<Format>,
-    /// The machine id for single-machine files, instead of the file name.
-    #[arg(long, value_name = "ID")]
-    pub machine_id: Option<String>,
-    /// Resolve a time-zone abbreviation in tables, e.g. `--tz IST=+0530` (repeatable, or
-    /// comma-separated: `--tz IST=+0530,XST=+0500`).
-    #[arg(long, value_name = "NAME=OFFSET", value_delimiter = ',', value_parser = parse_zone_arg)]
-    pub tz: Vec<ExtraZone>,
-    /// Worker threads (default: one per core); output does not depend on it.
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
-    /// No progress bar (it shows only on a terminal, outside CI, for runs over a second).
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// Only the machines in these partitions, as their exports say (metalctl's
-    /// `--partition`; repeatable, or comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "ID")]
-    pub partition: Vec<String>,
-    /// Only the machines in these racks (repeatable, or comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "ID")]
-    pub rack: Vec<String>,
-    /// Only the machines of these sizes (repeatable, or comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "ID")]
-    pub size: Vec<String>,
-}
-
-impl InputArgs {
-    /// What the pipeline is to read, as these options say.
-    pub fn sources(&self) -> Sources {
-        Sources {
-            paths: self.paths.clone(),
-            options: InputOptions {
-                format: self.format,
-                machine_id: self.machine_id.clone(),
-                zones: self.tz.clone(),
-                ..InputOptions::default()
-            },
-            threads: self.threads,
-            progress: !self.quiet,
-            keep: Keep {
-                partition: self.partition.clone(),
-                rack: self.rack.clone(),
-                size: self.size.clone(),
-            },
-        }
-    }
 }
 
 /// `--since`, `--until` and `--now`: which occurrences a view counts. Every machine is still
@@ -286,6 +228,8 @@ pub struct ReportArgs {
     pub output: ReportFormat,
     #[command(flatten)]
     pub out: OutArg,
+    #[command(flatten)]
+    pub labels: LabelArg,
 }
 
 /// `fsmlog replay`.
@@ -357,6 +301,8 @@ pub struct CheckArgs {
     pub output: CheckFormat,
     #[command(flatten)]
     pub out: OutArg,
+    #[command(flatten)]
+    pub labels: LabelArg,
 }
 
 /// `fsmlog graph`.
@@ -430,6 +376,8 @@ pub struct IssuesArgs {
     pub output: IssuesFormat,
     #[command(flatten)]
     pub out: OutArg,
+    #[command(flatten)]
+    pub labels: LabelArg,
 }
 
 impl IssuesArgs {

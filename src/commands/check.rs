@@ -43,6 +43,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
         args.allow_empty.allow_empty,
     );
     result.nothing_read = nothing;
+    let labels = args.labels.labels(&args.input);
     let report = CheckReport {
         rules: &rules.name,
         summary: &summary,
@@ -51,6 +52,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
         inputs: &args.input.paths,
         window: shown,
         problems: &problems,
+        labels: &labels,
     };
     args.out
         .sink()

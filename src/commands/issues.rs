@@ -101,6 +101,7 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
     );
     args.order().sort(&mut judged, |j| Some(j));
     let types = judged_types(|kind| filter.keeps(kind));
+    let labels = args.labels.labels(&args.input);
     let report = IssuesReport {
         rules: &rules.name,
         now,
@@ -108,6 +109,7 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
         machines: &judged,
         types: &types,
         problems: &problems,
+        labels: &labels,
     };
     let s = &gathered.summary;
     if metrics && no_metrics_of_nothing(s.machines, args.allow_empty.allow_empty) {

@@ -60,6 +60,8 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
                 .notes
                 .push(inputs.keep.note(&stream.counted));
         }
+        let misnamed = inputs.keep.misnamed(&stream.counted);
+        stream.problems.errors.extend(misnamed);
         Ok(())
     })?;
     problems.sort();

@@ -35,6 +35,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
     };
     let verdicts = summary.verdicts(args.min_machines.min_machines, &rules.name);
     let order = args.sort.order();
+    let labels = args.labels.labels(&args.input);
     let report = Report {
         rules: &rules.name,
         summary: &summary,
@@ -45,6 +46,7 @@ pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
         verdicts: &verdicts,
         problems: &problems,
         order: &order,
+        labels: &labels,
     };
     let metrics = format == ReportFormat::Openmetrics;
     if metrics && no_metrics_of_nothing(summary.machines, args.allow_empty.allow_empty) {

@@ -63,6 +63,8 @@ impl Inputs {
             let note = self.keep.note(&folded.kept);
             folded.problems.notes.push(note);
         }
+        let misnamed = self.keep.misnamed(&folded.kept);
+        folded.problems.errors.extend(misnamed);
         folded.problems.errors.extend(self.errors.iter().cloned());
         folded.problems.skipped.extend(self.skipped_all());
         folded.problems.sort();

@@ -53,14 +53,17 @@ struct LabelValues {
 }
 
 impl LabelValues {
-    fn of(families: &[Family]) -> LabelValues {
-        let values = || families.iter().flat_map(|f| &f.samples).flat_map(|s| &s.0);
-        let mut taken: HashSet<String> = values()
-            .filter(|(_, v)| !has_hidden(v))
-            .map(|(_, v)| v.clone())
-            .collect();
-        let hidden: BTreeSet<&String> =
-            values().map(|(_, v)| v).filter(|v| has_hidden(v)).collect();
+    fn of(families: &[Family], constant: &[(String, String)]) -> LabelValues {
+        let values = || {
+            families
+                .iter()
+                .flat_map(|f| &f.samples)
+                .flat_map(|s| &s.0)
+                .map(|(_, v)| v)
+                .chain(constant.iter().map(|(_, v)| v))
+        };
+        let mut taken: HashSet<String> = values().filter(|v| !has_hidden(v)).cloned().collect();
+        let hidden: BTreeSet<&String> = values().filter(|v| has_hidden(v)).collect();
         let mut shown = HashMap::new();
         for raw in hidden {
             let base: String = raw
@@ -107,10 +110,16 @@ fn number(v: f64) -> String {
 }
 
 /// Writes the families, sorted by name, each one's samples by their label values (as the
-/// Prometheus client libraries order them), then `# EOF`.
-fn write(mut families: Vec<Family>, out: &mut dyn Write) -> io::Result<()> {
+/// Prometheus client libraries order them), then `# EOF`. Every sample also carries the
+/// constant labels (`--label`, a cut's), but for a name its family already has: a machine's own
+/// `partition` is kept.
+fn write(
+    mut families: Vec<Family>,
+    constant: &[(String, String)],
+    out: &mut dyn Write,
+) -> io::Result<()> {
     families.sort_by_key(|f| f.name);
-    let values = LabelValues::of(&families);
+    let values = LabelValues::of(&families, constant);
     let mut text = String::new();
     for family in &mut families {
         family.samples.sort_by(|a, b| {
@@ -122,8 +131,15 @@ fn write(mut families: Vec<Family>, out: &mut dyn Write) -> io::Result<()> {
         let help = family.help.replace('\\', "\\\\").replace('\n', "\\n");
         let _ = writeln!(text, "# TYPE {} gauge", family.name);
         let _ = writeln!(text, "# HELP {} {help}", family.name);
-        for (labels, value) in &family.samples {
+        for (own, value) in &family.samples {
             text.push_str(family.name);
+            let mut labels: Vec<(&str, &str)> = own.iter().map(|(n, v)| (*n, v.as_str())).collect();
+            for (name, v) in constant {
+                if !own.iter().any(|(n, _)| n == name) {
+                    labels.push((name, v));
+                }
+            }
+            labels.sort_by_key(|(name, _)| *name);
             if !labels.is_empty() {
                 text.push('{');
                 for (i, (name, v)) in labels.iter().enumerate() {
@@ -224,7 +240,7 @@ fn fleet(report: &Report) -> Vec<Family> {
 
 /// `report -o openmetrics`.
 pub fn report(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    write(fleet(report), out)
+    write(fleet(report), report.labels, out)
 }
 
 /// `check -o openmetrics`: the violations and whether the gate passed. The fleet's own
@@ -256,7 +272,7 @@ pub fn check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         )
         .sample(vec![], if check.result.passed() { 1.0 } else { 0.0 }),
     );
-    write(families, out)
+    write(families, check.labels, out)
 }
 
 /// `issues -o openmetrics`: metal-metrics-exporter's two issue families, by its names, labels
@@ -309,7 +325,7 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
     if !allocation.samples.is_empty() {
         families.push(allocation);
     }
-    write(families, out)
+    write(families, report.labels, out)
 }
 
 /// metal-metrics-exporter's labels of `metal_machine_allocation_info` for a machine whose v1
@@ -358,7 +374,7 @@ mod tests {
             family.add(vec![("machineid", id.to_string())], 1.0);
         }
         let mut out = Vec::new();
-        write(vec![family], &mut out).unwrap();
+        write(vec![family], &[], &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -386,7 +402,7 @@ mod tests {
             Family::new("a_metric", "A\\ line").sample(vec![], 3.0),
         ];
         let mut out = Vec::new();
-        write(families, &mut out).unwrap();
+        write(families, &[], &mut out).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "# TYPE a_metric gauge\n# HELP a_metric A\\\\ line\na_metric 3\n\

@@ -38,6 +38,8 @@ pub struct Report<'a> {
     pub problems: &'a Problems,
     /// The order the pairs are listed in (`--sort-by`).
     pub order: &'a PairOrder,
+    /// Labels every series of the metrics carries (`--label`, the cuts').
+    pub labels: &'a [(String, String)],
 }
 
 impl Report<'_> {
@@ -70,6 +72,8 @@ pub struct CheckReport<'a> {
     /// The window occurrences were counted in.
     pub window: Shown,
     pub problems: &'a Problems,
+    /// Labels every series of the metrics carries (`--label`, the cuts').
+    pub labels: &'a [(String, String)],
 }
 
 /// What `issues` prints: every judged machine, worst first.
@@ -82,6 +86,8 @@ pub struct IssuesReport<'a> {
     /// The issue types judged (after the filters), for the metrics' rows of 0.
     pub types: &'a [IssueType],
     pub problems: &'a Problems,
+    /// Labels every series of the metrics carries (`--label`, the cuts').
+    pub labels: &'a [(String, String)],
 }
 
 /// What `explain` prints: each pair's surroundings in the logs.

@@ -141,6 +141,7 @@ fn report_in_every_format() {
         verdicts: &verdicts,
         problems: &Problems::default(),
         order: &crate::order::PairOrder::default(),
+        labels: &[],
     };
     for (name, format, term) in [
         ("report_table", ReportFormat::Table, terminal()),
@@ -234,6 +235,7 @@ fn check_in_every_format() {
         inputs: &inputs,
         window: shown(),
         problems: &Problems::default(),
+        labels: &[],
     };
     for (name, format) in [
         ("check_table", CheckFormat::Table),
@@ -323,6 +325,7 @@ fn issues_in_every_format() {
         machines: &judged,
         types: &types,
         problems: &Problems::default(),
+        labels: &[],
     };
     let doc = view::issues::doc(&report);
     for (name, format) in [

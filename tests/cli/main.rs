@@ -14,6 +14,7 @@ mod input;
 mod manners;
 mod merging;
 mod metrics;
+mod newcomer;
 mod paste;
 mod pictures;
 mod places;

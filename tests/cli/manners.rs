@@ -325,3 +325,54 @@ fn tz_takes_a_comma_list() {
     );
     assert_eq!(listed, report(&["XST=+0500", "YST=-0300"]));
 }
+
+#[test]
+fn machine_id_on_a_file_that_names_its_machines_is_an_error_and_id_picks_them() {
+    let list = testdata(LIST);
+    // Before, the id was dropped without a word and all 12 machines printed.
+    let (code, report, stderr) = run_json(&[
+        "issues",
+        "-o",
+        "json",
+        "--all",
+        "--machine-id",
+        "x",
+        arg(&list),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("machines.json: --machine-id names the machine of")
+            && stderr.contains("names its machines itself (use --id to pick machines)"),
+        "{stderr}"
+    );
+    // The rest is still reported.
+    assert_eq!(report["machines"].as_array().unwrap().len(), 12);
+    // A file that does not name its machine takes the id.
+    let (code, report, stderr) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        "--machine-id",
+        "named-by-hand",
+        arg(&testdata("seed-machine.txt")),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["unexpected"][0]["examples"][0], "named-by-hand");
+    // --id picks machines, as metalctl's does.
+    let (code, report, stderr) = run_json(&[
+        "issues",
+        "-o",
+        "json",
+        "--all",
+        "--id",
+        "476c0f23-364b-4fc2-8366-b0cab4f0896d",
+        arg(&list),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let machines = report["machines"].as_array().unwrap();
+    assert_eq!(machines.len(), 1);
+    assert_eq!(
+        machines[0]["machine"],
+        "476c0f23-364b-4fc2-8366-b0cab4f0896d"
+    );
+}

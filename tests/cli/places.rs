@@ -263,8 +263,36 @@ fn each_filter_is_the_export_cut_by_hand() {
     }
     /// The options, and which of the list's machines they keep.
     type Case<'a> = (Vec<&'a str>, fn(&Value) -> bool);
-    let cases: [Case; 4] = [
+    fn alloc<'v>(m: &'v Value, key: &str) -> &'v Value {
+        &m["allocation"][key]
+    }
+    let cases: [Case; 10] = [
         (vec!["--rack", "rack06,rack08"], two_racks),
+        (
+            vec![
+                "--id",
+                "476c0f23-364b-4fc2-8366-b0cab4f0896d,043afe87-2ce5-45b2-824a-4b04924cf73f",
+            ],
+            |m| m["id"].as_str().unwrap().starts_with(['4', '0']),
+        ),
+        (vec!["--role", "machine"], |m| alloc(m, "role") == "machine"),
+        (vec!["--role", "firewall"], |m| {
+            alloc(m, "role") == "firewall"
+        }),
+        (vec!["--hostname", "worker-3,worker-40"], |m| {
+            alloc(m, "hostname") == "worker-3" || alloc(m, "hostname") == "worker-40"
+        }),
+        (
+            vec!["--project", "e9e44d42-274f-40d6-8896-f13c439a90bb"],
+            |m| alloc(m, "project") == "e9e44d42-274f-40d6-8896-f13c439a90bb",
+        ),
+        (
+            vec!["--image", "debian-12.0.20250815", "--hostname", "worker-22"],
+            |m| {
+                alloc(m, "image")["id"] == "debian-12.0.20250815"
+                    && alloc(m, "hostname") == "worker-22"
+            },
+        ),
         (vec!["--rack", "rack06", "--rack", "rack08"], two_racks),
         (
             vec!["--partition", "fra-equ01", "--size", "c1-xlarge-x86"],

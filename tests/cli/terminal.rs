@@ -436,10 +436,7 @@ fn the_manual_page_renders() {
         .env("MANWIDTH", "100")
         .output()
     else {
-        assert!(
-            std::env::var_os("FSMLOG_REQUIRE_TOOLS").is_none(),
-            "man is missing"
-        );
+        crate::skipped("man (Debian's man-db)");
         return;
     };
     let text = String::from_utf8_lossy(&man.stdout);

@@ -1,83 +1,80 @@
-//! The alert rules the docs show load in promtool, and name families and labels fsmlog writes.
+//! The shipped alert rules (`deploy/prometheus/`) load in promtool, pass their own `promtool
+//! test rules` cases, and name only families and labels fsmlog writes.
 
 use super::*;
 
+fn deploy(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("deploy/prometheus")
+        .join(name)
+}
+
 #[test]
-fn the_alert_rules_in_the_ci_recipe_load() {
-    if !have_promtool() {
-        return;
-    }
-    let ci =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md")).unwrap();
-    let rules = ci
-        .split("```yaml\n")
-        .nth(1)
-        .and_then(|rest| rest.split("```").next())
-        .expect("an alert rule block in docs/ci.md");
-    assert!(rules.contains("fsmlog_gate_passed"), "{rules}");
-    promtool_loads(rules);
+fn the_alert_rules_name_what_fsmlog_writes() {
+    let rules = std::fs::read_to_string(deploy("fsmlog-alerts.yaml")).unwrap();
     // Every family the rules name is one fsmlog writes: the gate's in check's file, the
-    // fleet's in report's.
+    // fleet's in report's, the machines' in issues'.
     let seed = testdata("seed-machine.txt");
+    let fleet = testdata("fleet-v0.42.2/list-json");
     let (_, gate, _) = stdout_of(&["check", "-o", "openmetrics", arg(&seed)]);
-    let (_, fleet, _) = stdout_of(&["report", "-o", "openmetrics", arg(&seed)]);
-    let text = gate + &fleet;
+    let (_, report, _) = stdout_of(&["report", "-o", "openmetrics", arg(&seed)]);
+    let (_, issues, _) = stdout_of(&["issues", "-o", "openmetrics", arg(&fleet)]);
+    let text = gate + &report + &issues;
     for name in [
         "fsmlog_gate_passed",
         "fsmlog_unexpected_machines",
         "fsmlog_unexpected_verdict_info",
-        "fsmlog_newest_event_timestamp_seconds",
+        "metal_machine_issues",
+        "metal_machine_allocation_info",
     ] {
         assert!(
             rules.contains(name) && text.contains(&format!("# TYPE {name} gauge")),
             "{name}"
         );
     }
-}
-
-#[test]
-fn the_alert_rules_that_join_the_machine_families_load() {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/metrics.md"))
-            .unwrap();
-    let rules = doc
-        .split("```yaml\n")
-        .nth(1)
-        .and_then(|rest| rest.split("```").next())
-        .expect("an alert rule block in docs/metrics.md");
-    // The families they join are issues' own, with the labels they name.
-    let fleet = testdata("fleet-v0.42.2/list-json");
-    let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", arg(&fleet)]);
-    let (samples, _) = parse(&text);
+    let (samples, _) = parse(&issues);
     let info = of(&samples, "metal_machine_allocation_info");
-    assert_eq!(info.len(), 12, "{text}");
+    assert_eq!(info.len(), 12, "{issues}");
     for label in ["machineid", "partition", "machinename"] {
         assert!(rules.contains(label), "{label}");
         assert!(info.iter().all(|s| s.labels.contains_key(label)), "{label}");
     }
-    for name in ["metal_machine_issues", "metal_machine_allocation_info"] {
-        assert!(rules.contains(name) && text.contains(&format!("# TYPE {name} gauge")));
+    // The report's file is the one whose age the stale alert reads.
+    assert!(rules.contains(r#"fsmlog-report\\.prom"#), "{rules}");
+    // The docs point at the file rather than keep a copy that could drift.
+    for doc in ["docs/metrics.md", "docs/ci.md"] {
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap();
+        assert!(
+            text.contains("deploy/prometheus/fsmlog-alerts.yaml"),
+            "{doc}"
+        );
+        assert!(
+            !text.contains("alert: Fsmlog"),
+            "{doc} keeps a copy of a rule"
+        );
     }
+}
+
+#[test]
+fn the_alert_rules_load_and_pass_their_promtool_tests() {
     if !have_promtool() {
         return;
     }
-    promtool_loads(rules);
-}
-
-/// Asserts that promtool loads an alert rule file.
-fn promtool_loads(rules: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("rules.yml");
-    std::fs::write(&file, rules).unwrap();
-    let out = Process::new("promtool")
-        .args(["check", "rules"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    for args in [
+        vec!["check", "rules", "fsmlog-alerts.yaml"],
+        vec!["test", "rules", "fsmlog-alerts.test.yaml"],
+    ] {
+        let out = Process::new("promtool")
+            .args(&args)
+            .current_dir(deploy(""))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "promtool {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -6,6 +6,7 @@
 mod alerts;
 mod labels;
 mod out;
+mod partitions;
 mod textfile;
 
 use std::collections::BTreeMap;
