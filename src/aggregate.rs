@@ -309,7 +309,8 @@ impl Summary {
                 let pair = (step.from, step.event);
                 let first = seen_pairs.insert(pair);
                 let tally = self.count_unexpected(step, trace, first, counting);
-                tally.classes.add_soon(step.within(WINDOW));
+                let measured = step.last_event_time.map(|_| step.within(WINDOW));
+                tally.classes.add_timing(measured);
                 let class = if i < trace.steps.len() {
                     diagnosis.class(i)
                 } else {
@@ -392,7 +393,7 @@ impl Summary {
             .iter()
             .map(|(pair, t)| {
                 let mut v = verdict(*pair, &t.classes, t.machines, &fleet);
-                v.handled_by = handled_by(*pair, &newer, t.classes.soon, t.count);
+                v.handled_by = handled_by(*pair, &newer, &t.classes, t.count);
                 (*pair, v)
             })
             .collect()

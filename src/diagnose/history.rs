@@ -3,6 +3,7 @@
 //! recorded under an old release finds what metal-stack found then.
 
 use super::ruling::{Precedent, SWALLOWING_STATES};
+use super::verdict::Classes;
 use crate::event::{EventKind, Pair, State};
 use crate::rules::{Ruleset, builtins};
 
@@ -36,6 +37,9 @@ pub struct HandledBy {
     /// only those that came within its buffering window.
     pub occurrences: u64,
     pub of: u64,
+    /// Of the rest, those that came later than the window (it stores them); the others had no
+    /// event before them to measure from.
+    pub later: u64,
 }
 
 impl HandledBy {
@@ -56,15 +60,16 @@ pub fn newer_than(replayed: &str) -> Vec<Ruleset> {
 }
 
 /// How the first of `newer` that handles any of the pair's `count` occurrences does, if one
-/// does; `soon` of them came less than metal-api's buffering window after the container's last
-/// event time. A release that buffers Phoned Home swallows in Preparing, Registering and
-/// Waiting only those (`swallowBufferedPhonedHome`, states.go): a later one a `self` rule
-/// stores, and the next event is unexpected in Phoned Home. PXE Booting takes a later one's
-/// time only (`PXEBootingState`), so it handles them all.
+/// does, given when they came (`classes.soon`: less than metal-api's buffering window after the
+/// container's last event time; `classes.late`: later). A release that buffers Phoned Home
+/// swallows in Preparing, Registering and Waiting only the soon ones
+/// (`swallowBufferedPhonedHome`, states.go): a later one a `self` rule stores, and the next
+/// event is unexpected in Phoned Home. PXE Booting takes a later one's time only
+/// (`PXEBootingState`), so it handles them all.
 pub fn handled_by(
     (state, event): Pair,
     newer: &[Ruleset],
-    soon: u64,
+    classes: &Classes,
     count: u64,
 ) -> Option<HandledBy> {
     newer.iter().find_map(|rules| {
@@ -72,13 +77,18 @@ pub fn handled_by(
         let swallowed = event == EventKind::PhonedHome
             && rules.buffered_phoned_home.is_some()
             && SWALLOWING_STATES.contains(&state);
-        let (how, precedent, handled) = match swallowed {
+        let (how, precedent, handled, later) = match swallowed {
             true if state == State::PxeBooting => {
-                (How::Swallowed, Some(Precedent::SWALLOW_BUFFERED), count)
+                (How::Swallowed, Some(Precedent::SWALLOW_BUFFERED), count, 0)
             }
             // The built-in window is metal-api's five minutes, the one `soon` was counted by.
-            true => (How::Swallowed, Some(Precedent::SWALLOW_BUFFERED), soon),
-            false => (How::Expected, precedent_of(&rules.name), count),
+            true => (
+                How::Swallowed,
+                Some(Precedent::SWALLOW_BUFFERED),
+                classes.soon,
+                classes.late,
+            ),
+            false => (How::Expected, precedent_of(&rules.name), count, 0),
         };
         (handled > 0).then(|| HandledBy {
             rules: rules.name.clone(),
@@ -86,6 +96,7 @@ pub fn handled_by(
             precedent,
             occurrences: handled,
             of: count,
+            later,
         })
     })
 }
@@ -103,9 +114,18 @@ fn precedent_of(rules: &str) -> Option<Precedent> {
 mod tests {
     use super::*;
 
+    /// Occurrences that came `soon` and `late` after the last event time.
+    fn timing(soon: u64, late: u64) -> Classes {
+        Classes {
+            soon,
+            late,
+            ..Classes::default()
+        }
+    }
+
     /// Who handles a pair of four occurrences, all within the buffering window.
     fn by(replayed: &str, pair: Pair) -> Option<(String, How, Option<u32>)> {
-        handled_by(pair, &newer_than(replayed), 4, 4)
+        handled_by(pair, &newer_than(replayed), &timing(4, 0), 4)
             .map(|h| (h.rules, h.how, h.precedent.map(|p| p.number)))
     }
 
@@ -138,17 +158,20 @@ mod tests {
         // Six minutes after the last event: v0.42.2's Waiting stores it (and the next
         // Installing is unexpected), so it handles none of them.
         for state in [State::Preparing, State::Registering, State::Waiting] {
-            assert_eq!(
-                handled_by((state, EventKind::PhonedHome), &newer, 0, 3),
-                None
-            );
-            let some = handled_by((state, EventKind::PhonedHome), &newer, 2, 3).unwrap();
-            assert_eq!((some.occurrences, some.of, some.partly()), (2, 3, true));
-            let all = handled_by((state, EventKind::PhonedHome), &newer, 3, 3).unwrap();
+            let pair = (state, EventKind::PhonedHome);
+            assert_eq!(handled_by(pair, &newer, &timing(0, 3), 3), None);
+            let some = handled_by(pair, &newer, &timing(2, 1), 3).unwrap();
+            assert_eq!((some.occurrences, some.of, some.later), (2, 3, 1));
+            assert!(some.partly());
+            // One is an export's oldest row: nothing before it to measure from.
+            let unknown = handled_by(pair, &newer, &timing(2, 0), 3).unwrap();
+            assert_eq!((unknown.occurrences, unknown.later), (2, 0));
+            let all = handled_by(pair, &newer, &timing(3, 0), 3).unwrap();
             assert!(!all.partly());
         }
         // PXE Booting takes a later one's time only: it handles them all.
-        let pxe = handled_by((State::PxeBooting, EventKind::PhonedHome), &newer, 0, 3).unwrap();
+        let pxe = (State::PxeBooting, EventKind::PhonedHome);
+        let pxe = handled_by(pxe, &newer, &timing(0, 3), 3).unwrap();
         assert_eq!((pxe.how, pxe.occurrences, pxe.of), (How::Swallowed, 3, 3));
     }
 }

@@ -58,6 +58,9 @@ pub struct Classes {
     /// last event time (whatever their class): those a release that buffers Phoned Home
     /// swallows.
     pub soon: u64,
+    /// The occurrences that came later than that; the rest had no event before them to
+    /// measure from.
+    pub late: u64,
 }
 
 impl Classes {
@@ -89,10 +92,14 @@ impl Classes {
         }
     }
 
-    /// Counts an occurrence that came less than the buffering window after the container's
-    /// last event time.
-    pub fn add_soon(&mut self, soon: bool) {
-        self.soon += u64::from(soon);
+    /// Counts an occurrence by whether it came less than the buffering window after the
+    /// container's last event time (`None`: no event before it to measure from).
+    pub fn add_timing(&mut self, soon: Option<bool>) {
+        match soon {
+            Some(true) => self.soon += 1,
+            Some(false) => self.late += 1,
+            None => {}
+        }
     }
 
     /// How many occurrences are cascades.
@@ -132,6 +139,7 @@ impl AddAssign for Classes {
         self.autoreboot.inside += other.autoreboot.inside;
         self.autoreboot.outside += other.autoreboot.outside;
         self.soon += other.soon;
+        self.late += other.late;
     }
 }
 

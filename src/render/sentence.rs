@@ -193,12 +193,26 @@ pub fn handled_release(h: &HandledBy) -> String {
 
 /// What follows the release and its precedent: upgrade, or where it handles only some of the
 /// occurrences, what it does with the rest.
-pub fn handled_tail(h: &HandledBy) -> &'static str {
-    if h.partly() {
-        "; it stores the rest, and the next event is unexpected"
-    } else {
-        ": upgrade"
+pub fn handled_tail(h: &HandledBy) -> String {
+    if !h.partly() {
+        return ": upgrade".to_string();
     }
+    let mut tail = String::new();
+    if h.later > 0 {
+        tail.push_str(&format!(
+            "; it stores the {} that came later, and the next event is unexpected",
+            h.later
+        ));
+    }
+    let unknown = h.of.saturating_sub(h.occurrences + h.later);
+    if unknown > 0 {
+        tail.push_str(&format!(
+            "; {unknown} {} no event before {} to measure from",
+            if unknown == 1 { "has" } else { "have" },
+            if unknown == 1 { "it" } else { "them" }
+        ));
+    }
+    tail
 }
 
 fn article(word: &str) -> &'static str {
@@ -366,7 +380,7 @@ pub fn basis(e: &Basis) -> String {
 /// The reboots in Waiting by metal-hammer's autoreboot window, and what each means.
 fn autoreboot(a: Autoreboot, of: u64) -> String {
     let window = format!(
-        "{} h to {} h {} s after the machine's last Preparing, or up to {} minutes later (the reboot and the firmware's POST before the DHCP request metal-api records)",
+        "{} h to {} h {} s after the machine's last Preparing (and {} minutes more for the reboot and the firmware's POST)",
         AUTOREBOOT_AFTER.num_hours(),
         AUTOREBOOT_LONGEST.num_hours(),
         AUTOREBOOT_LONGEST.num_seconds() % 60,
@@ -439,7 +453,7 @@ mod tests {
         };
         assert_eq!(
             autoreboot(a, 3),
-            "of the reboots in Waiting, 1 came 24 h to 48 h 10 s after the machine's last Preparing, or up to 5 minutes later (the reboot and the firmware's POST before the DHCP request metal-api records): metal-hammer's autoreboot, whose Planned Reboot was lost (its log is on the serial console); none came sooner or later: a crash or a power cycle (the IPMI event log tells which); 2 have no Preparing before them in the data to measure from"
+            "of the reboots in Waiting, 1 came 24 h to 48 h 10 s after the machine's last Preparing (and 5 minutes more for the reboot and the firmware's POST): metal-hammer's autoreboot, whose Planned Reboot was lost (its log is on the serial console); none came sooner or later: a crash or a power cycle (the IPMI event log tells which); 2 have no Preparing before them in the data to measure from"
         );
         assert!(!autoreboot(a, 1).contains("no Preparing"));
     }

@@ -161,8 +161,9 @@ fn a_newer_release_swallows_only_the_occurrences_within_its_window() {
             .iter()
             .find(|s| (s.from, s.event) == (State::Waiting, PhonedHome))
             .unwrap();
-        let soon = u64::from(late.within(WINDOW));
-        let by = handled_by((State::Waiting, PhonedHome), &newer, soon, 1);
+        let mut timing = Classes::default();
+        timing.add_timing(late.last_event_time.map(|_| late.within(WINDOW)));
+        let by = handled_by((State::Waiting, PhonedHome), &newer, &timing, 1);
         assert_eq!(by.is_some(), swallowed, "gap {gap}s: {by:?}");
         let under_newest = diagnosed(&log, V0422);
         let installing = under_newest
