@@ -393,7 +393,7 @@ impl Summary {
             .iter()
             .map(|(pair, t)| {
                 let mut v = verdict(*pair, &t.classes, t.machines, &fleet);
-                v.handled_by = handled_by(*pair, &newer, &t.classes, t.count);
+                v.handled_by = handled_by(*pair, &newer, (t.classes.soon, t.classes.late), t.count);
                 (*pair, v)
             })
             .collect()

@@ -3,7 +3,6 @@
 //! recorded under an old release finds what metal-stack found then.
 
 use super::ruling::{Precedent, SWALLOWING_STATES};
-use super::verdict::Classes;
 use crate::event::{EventKind, Pair, State};
 use crate::rules::{Ruleset, builtins};
 
@@ -60,8 +59,8 @@ pub fn newer_than(replayed: &str) -> Vec<Ruleset> {
 }
 
 /// How the first of `newer` that handles any of the pair's `count` occurrences does, if one
-/// does, given when they came (`classes.soon`: less than metal-api's buffering window after the
-/// container's last event time; `classes.late`: later). A release that buffers Phoned Home
+/// does, given when they came (`soon`: less than metal-api's buffering window after the
+/// container's last event time; `late`: later; the rest had no event before them). A release that buffers Phoned Home
 /// swallows in Preparing, Registering and Waiting only the soon ones
 /// (`swallowBufferedPhonedHome`, states.go): a later one a `self` rule stores, and the next
 /// event is unexpected in Phoned Home. PXE Booting takes a later one's time only
@@ -69,7 +68,7 @@ pub fn newer_than(replayed: &str) -> Vec<Ruleset> {
 pub fn handled_by(
     (state, event): Pair,
     newer: &[Ruleset],
-    classes: &Classes,
+    (soon, late): (u64, u64),
     count: u64,
 ) -> Option<HandledBy> {
     newer.iter().find_map(|rules| {
@@ -85,8 +84,8 @@ pub fn handled_by(
             true => (
                 How::Swallowed,
                 Some(Precedent::SWALLOW_BUFFERED),
-                classes.soon,
-                classes.late,
+                soon,
+                late,
             ),
             false => (How::Expected, precedent_of(&rules.name), count, 0),
         };
@@ -114,18 +113,9 @@ fn precedent_of(rules: &str) -> Option<Precedent> {
 mod tests {
     use super::*;
 
-    /// Occurrences that came `soon` and `late` after the last event time.
-    fn timing(soon: u64, late: u64) -> Classes {
-        Classes {
-            soon,
-            late,
-            ..Classes::default()
-        }
-    }
-
     /// Who handles a pair of four occurrences, all within the buffering window.
     fn by(replayed: &str, pair: Pair) -> Option<(String, How, Option<u32>)> {
-        handled_by(pair, &newer_than(replayed), &timing(4, 0), 4)
+        handled_by(pair, &newer_than(replayed), (4, 0), 4)
             .map(|h| (h.rules, h.how, h.precedent.map(|p| p.number)))
     }
 
@@ -159,19 +149,19 @@ mod tests {
         // Installing is unexpected), so it handles none of them.
         for state in [State::Preparing, State::Registering, State::Waiting] {
             let pair = (state, EventKind::PhonedHome);
-            assert_eq!(handled_by(pair, &newer, &timing(0, 3), 3), None);
-            let some = handled_by(pair, &newer, &timing(2, 1), 3).unwrap();
+            assert_eq!(handled_by(pair, &newer, (0, 3), 3), None);
+            let some = handled_by(pair, &newer, (2, 1), 3).unwrap();
             assert_eq!((some.occurrences, some.of, some.later), (2, 3, 1));
             assert!(some.partly());
             // One is an export's oldest row: nothing before it to measure from.
-            let unknown = handled_by(pair, &newer, &timing(2, 0), 3).unwrap();
+            let unknown = handled_by(pair, &newer, (2, 0), 3).unwrap();
             assert_eq!((unknown.occurrences, unknown.later), (2, 0));
-            let all = handled_by(pair, &newer, &timing(3, 0), 3).unwrap();
+            let all = handled_by(pair, &newer, (3, 0), 3).unwrap();
             assert!(!all.partly());
         }
         // PXE Booting takes a later one's time only: it handles them all.
         let pxe = (State::PxeBooting, EventKind::PhonedHome);
-        let pxe = handled_by(pxe, &newer, &timing(0, 3), 3).unwrap();
+        let pxe = handled_by(pxe, &newer, (0, 3), 3).unwrap();
         assert_eq!((pxe.how, pxe.occurrences, pxe.of), (How::Swallowed, 3, 3));
     }
 }

@@ -163,7 +163,8 @@ fn a_newer_release_swallows_only_the_occurrences_within_its_window() {
             .unwrap();
         let mut timing = Classes::default();
         timing.add_timing(late.last_event_time.map(|_| late.within(WINDOW)));
-        let by = handled_by((State::Waiting, PhonedHome), &newer, &timing, 1);
+        let timing = (timing.soon, timing.late);
+        let by = handled_by((State::Waiting, PhonedHome), &newer, timing, 1);
         assert_eq!(by.is_some(), swallowed, "gap {gap}s: {by:?}");
         let under_newest = diagnosed(&log, V0422);
         let installing = under_newest
