@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::diagnose::{
-    Class, Classes, Decisions, Diagnosis, Fleet, PairVerdict, Reboot, handled_by,
+    Class, Classes, Decisions, Diagnosis, Fleet, PairVerdict, Reboot, WINDOW, handled_by,
     in_autoreboot_window, newer_than, ruling, verdict,
 };
 use crate::event::{EventKind, Location, Pair, State};
@@ -309,6 +309,8 @@ impl Summary {
                 let pair = (step.from, step.event);
                 let first = seen_pairs.insert(pair);
                 let tally = self.count_unexpected(step, trace, first, counting);
+                let measured = step.last_event_time.map(|_| step.within(WINDOW));
+                tally.classes.add_timing(measured);
                 let class = if i < trace.steps.len() {
                     diagnosis.class(i)
                 } else {
@@ -391,7 +393,7 @@ impl Summary {
             .iter()
             .map(|(pair, t)| {
                 let mut v = verdict(*pair, &t.classes, t.machines, &fleet);
-                v.handled_by = handled_by(*pair, &newer);
+                v.handled_by = handled_by(*pair, &newer, (t.classes.soon, t.classes.late), t.count);
                 (*pair, v)
             })
             .collect()

@@ -7,7 +7,6 @@ use chrono::TimeDelta;
 use crate::event::{EventKind, State};
 use crate::log::MachineLog;
 use crate::replay::{Handling, Step, Trace};
-use crate::rules::{Ruleset, Target};
 
 /// metal-api's windows: a Phoned Home within five minutes of the last event is swallowed as
 /// buffered (`swallowBufferedPhonedHomeThreshold`), a machine silent for five minutes is no
@@ -92,14 +91,13 @@ fn stage(state: State) -> Option<usize> {
     State::PROVISIONING.iter().position(|s| *s == state)
 }
 
-/// Every step's class (`None` for a step that is not unexpected), given each step's root.
-pub fn classify(trace: &Trace, roots: &[Option<usize>], ended_on_disk: bool) -> Vec<Option<Class>> {
+/// Every step's class (`None` for a step that is not unexpected), given each step's root and
+/// whether an export's last event time is later than its newest stored event (see
+/// [`moved_past_newest`]).
+pub fn classify(trace: &Trace, roots: &[Option<usize>], moved: bool) -> Vec<Option<Class>> {
     let steps = &trace.steps;
     (0..steps.len())
-        .map(|i| {
-            (steps[i].handling == Handling::Unexpected)
-                .then(|| class(trace, roots, i, ended_on_disk))
-        })
+        .map(|i| (steps[i].handling == Handling::Unexpected).then(|| class(trace, roots, i, moved)))
         .collect()
 }
 
@@ -124,7 +122,7 @@ fn reinstalling(steps: &[Step], i: usize) -> bool {
         .any(|s| s.stored && s.event == EventKind::PhonedHome)
 }
 
-fn class(trace: &Trace, roots: &[Option<usize>], i: usize, ended_on_disk: bool) -> Class {
+fn class(trace: &Trace, roots: &[Option<usize>], i: usize, moved: bool) -> Class {
     let steps = &trace.steps;
     let step = &steps[i];
     if roots[i].is_some() {
@@ -135,7 +133,8 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize, ended_on_disk: bool) 
         (Some(from), Some(to)) if to == from + 2 => Some(State::PROVISIONING[from + 1]),
         _ => None,
     };
-    let carried_on = next_stored.is_some_and(|s| s.handling == Handling::Expected);
+    let carried_on = next_stored.is_some_and(|s| s.handling == Handling::Expected)
+        || kept_phoning_home(trace, i, moved);
     match skipped {
         Some(State::Waiting) if carried_on && reinstalling(steps, i) => {
             return Class::SkippedStage;
@@ -155,9 +154,7 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize, ended_on_disk: bool) 
         State::Installing | State::BootingNewKernel if boot => {
             Class::UnannouncedReboot(Reboot::Installation)
         }
-        State::PhonedHome if boot => {
-            Class::UnannouncedReboot(after_phoned_home(trace, i, ended_on_disk))
-        }
+        State::PhonedHome if boot => Class::UnannouncedReboot(after_phoned_home(trace, i)),
         _ if step.event == EventKind::Alive => Class::Liveness,
         _ => Class::Unclassified,
     }
@@ -170,9 +167,7 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize, ended_on_disk: bool) 
 /// late; another event only as a copy of one the machine sent within the window.
 fn delayed(steps: &[Step], roots: &[Option<usize>], i: usize) -> bool {
     let step = &steps[i];
-    let soon = step
-        .last_event_time
-        .is_some_and(|last| step.time - last < WINDOW);
+    let soon = step.within(WINDOW);
     // A boot event again is a new boot (a crash loop, a reboot), never a late copy; another
     // event is a copy of one stored within the window.
     let boot = matches!(step.event, EventKind::PxeBooting | EventKind::Preparing);
@@ -187,11 +182,31 @@ fn delayed(steps: &[Step], roots: &[Option<usize>], i: usize) -> bool {
     step.stored && soon && copy && next_unexpected.is_some_and(|k| roots[k] == Some(i))
 }
 
+/// Whether the machine stayed phoned home after step `i`, a Phoned Home: metal-core phones
+/// home again each minute and metal-api takes each in without storing it (`PhonedHomeState`
+/// moves only the last event time), so no stored step follows to show that it carried on. A
+/// raw stream holds those Phoned Home events (before the next stored one); an export holds
+/// nothing stored after it, and a last event time later than its newest stored event.
+fn kept_phoning_home(trace: &Trace, i: usize, moved: bool) -> bool {
+    if trace.steps[i].event != EventKind::PhonedHome {
+        return false;
+    }
+    let later = &trace.steps[i + 1..];
+    let taken_in = later
+        .iter()
+        .take_while(|s| !s.stored)
+        .any(|s| s.event == EventKind::PhonedHome && s.handling == Handling::Expected);
+    taken_in || (trace.annotated && moved && later.iter().all(|s| !s.stored))
+}
+
 /// Which reboot a network boot straight after Phoned Home (step `i`) is, by what followed:
 /// Preparing (metal-hammer ran) is a reinstall without an event; the machine back on its
 /// disk (Phoned Home without metal-hammer's events) is the firmware booting from the network
-/// first; anything else, or nothing, names no cause.
-fn after_phoned_home(trace: &Trace, i: usize, ended_on_disk: bool) -> Reboot {
+/// first; anything else, or nothing, names no cause. An export's last event time past its
+/// newest stored PXE Booting is no evidence of the disk: metal-api moves it for a repeated
+/// DHCP request (`PXEBootingState`, "swallow repeated pxe booting events") as for a Phoned
+/// Home, and stores neither.
+fn after_phoned_home(trace: &Trace, i: usize) -> Reboot {
     let steps = &trace.steps;
     if steps[i].event == EventKind::Preparing {
         return Reboot::Reinstall;
@@ -209,24 +224,18 @@ fn after_phoned_home(trace: &Trace, i: usize, ended_on_disk: bool) -> Reboot {
     match next.map(|s| s.event) {
         Some(EventKind::Preparing) => Reboot::Reinstall,
         Some(EventKind::PhonedHome) => Reboot::Firmware,
-        None if ended_on_disk => Reboot::Firmware,
         _ => Reboot::AfterPhonedHome,
     }
 }
 
-/// Whether an export shows a machine back on its disk after its newest stored event: a rule
-/// set under which a Phoned Home in PXE Booting is not stored (it only moves the last event
-/// time), a `last_event_time` later than the newest stored event, and the machine alive.
-pub fn ended_on_disk(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> bool {
-    let newest = trace.container.events.front();
+/// Whether an export's last event time is later than its newest stored event: metal-api took
+/// in events after it and stored none of them.
+pub fn moved_past_newest(log: &MachineLog, trace: &Trace) -> bool {
     trace.annotated
-        && newest.is_some_and(|e| e.event == EventKind::PxeBooting)
-        && rules.lookup(State::PxeBooting, EventKind::PhonedHome) == Some(Target::Stay)
-        && log.recorded.liveliness.as_deref() == Some("Alive")
         && log
             .recorded
             .last_event_time
-            .zip(newest)
+            .zip(trace.container.events.front())
             .is_some_and(|(last, e)| last > e.time)
 }
 
@@ -234,8 +243,14 @@ pub fn ended_on_disk(log: &MachineLog, trace: &Trace, rules: &Ruleset) -> bool {
 /// sends Preparing, it waits 24 hours plus a random spread of up to 24 hours, sends Planned
 /// Reboot, and reboots ten seconds later.
 pub const AUTOREBOOT_AFTER: TimeDelta = TimeDelta::hours(24);
-/// The autoreboot's longest wait, its reboot included.
-pub const AUTOREBOOT_UNTIL: TimeDelta = TimeDelta::seconds(48 * 3600 + 10);
+/// The autoreboot's longest wait: 48 hours, and the ten seconds to its reboot.
+pub const AUTOREBOOT_LONGEST: TimeDelta = TimeDelta::seconds(48 * 3600 + 10);
+/// The reboot and the firmware's POST before the DHCP request metal-api records as PXE
+/// Booting: 76 s in metal-api#464's own log (Planned Reboot to PXE Booting); a server with
+/// much memory or many devices takes minutes.
+pub const AUTOREBOOT_POST: TimeDelta = TimeDelta::minutes(5);
+/// The latest PXE Booting the autoreboot explains.
+pub const AUTOREBOOT_UNTIL: TimeDelta = AUTOREBOOT_LONGEST.checked_add(&AUTOREBOOT_POST).unwrap();
 
 /// Whether step `i` came in metal-hammer's autoreboot window after the machine's last
 /// Preparing before it; `None` when the data holds no Preparing before it.

@@ -12,7 +12,8 @@ mod tests;
 mod verdict;
 
 pub use class::{
-    ALIVE_TICK, AUTOREBOOT_AFTER, AUTOREBOOT_UNTIL, Class, Reboot, WINDOW, in_autoreboot_window,
+    ALIVE_TICK, AUTOREBOOT_AFTER, AUTOREBOOT_LONGEST, AUTOREBOOT_POST, Class, Reboot, WINDOW,
+    in_autoreboot_window,
 };
 pub use history::{HandledBy, How, handled_by, newer_than};
 pub use ruling::{Action, Component, Kind, Precedent, ruling};
@@ -57,7 +58,7 @@ impl Diagnosis {
         } else {
             vec![None; trace.steps.len()]
         };
-        let classes = class::classify(trace, &roots, class::ended_on_disk(log, trace, rules));
+        let classes = class::classify(trace, &roots, class::moved_past_newest(log, trace));
         Diagnosis {
             classes,
             roots: roots

@@ -179,6 +179,12 @@ pub enum Reason {
     Lost(State),
     /// metal-hammer's Alive ticker, and that metal-api never stores an unexpected Alive.
     AliveTicker,
+    /// The machine phoned home after the network boot with none of metal-hammer's events
+    /// between: it came back from its disk.
+    BackOnDisk,
+    /// Nothing after the network boot tells its cause; an export's last event time past it
+    /// does not.
+    NothingAfter,
 }
 
 /// What metal-stack does about one class of occurrence of a pair.
@@ -232,7 +238,9 @@ pub const SWALLOWING_STATES: [State; 4] = [
 pub fn ruling(class: Class, state: State, event: EventKind) -> Ruling {
     use Action::{Accept, FixRoot, Ignore, Investigate, Swallow};
     use Component::{Firmware, Fsm, Machine, MetalApi, MetalCore, MetalHammer};
-    use Reason::{AliveTicker, Lost, NoSwallowIn, OnlyPhonedHome, Reinstall, Window};
+    use Reason::{
+        AliveTicker, BackOnDisk, Lost, NoSwallowIn, NothingAfter, OnlyPhonedHome, Reinstall, Window,
+    };
     let phoned_home = event == EventKind::PhonedHome;
     match class {
         Class::Cascade => Ruling::new(FixRoot, None),
@@ -260,13 +268,21 @@ pub fn ruling(class: Class, state: State, event: EventKind) -> Ruling {
             Ruling::new(Investigate, Some(MetalHammer))
         }
         Class::UnannouncedReboot(Reboot::Reinstall) => Ruling::new(Investigate, Some(MetalApi)),
-        Class::UnannouncedReboot(Reboot::Firmware) => {
-            Ruling::new(Investigate, Some(Firmware)).decided_in(Precedent::FIRMWARE_PXE)
+        Class::UnannouncedReboot(Reboot::Firmware) => Ruling::new(Investigate, Some(Firmware))
+            .because(&[BackOnDisk])
+            .decided_in(Precedent::FIRMWARE_PXE),
+        Class::UnannouncedReboot(Reboot::AfterPhonedHome) => {
+            Ruling::new(Investigate, None).because(&[NothingAfter])
         }
-        Class::UnannouncedReboot(Reboot::AfterPhonedHome) => Ruling::new(Investigate, None),
         Class::Liveness => Ruling::new(Ignore, Some(MetalHammer)).because(&[AliveTicker]),
         Class::Unclassified | Class::NoContext => Ruling::new(Action::None, None),
     }
+}
+
+/// The ruling for unannounced reboots of several kinds, none with the share alone: look at
+/// each machine.
+pub fn several_reboots() -> Ruling {
+    Ruling::new(Action::Investigate, None)
 }
 
 /// Who sends the event of a provisioning stage (docs/triage.md, "Who sends each event").

@@ -10,7 +10,7 @@ use std::ops::AddAssign;
 
 use super::class::{Class, Reboot};
 use super::history::HandledBy;
-use super::ruling::{Action, Component, Kind, Precedent, Reason, ruling};
+use super::ruling::{Action, Component, Kind, Precedent, Reason, ruling, several_reboots};
 use crate::event::{EventKind, Pair, State};
 
 /// The share of a pair's occurrences (with a log context) one class must have.
@@ -54,6 +54,13 @@ pub struct Classes {
     /// count a machine with two kinds twice.
     pub reboot_machines: u64,
     pub autoreboot: Autoreboot,
+    /// The occurrences that came less than metal-api's buffering window after the container's
+    /// last event time (whatever their class): those a release that buffers Phoned Home
+    /// swallows.
+    pub soon: u64,
+    /// The occurrences that came later than that; the rest had no event before them to
+    /// measure from.
+    pub late: u64,
 }
 
 impl Classes {
@@ -81,6 +88,16 @@ impl Classes {
         match inside {
             Some(true) => self.autoreboot.inside += 1,
             Some(false) => self.autoreboot.outside += 1,
+            None => {}
+        }
+    }
+
+    /// Counts an occurrence by whether it came less than the buffering window after the
+    /// container's last event time (`None`: no event before it to measure from).
+    pub fn add_timing(&mut self, soon: Option<bool>) {
+        match soon {
+            Some(true) => self.soon += 1,
+            Some(false) => self.late += 1,
             None => {}
         }
     }
@@ -121,6 +138,8 @@ impl AddAssign for Classes {
         self.reboot_machines += other.reboot_machines;
         self.autoreboot.inside += other.autoreboot.inside;
         self.autoreboot.outside += other.autoreboot.outside;
+        self.soon += other.soon;
+        self.late += other.late;
     }
 }
 
@@ -186,6 +205,11 @@ pub enum Basis {
     Lost { skipped: State },
     /// metal-hammer's Alive ticker, and that metal-api never stores an unexpected Alive.
     AliveTicker,
+    /// The evidence the firmware is named on: Phoned Home after the network boot with none
+    /// of metal-hammer's events between.
+    BackOnDisk,
+    /// Nothing after the reboot tells its cause, and what does not.
+    NothingAfter,
     /// A delayed event other than Phoned Home: metal-api can swallow only Phoned Home.
     OnlyPhonedHome { event: EventKind },
     /// A delayed Phoned Home in a state whose callback does not swallow it.
@@ -204,6 +228,8 @@ impl Basis {
             Reason::Reinstall => Basis::Reinstall,
             Reason::Lost(skipped) => Basis::Lost { skipped },
             Reason::AliveTicker => Basis::AliveTicker,
+            Reason::BackOnDisk => Basis::BackOnDisk,
+            Reason::NothingAfter => Basis::NothingAfter,
         }
     }
 }
@@ -360,11 +386,7 @@ pub fn verdict(pair: Pair, classes: &Classes, pair_machines: u64, fleet: &Fleet)
             .push(Basis::WithoutContext { n: without_context });
     }
     let ruled = if several {
-        ruling(
-            Class::UnannouncedReboot(Reboot::AfterPhonedHome),
-            state,
-            event,
-        )
+        several_reboots()
     } else {
         ruling(main, state, event)
     };

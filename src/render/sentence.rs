@@ -4,10 +4,10 @@
 use chrono::{DateTime, Utc};
 
 use crate::diagnose::{
-    ALIVE_TICK, AUTOREBOOT_AFTER, AUTOREBOOT_UNTIL, Action, Autoreboot, Basis, Class, Component,
-    HandledBy, How, Kind, Lack, PairVerdict, Reboot, SHARE, WINDOW,
+    ALIVE_TICK, AUTOREBOOT_AFTER, AUTOREBOOT_LONGEST, AUTOREBOOT_POST, Action, Autoreboot, Basis,
+    Class, Component, HandledBy, How, Kind, Lack, PairVerdict, Reboot, SHARE, WINDOW,
 };
-use crate::event::EventKind;
+use crate::event::{EventKind, State};
 use crate::gate::{Nothing, PairCheck, Violation};
 use crate::issues::{Evidence, Issue};
 use crate::window::duration;
@@ -165,18 +165,54 @@ pub fn verdict_head(v: &PairVerdict) -> String {
 /// (metal-api#325): upgrade`.
 pub fn handled(h: &HandledBy) -> String {
     match h.precedent {
-        Some(p) => format!("{} ({}): upgrade", handled_release(h), p.name()),
-        None => format!("{}: upgrade", handled_release(h)),
+        Some(p) => format!("{} ({}){}", handled_release(h), p.name(), handled_tail(h)),
+        None => format!("{}{}", handled_release(h), handled_tail(h)),
     }
 }
 
-/// The release that handles a pair, and how: `metal-api v0.19.3 accepts this`.
+/// The release that handles a pair, and how: `metal-api v0.19.3 accepts this`; `metal-api
+/// v0.42.2 swallows 2 of these 3, those less than 5 minutes after the machine's last event`
+/// where it handles only some.
 pub fn handled_release(h: &HandledBy) -> String {
     let verb = match h.how {
         How::Expected => "accepts",
         How::Swallowed => "swallows",
     };
-    format!("{} {verb} this", h.rules.replacen("-v", " v", 1))
+    let release = h.rules.replacen("-v", " v", 1);
+    if h.partly() {
+        format!(
+            "{release} {verb} {} of these {}, those less than {} minutes after the machine's last event",
+            h.occurrences,
+            h.of,
+            WINDOW.num_minutes()
+        )
+    } else {
+        format!("{release} {verb} this")
+    }
+}
+
+/// What follows the release and its precedent: upgrade, or where it handles only some of the
+/// occurrences, what it does with the rest.
+pub fn handled_tail(h: &HandledBy) -> String {
+    if !h.partly() {
+        return ": upgrade".to_string();
+    }
+    let mut tail = String::new();
+    if h.later > 0 {
+        tail.push_str(&format!(
+            "; it stores the {} that came later, and the next event is unexpected",
+            h.later
+        ));
+    }
+    let unknown = h.of.saturating_sub(h.occurrences + h.later);
+    if unknown > 0 {
+        tail.push_str(&format!(
+            "; {unknown} {} no event before {} to measure from",
+            if unknown == 1 { "has" } else { "have" },
+            if unknown == 1 { "it" } else { "them" }
+        ));
+    }
+    tail
 }
 
 fn article(word: &str) -> &'static str {
@@ -232,6 +268,10 @@ fn class_phrase(class: Class, n: u64) -> String {
             "Installing straight after Registering on a reinstall, and the next stored event is expected"
                 .to_string()
         }
+        Class::LostEvent(State::BootingNewKernel) => format!(
+            "two stages ahead on the provisioning path with no {} between, and the next stored event is expected or the machine kept phoning home (metal-api stores none of those)",
+            State::BootingNewKernel
+        ),
         Class::LostEvent(skipped) => format!(
             "two stages ahead on the provisioning path with no {} between, and the next stored event is expected",
             skipped
@@ -326,6 +366,8 @@ pub fn basis(e: &Basis) -> String {
             "metal-hammer sends Alive every {} minute while it runs, also while it sleeps before a reboot; metal-api never stores an unexpected Alive",
             minutes(ALIVE_TICK)
         ),
+        Basis::BackOnDisk => "the evidence: a Phoned Home after the network boot with none of metal-hammer's events between (in an export one metal-api stored, in a raw stream the next event past DHCP retries and Alive ticks): the machine came back from its disk".to_string(),
+        Basis::NothingAfter => "nothing after the network boot tells its cause: a Preparing would (a reinstall), a Phoned Home with none of metal-hammer's events between would (the disk); an export's last event time later than its newest stored PXE Booting does not, since metal-api moves it for a repeated DHCP request as for a Phoned Home and stores neither (pxe-booting.go)".to_string(),
         Basis::OnlyPhonedHome { event } => format!(
             "metal-api can swallow only Phoned Home (buffered by metal-core); a delayed {event} needs a fix where it is sent"
         ),
@@ -338,10 +380,11 @@ pub fn basis(e: &Basis) -> String {
 /// The reboots in Waiting by metal-hammer's autoreboot window, and what each means.
 fn autoreboot(a: Autoreboot, of: u64) -> String {
     let window = format!(
-        "{} h to {} h {} s after the machine's last Preparing",
+        "{} h to {} h {} s after the machine's last Preparing (and {} minutes more for the reboot and the firmware's POST)",
         AUTOREBOOT_AFTER.num_hours(),
-        AUTOREBOOT_UNTIL.num_hours(),
-        AUTOREBOOT_UNTIL.num_seconds() % 60
+        AUTOREBOOT_LONGEST.num_hours(),
+        AUTOREBOOT_LONGEST.num_seconds() % 60,
+        AUTOREBOOT_POST.num_minutes()
     );
     let mut parts = vec![
         format!(
@@ -410,7 +453,7 @@ mod tests {
         };
         assert_eq!(
             autoreboot(a, 3),
-            "of the reboots in Waiting, 1 came 24 h to 48 h 10 s after the machine's last Preparing: metal-hammer's autoreboot, whose Planned Reboot was lost (its log is on the serial console); none came sooner or later: a crash or a power cycle (the IPMI event log tells which); 2 have no Preparing before them in the data to measure from"
+            "of the reboots in Waiting, 1 came 24 h to 48 h 10 s after the machine's last Preparing (and 5 minutes more for the reboot and the firmware's POST): metal-hammer's autoreboot, whose Planned Reboot was lost (its log is on the serial console); none came sooner or later: a crash or a power cycle (the IPMI event log tells which); 2 have no Preparing before them in the data to measure from"
         );
         assert!(!autoreboot(a, 1).contains("no Preparing"));
     }

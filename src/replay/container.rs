@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{EventKind, State};
 use crate::log::Place;
@@ -116,6 +116,15 @@ pub struct Step {
     /// The container's last event time when the event arrived: what metal-api measures its
     /// buffering window from (every event it took in, stored or not, Alive included).
     pub last_event_time: Option<DateTime<Utc>>,
+}
+
+impl Step {
+    /// Whether the event came less than `window` after the container's last event time, as
+    /// metal-api's buffering measures it (the comparison is strict).
+    pub fn within(&self, window: TimeDelta) -> bool {
+        self.last_event_time
+            .is_some_and(|last| self.time - last < window)
+    }
 }
 
 /// An event whose name metal-api does not know; replay skips it.

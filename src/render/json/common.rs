@@ -218,6 +218,9 @@ pub(super) struct HandledByJson {
     rules: String,
     how: &'static str,
     precedent: Option<String>,
+    /// How many of the pair's occurrences it handles, where that is not all of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    occurrences: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -244,6 +247,7 @@ impl VerdictJson {
                 rules: h.rules.clone(),
                 how: h.how.name(),
                 precedent: h.precedent.map(|p| p.name()),
+                occurrences: h.partly().then_some(h.occurrences),
             }),
             autoreboot: v.autoreboot.map(|a| AutorebootJson {
                 inside: a.inside,

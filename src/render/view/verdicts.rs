@@ -101,14 +101,16 @@ fn verdict_line(v: &PairVerdict, tone: Tone) -> Vec<Piece> {
     }
     if let Some(h) = &v.handled_by {
         let release = label(format!(" · {}", sentence::handled_release(h))).tone(tone);
+        let tail = label(sentence::handled_tail(h)).tone(tone);
         match h.precedent {
             Some(p) => line.extend([
                 release,
                 label(" (").tone(tone),
                 link(p),
-                label("): upgrade").tone(tone),
+                label(")").tone(tone),
+                tail,
             ]),
-            None => line.extend([release, label(": upgrade").tone(tone)]),
+            None => line.extend([release, tail]),
         }
     }
     line

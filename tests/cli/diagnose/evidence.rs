@@ -193,14 +193,15 @@ fn a_reboot_after_phoned_home_names_the_firmware_only_when_the_machine_came_back
 #[test]
 fn reboots_in_waiting_are_told_apart_by_metal_hammers_autoreboot_window() {
     // Each machine reaches Waiting after Preparing at 00:01:00 and boots again: at 30 h (its
-    // autoreboot), at 48 h 10 s (the autoreboot's last moment), at 48 h 11 s and at 10
-    // minutes (a crash or a power cycle).
+    // autoreboot), at 48 h 10 s and 5 minutes (the autoreboot's last moment and the POST
+    // before the DHCP request), at 48 h 5 min 11 s and at 10 minutes (a crash or a power
+    // cycle).
     let dir = tempfile::tempdir().unwrap();
     let mut sent = Vec::new();
     for (m, rebooted) in [
         ("in30h", "2025-09-02T06:01:00.000Z"),
-        ("edge", "2025-09-03T00:01:10.000Z"),
-        ("past", "2025-09-03T00:01:11.000Z"),
+        ("edge", "2025-09-03T00:06:10.000Z"),
+        ("past", "2025-09-03T00:06:11.000Z"),
         ("soon", "2025-09-01T00:11:00.000Z"),
     ] {
         sent.extend(to_waiting(m, "2025-09-01"));

@@ -3,6 +3,7 @@
 //! pair metal-api accepted (Registering → Installing, v0.19.3), the one it swallowed
 //! (buffered Phoned Home, v0.42.2), and the pairs that were problems elsewhere.
 
+mod against_code;
 mod evidence;
 mod propose;
 

@@ -1,0 +1,206 @@
+//! What a class is named on, checked against what metal-api's code leaves in a container: the
+//! firmware only where a Phoned Home shows the disk, a lost Booting New Kernel on a machine
+//! that keeps phoning home, the newer release's swallow by each occurrence's timing, and
+//! metal-hammer's autoreboot with the firmware's POST after it.
+
+use super::*;
+use crate::diagnose::history::{handled_by, newer_than};
+use crate::diagnose::ruling::{Reason, ruling};
+
+const V0193: &str = "metal-api-v0.19.3";
+const V0422: &str = "metal-api-v0.42.2";
+
+#[test]
+fn a_dhcp_retry_loop_leaves_the_container_the_disk_leaves_so_no_component_is_named() {
+    // v0.42.2: after Phoned Home the machine boots from the network (stored, unexpected);
+    // then either it comes back from its disk and phones home, or its firmware keeps asking
+    // for DHCP. PXEBootingState stores neither the Phoned Home (later than five minutes it
+    // only moves the time) nor the repeated PXE Booting ("swallow repeated pxe booting
+    // events"): the two exports are the same.
+    let disk = with(&[(9000, PxeBooting), (9120, PhonedHome), (9400, PhonedHome)]);
+    let retries = with(&[(9000, PxeBooting), (9120, PxeBooting), (9400, PxeBooting)]);
+    let (disk_log, retry_log) = (exported(V0422, &disk), exported(V0422, &retries));
+    assert_eq!(disk_log.events, retry_log.events);
+    assert_eq!(
+        disk_log.recorded.last_event_time,
+        retry_log.recorded.last_event_time
+    );
+    assert_eq!(disk_log.recorded.last_event_time, Some(at(9400)));
+    let after = Class::UnannouncedReboot(Reboot::AfterPhonedHome);
+    for log in [&disk_log, &retry_log] {
+        assert_eq!(
+            diagnosed(log, V0422),
+            vec![(State::PhonedHome, PxeBooting, after, None)]
+        );
+    }
+    // The raw streams tell them apart: the Phoned Home itself is the evidence.
+    assert_eq!(
+        diagnosed(&streamed(&disk), V0422)[0].2,
+        Class::UnannouncedReboot(Reboot::Firmware)
+    );
+    assert_eq!(diagnosed(&streamed(&retries), V0422)[0].2, after);
+    // Each verdict prints what it was named on, or why nothing names a cause.
+    let reasons = |reboot| {
+        ruling(
+            Class::UnannouncedReboot(reboot),
+            State::PhonedHome,
+            PxeBooting,
+        )
+        .reasons()
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(reasons(Reboot::Firmware), [Reason::BackOnDisk]);
+    assert_eq!(reasons(Reboot::AfterPhonedHome), [Reason::NothingAfter]);
+    let v = verdict(
+        (State::PhonedHome, PxeBooting),
+        &classes(&[(after, 3, 3)]),
+        3,
+        &Fleet::new(2),
+    );
+    assert_eq!((v.component, v.precedent), (None, None));
+    assert!(
+        v.evidence.contains(&Basis::NothingAfter),
+        "{:?}",
+        v.evidence
+    );
+    // Reboots of several kinds name no cause, and say nothing about what follows one.
+    let v = verdict(
+        (State::PhonedHome, PxeBooting),
+        &classes(&[
+            (Class::UnannouncedReboot(Reboot::Firmware), 2, 2),
+            (Class::UnannouncedReboot(Reboot::Reinstall), 2, 2),
+        ]),
+        4,
+        &Fleet::new(2),
+    );
+    assert_eq!(v.component, None);
+    assert!(
+        !v.evidence
+            .iter()
+            .any(|b| matches!(b, Basis::NothingAfter | Basis::BackOnDisk)),
+        "{:?}",
+        v.evidence
+    );
+}
+
+/// A machine provisioned up to Installing whose Booting New Kernel never arrived: its
+/// installed OS phones home at 900 s, and then each minute up to `until`.
+fn without_kexec(until: i64) -> Vec<(i64, EventKind)> {
+    let mut sent = vec![
+        (0, PxeBooting),
+        (60, Preparing),
+        (120, Registering),
+        (180, Waiting),
+        (600, Installing),
+    ];
+    sent.extend((900..=until).step_by(60).map(|t| (t, PhonedHome)));
+    sent
+}
+
+#[test]
+fn a_lost_booting_new_kernel_is_classified_on_a_machine_that_keeps_phoning_home() {
+    // PhonedHomeState stores none of the later Phoned Home events, so no stored step follows
+    // the one in Installing; the raw stream holds them, the export the last event time they
+    // moved.
+    let lost = Class::LostEvent(State::BootingNewKernel);
+    let sent = without_kexec(1500);
+    for rules in [V0193, V0422] {
+        let log = exported(rules, &sent);
+        assert_eq!(log.events.len(), 6, "one Phoned Home stored");
+        assert_eq!(log.recorded.last_event_time, Some(at(1500)));
+        for log in [log, streamed(&sent)] {
+            assert_eq!(
+                diagnosed(&log, rules),
+                vec![(State::Installing, PhonedHome, lost, None)],
+                "{rules} {:?}",
+                log.format
+            );
+        }
+    }
+    let v = verdict(
+        (State::Installing, PhonedHome),
+        &classes(&[(lost, 2, 2)]),
+        2,
+        &Fleet::new(2),
+    );
+    assert_eq!(
+        (v.kind, v.action, v.component),
+        (
+            Kind::LostEvent,
+            Action::Investigate,
+            Some(Component::MetalHammer)
+        )
+    );
+    // One Phoned Home and nothing after it: nothing shows that the machine carried on.
+    let once = without_kexec(900);
+    for log in [exported(V0422, &once), streamed(&once)] {
+        assert_eq!(diagnosed(&log, V0422)[0].2, Class::Unclassified);
+    }
+}
+
+#[test]
+fn a_newer_release_swallows_only_the_occurrences_within_its_window() {
+    // v0.19.3 stores a Phoned Home in Waiting 4 and 6 minutes after Waiting; v0.42.2
+    // swallows the first and stores the second, after which Installing is unexpected.
+    let rules = Ruleset::resolve(V0193).unwrap();
+    let newer = newer_than(V0193);
+    for (gap, swallowed) in [(240, true), (360, false)] {
+        let sent = with(&[
+            (5000, MachineReclaim),
+            (5100, PxeBooting),
+            (5160, Preparing),
+            (5220, Registering),
+            (5250, Waiting),
+            (5250 + gap, PhonedHome),
+            (5250 + gap + 60, Installing),
+        ]);
+        let log = streamed(&sent);
+        let trace = replay(&log, &rules);
+        let late = trace
+            .steps
+            .iter()
+            .find(|s| (s.from, s.event) == (State::Waiting, PhonedHome))
+            .unwrap();
+        let mut timing = Classes::default();
+        timing.add_timing(late.last_event_time.map(|_| late.within(WINDOW)));
+        let timing = (timing.soon, timing.late);
+        let by = handled_by((State::Waiting, PhonedHome), &newer, timing, 1);
+        assert_eq!(by.is_some(), swallowed, "gap {gap}s: {by:?}");
+        let under_newest = diagnosed(&log, V0422);
+        let installing = under_newest
+            .iter()
+            .any(|d| (d.0, d.1) == (State::PhonedHome, Installing));
+        assert_eq!(installing, !swallowed, "gap {gap}s: {under_newest:?}");
+    }
+}
+
+#[test]
+fn the_autoreboot_window_leaves_room_for_the_reboot_and_the_post() {
+    // Preparing at 60 s; metal-hammer reboots at the latest 48 h 10 s later, and the
+    // firmware's POST comes before the DHCP request metal-api records (76 s in
+    // metal-api#464's log).
+    let rules = Ruleset::resolve(V0422).unwrap();
+    let latest = 60 + 48 * 3600 + 10;
+    for (after, inside) in [
+        (60 + 24 * 3600 - 1, false),
+        (60 + 24 * 3600, true),
+        (latest + 76, true),
+        (latest + 300, true),
+        (latest + 301, false),
+    ] {
+        let sent = [
+            (0, PxeBooting),
+            (60, Preparing),
+            (120, Registering),
+            (150, Waiting),
+            (after, PxeBooting),
+        ];
+        let trace = replay(&exported(V0422, &sent), &rules);
+        let at_reboot = trace.steps.len() - 1;
+        assert_eq!(
+            in_autoreboot_window(&trace.steps, at_reboot),
+            Some(inside),
+            "{after}s"
+        );
+    }
+}
