@@ -370,3 +370,68 @@ fn a_rule_file_must_say_its_buffering_window_as_it_says_every_knob() {
         assert!(said.contains(": ok ("), "{said}");
     }
 }
+
+#[test]
+fn import_go_refuses_an_events_body_it_would_not_read_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = events_go("metal-api-v0.42.2");
+    let (code, _, err) = import_go(dir.path(), &go);
+    assert_eq!(code, 0, "{err}");
+    let line_of =
+        |text: &str, piece: &str| 1 + text[..text.find(piece).unwrap()].matches('\n').count();
+    let ret = "\treturn fsm.Events{\n";
+    let end = "\t}\n}\n\nfunc eventCallbacks";
+    let one_row = "fsm.Events{{Name: metal.ProvisioningEventPXEBooting.String(), Src: []string{states.Initial.String()}, Dst: states.PXEBooting.String()}}";
+    let cases = [
+        (
+            go.replace(ret, "\tevents := fsm.Events{\n").replace(
+                end,
+                "\t}\n\tevents = append(events, fsm.EventDesc{Name: metal.ProvisioningEventAlive.String(), Src: states.AllStateNames(), Dst: states.Alive.String()})\n\treturn events\n}\n\nfunc eventCallbacks",
+            ),
+            "\tevents :=",
+            2,
+        ),
+        (
+            go.replace(ret, "\treturn append(fsm.Events{\n")
+                .replace(end, "\t}, extra()...)\n}\n\nfunc eventCallbacks"),
+            "\treturn append(",
+            9,
+        ),
+        (go.replace(end, "\t}[1:]\n}\n\nfunc eventCallbacks"), "\t}[1:]", 3),
+        (
+            go.replace(ret, "\tevents := fsm.Events{\n").replace(
+                end,
+                "\t}\n\tevents[3].Dst = states.Waiting.String()\n\treturn events\n}\n\nfunc eventCallbacks",
+            ),
+            "\tevents :=",
+            2,
+        ),
+        (
+            go.replace(
+                ret,
+                &format!("\tif os.Getenv(\"FSM\") == \"\" {{\n\t\treturn {one_row}\n\t}}\n{ret}"),
+            ),
+            "\tif os.Getenv",
+            2,
+        ),
+        (
+            go.replace(
+                "const SelfTransitionState = \"self_transition\"",
+                "const SelfTransitionState = \"State Waiting\"",
+            ),
+            "const SelfTransitionState",
+            7,
+        ),
+        (
+            go.replace(ret, &format!("{ret}\t\textra(),\n")),
+            "\t\textra(),",
+            3,
+        ),
+    ];
+    for (text, piece, column) in cases {
+        let at = format!("events.go:{}:{column}: ", line_of(&text, piece));
+        let (code, out, err) = import_go(dir.path(), &text);
+        assert_eq!(code, 2, "{piece}: {out}");
+        assert!(err.contains(&at), "{piece}: {at} in {err}");
+    }
+}
