@@ -12,7 +12,7 @@ use anyhow::{Result, bail};
 use regex::Regex;
 
 use super::file::{RuleFile, RuleRow};
-use super::go_body::items;
+use super::go_body::{items, line_at, position};
 use crate::event::{EventKind, State};
 
 /// A state as Go spells it: `states.X.String()` or `string(states.X)`.
@@ -95,17 +95,6 @@ pub(super) fn strip_comments(text: &str) -> String {
         }
     }
     out
-}
-
-fn line_at(text: &str, offset: usize) -> usize {
-    1 + text[..offset].bytes().filter(|&b| b == b'\n').count()
-}
-
-/// Where a piece of the file is: line and column (1-based, in characters).
-pub(super) fn position(text: &str, offset: usize) -> String {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let column = 1 + text[line_start..offset].chars().count();
-    format!("{}:{column}", line_at(text, offset))
 }
 
 /// The pieces of `text` between commas outside brackets and strings, each trimmed, with its

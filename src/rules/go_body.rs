@@ -10,8 +10,6 @@ use std::sync::LazyLock;
 use anyhow::{Result, bail};
 use regex::Regex;
 
-use super::go::position;
-
 static EVENTS_FN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"func\s+Events\s*\(\s*\)\s*fsm\.Events\s*\{").expect("valid pattern")
 });
@@ -263,6 +261,18 @@ fn closing_brace(text: &str, open: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// The line `offset` is on (1-based).
+pub(super) fn line_at(text: &str, offset: usize) -> usize {
+    1 + text[..offset].bytes().filter(|&b| b == b'\n').count()
+}
+
+/// Where a piece of the file is: line and column (1-based, in characters).
+pub(super) fn position(text: &str, offset: usize) -> String {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let column = 1 + text[line_start..offset].chars().count();
+    format!("{}:{column}", line_at(text, offset))
 }
 
 fn skip_space(text: &str, from: usize) -> usize {
