@@ -83,3 +83,29 @@ fn a_gate_refuses_an_input_whose_every_event_is_unknown() {
     let (code, _, stderr) = stdout_of(&["check", arg(&export)]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+#[test]
+fn a_v2_exports_enum_numbers_are_its_events() {
+    // `grpcurl` or protojson's `UseEnumNumbers`: 3 PXE Booting, 5 Preparing, 6 Registering,
+    // 7 Waiting as metal-stack/api's MachineProvisioningEventType numbers them.
+    let dir = tempfile::tempdir().unwrap();
+    let export = v2_export(dir.path(), &["7", "6", "5", "3"]);
+    let (code, report, stderr) = run_json(&["report", "-o", "json", arg(&export)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["inputs"]["replayed"], 4, "{report}");
+    assert_eq!(report["inputs"]["unknown_events"], serde_json::json!([]));
+    let (code, _, stderr) = stdout_of(&["check", arg(&export)]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, replayed, _) = stdout_of(&["replay", "-o", "csv", arg(&export)]);
+    assert_eq!(code, 0);
+    let events: Vec<&str> = replayed
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').nth(2).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        events,
+        ["PXE Booting", "Preparing", "Registering", "Waiting"],
+        "{replayed}"
+    );
+}
