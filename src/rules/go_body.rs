@@ -164,7 +164,9 @@ fn self_transition(text: &str) -> (Vec<String>, bool) {
             }
             let after = line[found.end()..].trim_start();
             let first_on_line = line[..found.start()].trim().is_empty();
-            let declares = lead.is_some()
+            // In `var x = SelfTransitionState` it is read, not declared.
+            let named = !line[..found.start()].contains('=');
+            let declares = (lead.is_some() && named)
                 || (block.is_some() && first_on_line)
                 || after.starts_with(":=")
                 || (after.starts_with('=') && !after.starts_with("=="))
@@ -497,7 +499,7 @@ func callbacks() map[string]string {
         }
         // Read in a string or compared, it is used, not declared.
         let used = format!(
-            "{BASE}\nfunc dst(d string) bool {{\n\treturn d == SelfTransitionState || d == \"SelfTransitionState = 1\"\n}}\n"
+            "{BASE}\nvar stay = SelfTransitionState\n\nfunc dst(d string) bool {{\n\treturn d == SelfTransitionState || d == \"SelfTransitionState = 1\"\n}}\n"
         );
         assert_eq!(items(&used).unwrap().len(), 2);
     }
