@@ -41,7 +41,10 @@ impl Flag {
 pub struct RuleDiff {
     pub files: u64,
     pub machines: u64,
+    /// The events judged under both rule sets.
     pub events: u64,
+    /// The unknown events read (skipped by both replays).
+    pub unknown: u64,
     /// Keyed by change and the state the event was unexpected in (under the rules that found it
     /// unexpected).
     pub changes: BTreeMap<(Change, State, EventKind), PairTally>,
@@ -60,6 +63,7 @@ impl RuleDiff {
     /// Compares one machine's two traces (the same events under the old and the new rules).
     pub fn add(&mut self, old: &Trace, new: &Trace, window: &Window) {
         self.machines += 1;
+        self.unknown += old.unknown.len() as u64;
         let machine = &old.machine;
         let mut seen = BTreeSet::new();
         let olds = old.steps.iter().chain(old.last_error_only.iter());
@@ -129,6 +133,7 @@ impl AddAssign for RuleDiff {
         self.files += other.files;
         self.machines += other.machines;
         self.events += other.events;
+        self.unknown += other.unknown;
         merge_pairs(&mut self.changes, other.changes);
         self.flips.extend(other.flips);
         self.newest_event = self.newest_event.max(other.newest_event);

@@ -172,6 +172,27 @@ impl EventKind {
         }
     }
 
+    /// The event a v2 export names by its enum number, as metal-stack/api's
+    /// `MachineProvisioningEventType` (`proto/metalstack/api/v2/machine.proto`) numbers them;
+    /// 0 is `UNSPECIFIED`, no event, and so is any number the enum does not have.
+    pub fn from_v2_number(number: u64) -> Option<EventKind> {
+        let kind = match number {
+            1 => EventKind::Alive,
+            2 => EventKind::Crashed,
+            3 => EventKind::PxeBooting,
+            4 => EventKind::PlannedReboot,
+            5 => EventKind::Preparing,
+            6 => EventKind::Registering,
+            7 => EventKind::Waiting,
+            8 => EventKind::Installing,
+            9 => EventKind::BootingNewKernel,
+            10 => EventKind::PhonedHome,
+            11 => EventKind::MachineReclaim,
+            _ => return None,
+        };
+        Some(kind)
+    }
+
     /// Parses a display name case-insensitively, or the v2 API's enum spelling
     /// (`MACHINE_PROVISIONING_EVENT_TYPE_PXE_BOOTING`, also without `MACHINE_`).
     pub fn parse(text: &str) -> Option<EventKind> {

@@ -221,15 +221,40 @@ pub enum Nothing {
     Machines,
     /// Machines, but not one event among them.
     Events,
+    /// Events, but none of metal-api's: every one an unknown event, which the replay skips
+    /// (a v2 export's enum numbers where fsmlog cannot read them, a misspelt column).
+    Judged,
+}
+
+/// What a gate read: machines, events, and of those the events the replay judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReadCounts {
+    pub machines: u64,
+    /// Every event read, unknown ones too.
+    pub events: u64,
+    /// The events the replay judged (handled or rejected): what a gate passes on.
+    pub judged: u64,
+}
+
+impl ReadCounts {
+    /// What a fleet's summary read.
+    pub fn of(summary: &Summary) -> ReadCounts {
+        ReadCounts {
+            machines: summary.machines,
+            events: summary.events,
+            judged: summary.replayed + summary.rejected,
+        }
+    }
 }
 
 impl Nothing {
     /// What a gate has nothing of, unless `allow_empty`.
-    pub fn of(machines: u64, events: u64, allow_empty: bool) -> Option<Nothing> {
-        match (machines, events) {
+    pub fn of(read: ReadCounts, allow_empty: bool) -> Option<Nothing> {
+        match read {
             _ if allow_empty => None,
-            (0, _) => Some(Nothing::Machines),
-            (_, 0) => Some(Nothing::Events),
+            ReadCounts { machines: 0, .. } => Some(Nothing::Machines),
+            ReadCounts { events: 0, .. } => Some(Nothing::Events),
+            ReadCounts { judged: 0, .. } => Some(Nothing::Judged),
             _ => None,
         }
     }

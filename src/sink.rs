@@ -14,11 +14,12 @@ pub enum Sink {
 }
 
 impl Sink {
-    /// `--out` when given, else standard output.
+    /// `--out` when given, else standard output; `-` is standard output, as everywhere else
+    /// a path is taken (`./-` names a file called `-`).
     pub fn to(out: Option<&Path>) -> Sink {
         match out {
-            Some(path) => Sink::File(path.to_path_buf()),
-            None => Sink::Stdout,
+            Some(path) if path.as_os_str() != "-" => Sink::File(path.to_path_buf()),
+            _ => Sink::Stdout,
         }
     }
 

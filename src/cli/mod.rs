@@ -141,7 +141,8 @@ impl WindowArgs {
 #[derive(Debug, Args)]
 pub struct OutArg {
     /// Write the output to FILE instead of standard output: atomically (a temporary file
-    /// beside it, then renamed), as node_exporter's textfile collector needs.
+    /// beside it, then renamed), as node_exporter's textfile collector needs; `-` is
+    /// standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 }

@@ -6,7 +6,7 @@ use super::shared::gated;
 use crate::cli::CheckArgs;
 use crate::ending::{Ending, say};
 use crate::fleet::{Inputs, counted, summarize};
-use crate::gate::{self, Baseline, Nothing};
+use crate::gate::{self, Baseline, Nothing, ReadCounts};
 use crate::render::terminal::Terminal;
 use crate::render::{self, CheckReport, github_annotations, messages};
 use crate::rules::Ruleset;
@@ -37,11 +37,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
         (None, None) => None,
     };
     let mut result = gate::check(&summary, against).context("cannot check against the baseline")?;
-    let nothing = Nothing::of(
-        summary.machines,
-        summary.events,
-        args.allow_empty.allow_empty,
-    );
+    let nothing = Nothing::of(ReadCounts::of(&summary), args.allow_empty.allow_empty);
     result.nothing_read = nothing;
     let labels = args.labels.labels(&args.input);
     let report = CheckReport {

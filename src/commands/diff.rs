@@ -6,7 +6,7 @@ use super::shared::gated;
 use crate::cli::{DiffArgs, FailOn};
 use crate::ending::Ending;
 use crate::fleet::{Inputs, counted, rule_diff};
-use crate::gate::Nothing;
+use crate::gate::{Nothing, ReadCounts};
 use crate::render::terminal::Terminal;
 use crate::render::{self, DiffReport};
 use crate::rules::Ruleset;
@@ -32,9 +32,13 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Ending> {
         FailOn::Any => !diff.changes.is_empty() || !diff.flips.is_empty(),
         FailOn::Never => false,
     };
+    let read = ReadCounts {
+        machines: diff.machines,
+        events: diff.events + diff.unknown,
+        judged: diff.events,
+    };
     let nothing = Nothing::of(
-        diff.machines,
-        diff.events,
+        read,
         args.allow_empty.allow_empty || args.fail_on == FailOn::Never,
     );
     Ok(gated(problems, nothing, failed))

@@ -9,7 +9,7 @@ use crate::cli::IssuesArgs;
 use crate::diagnose::Diagnosis;
 use crate::ending::Ending;
 use crate::fleet::Inputs;
-use crate::gate::Nothing;
+use crate::gate::{Nothing, ReadCounts};
 use crate::issues::{
     EXPORTER_LAST_ERROR_THRESHOLD, Filter, METAL_API_LAST_ERROR_THRESHOLD, MachineFacts, Policy,
     audit,
@@ -119,8 +119,7 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
         .sink()
         .write(|out| Ok(render::issues(args.output, &report, term, out)?))?;
     let nothing = Nothing::of(
-        s.machines,
-        s.events,
+        ReadCounts::of(s),
         args.allow_empty.allow_empty || args.fail_on.is_none(),
     );
     let failed = args

@@ -35,11 +35,13 @@ pub fn pair(p: &PairCheck) -> String {
     }
 }
 
-/// Why a gate has nothing to judge: `no machine was read` or `no event was read`.
+/// Why a gate has nothing to judge: `no machine was read`, `no event was read`, or none of
+/// metal-api's.
 pub fn nothing(nothing: Nothing) -> &'static str {
     match nothing {
         Nothing::Machines => "no machine was read",
         Nothing::Events => "no event was read",
+        Nothing::Judged => "no event read is one of metal-api's (each is an unknown event)",
     }
 }
 

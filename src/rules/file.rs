@@ -42,12 +42,20 @@ pub struct RuleFile {
     #[serde(default)]
     pub description: String,
     pub transitions: Vec<RuleRow>,
-    /// The buffered-phoned-home window in seconds; `null` where the release has none.
+    /// The buffered-phoned-home window in seconds; `null` where the release has none. It must
+    /// be written either way: left out, a file would silently judge without buffering.
+    #[serde(deserialize_with = "present")]
     pub buffered_phoned_home_seconds: Option<u64>,
     /// How long after the last event a Phoned Home in Machine Reclaim flags a failed reclaim.
     pub failed_reclaim_seconds: u64,
     /// How many stored events metal-api keeps per machine.
     pub kept_events: usize,
+}
+
+/// Reads an optional number that must still be there: serde takes a missing `Option` for
+/// `None` unless the field has its own reader, and with one it says the field is missing.
+fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<Option<u64>, D::Error> {
+    Option::<u64>::deserialize(value)
 }
 
 impl RuleFile {

@@ -12,6 +12,7 @@ use anyhow::{Result, bail};
 use regex::Regex;
 
 use super::file::{RuleFile, RuleRow};
+use super::go_body::{items, line_at, position};
 use crate::event::{EventKind, State};
 
 /// A state as Go spells it: `states.X.String()` or `string(states.X)`.
@@ -31,10 +32,6 @@ static EVENT_IDENT: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) static STATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"states\.(\w+)\.String\(\)|string\(\s*states\.(\w+)\s*\)").expect("valid pattern")
 });
-static EVENTS_FN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"func\s+Events\s*\(\s*\)\s*fsm\.Events\s*\{").expect("valid pattern")
-});
-
 /// Go identifiers name events and states without spaces (`PXEBooting`, `BootingNewKernel`).
 pub(super) fn squash(name: &str) -> String {
     name.replace(' ', "").to_ascii_lowercase()
@@ -98,59 +95,6 @@ pub(super) fn strip_comments(text: &str) -> String {
         }
     }
     out
-}
-
-fn line_at(text: &str, offset: usize) -> usize {
-    1 + text[..offset].bytes().filter(|&b| b == b'\n').count()
-}
-
-/// The items of the `fsm.Events{ … }` literal: (start offset, item text).
-pub(super) fn items(text: &str) -> Result<Vec<(usize, &str)>> {
-    let Some(start) = EVENTS_FN.find(text) else {
-        bail!("no `func Events() fsm.Events {{` found; is this metal-api's fsm/events.go?");
-    };
-    let Some(literal) = text[start.end()..].find("fsm.Events{") else {
-        bail!(
-            "line {}: `Events()` does not return an `fsm.Events{{ … }}` literal",
-            line_at(text, start.start())
-        );
-    };
-    let body_start = start.end() + literal + "fsm.Events{".len();
-    let mut depth = 0usize;
-    let mut item_start = None;
-    let mut found = Vec::new();
-    for (offset, c) in text[body_start..].char_indices() {
-        let at = body_start + offset;
-        match c {
-            '{' => {
-                if depth == 0 {
-                    item_start = Some(at);
-                }
-                depth += 1;
-            }
-            '}' if depth == 0 => return Ok(found),
-            '}' => {
-                depth -= 1;
-                if depth == 0
-                    && let Some(s) = item_start.take()
-                {
-                    found.push((s, &text[s..=at]));
-                }
-            }
-            _ => {}
-        }
-    }
-    bail!(
-        "line {}: the `fsm.Events{{` literal is not closed",
-        line_at(text, body_start)
-    )
-}
-
-/// Where a piece of the file is: line and column (1-based, in characters).
-pub(super) fn position(text: &str, offset: usize) -> String {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let column = 1 + text[line_start..offset].chars().count();
-    format!("{}:{column}", line_at(text, offset))
 }
 
 /// The pieces of `text` between commas outside brackets and strings, each trimmed, with its
@@ -534,7 +478,7 @@ func Events() fsm.Events {
         let i = SHAPE
             .rfind("\t\t{\n\t\t\tName: metal.ProvisioningEventPlannedReboot")
             .unwrap();
-        let j = SHAPE[i..].find("},\n").unwrap() + i + 3;
+        let j = SHAPE[i..].find("\t\t},\n").unwrap() + i + 5;
         let without = format!("{}{}", &SHAPE[..i], &SHAPE[j..]);
         let err = import(&without, &like(), "x").unwrap_err().to_string();
         assert!(

@@ -6,7 +6,8 @@
 use anyhow::{Result, bail};
 
 use super::file::Target;
-use super::go::{Dst, STATE, Src, entry, items, squash, strip_comments};
+use super::go::{Dst, STATE, Src, entry, squash, strip_comments};
+use super::go_body::items;
 use crate::event::{EventKind, State};
 
 /// An addition to the file: text inserted at a byte offset of the original.
@@ -170,7 +171,7 @@ mod tests {
     use crate::rules::go::import;
     use crate::rules::{RuleFile, Ruleset};
 
-    const SHAPE: &str = "package fsm\n\nfunc Events() fsm.Events {\n\treturn fsm.Events{\n\t\t{\n\t\t\tName: metal.ProvisioningEventPXEBooting.String(),\n\t\t\tSrc: []string{\n\t\t\t\tstates.PlannedReboot.String(), // a comment\n\t\t\t\tstates.Initial.String(),\n\t\t\t},\n\t\t\tDst: states.PXEBooting.String(),\n\t\t},\n\t\t{\n\t\t\tName: metal.ProvisioningEventPhonedHome.String(),\n\t\t\tSrc:  []string{states.PhonedHome.String()},\n\t\t\tDst:  SelfTransitionState,\n\t\t},\n\t}\n}\n";
+    const SHAPE: &str = "package fsm\n\nconst SelfTransitionState = \"self_transition\"\n\nfunc Events() fsm.Events {\n\treturn fsm.Events{\n\t\t{\n\t\t\tName: metal.ProvisioningEventPXEBooting.String(),\n\t\t\tSrc: []string{\n\t\t\t\tstates.PlannedReboot.String(), // a comment\n\t\t\t\tstates.Initial.String(),\n\t\t\t},\n\t\t\tDst: states.PXEBooting.String(),\n\t\t},\n\t\t{\n\t\t\tName: metal.ProvisioningEventPhonedHome.String(),\n\t\t\tSrc:  []string{states.PhonedHome.String()},\n\t\t\tDst:  SelfTransitionState,\n\t\t},\n\t}\n}\n";
 
     fn like() -> RuleFile {
         Ruleset::resolve("metal-api").unwrap().file

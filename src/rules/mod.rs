@@ -3,6 +3,7 @@
 
 mod file;
 pub mod go;
+mod go_body;
 pub mod go_patch;
 mod ruleset;
 

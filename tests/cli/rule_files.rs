@@ -242,7 +242,7 @@ fn a_rule_file_in_yaml_is_its_json_and_its_mistakes_are_named_at_their_yaml_line
         std::fs::write(
             &path,
             format!(
-                "name: hand\ntransitions:\n  - event: PXE Booting\n    from: [Initial]\n    to: PXE Booting\n{second_row}failed_reclaim_seconds: 300\nkept_events: 100\n"
+                "name: hand\ntransitions:\n  - event: PXE Booting\n    from: [Initial]\n    to: PXE Booting\n{second_row}failed_reclaim_seconds: 300\nkept_events: 100\nbuffered_phoned_home_seconds: null\n"
             ),
         )
         .unwrap();
@@ -295,7 +295,7 @@ fn a_rule_file_in_yaml_is_its_json_and_its_mistakes_are_named_at_their_yaml_line
     let quoted = dir.path().join("quoted.yaml");
     std::fs::write(
         &quoted,
-        "\"name\": q\ntransitions: []\nfailed_reclaim_seconds: 300\nkept_events: 100\n",
+        "\"name\": q\ntransitions: []\nfailed_reclaim_seconds: 300\nkept_events: 100\nbuffered_phoned_home_seconds: ~\n",
     )
     .unwrap();
     let (code, said, stderr) = stdout_of(&["rules", "lint", arg(&quoted)]);
@@ -306,4 +306,132 @@ fn a_rule_file_in_yaml_is_its_json_and_its_mistakes_are_named_at_their_yaml_line
     std::fs::write(&bom, format!("\u{feff}{exported}")).unwrap();
     let (code, _, stderr) = stdout_of(&["rules", "lint", arg(&bom)]);
     assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn a_rule_file_must_say_its_buffering_window_as_it_says_every_knob() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exported, _) = stdout_of(&["rules", "export", "metal-api-v0.19.0"]);
+    assert!(exported.contains("\n  \"buffered_phoned_home_seconds\": null,\n"));
+    for knob in [
+        "buffered_phoned_home_seconds",
+        "failed_reclaim_seconds",
+        "kept_events",
+    ] {
+        // The knob's line taken out, JSON and YAML alike: refused, never read as a default.
+        let mut json: Value = serde_json::from_str(&exported).unwrap();
+        json.as_object_mut().unwrap().remove(knob).unwrap();
+        let json = serde_json::to_string_pretty(&json).unwrap();
+        let json_path = write(dir.path(), "no-knob.json", &json);
+        let yaml = format!(
+            "name: no-knob\ntransitions:\n  - event: PXE Booting\n    from: [Initial]\n    to: PXE Booting\n{}",
+            [
+                ("buffered_phoned_home_seconds", "null"),
+                ("failed_reclaim_seconds", "300"),
+                ("kept_events", "100"),
+            ]
+            .iter()
+            .filter(|(key, _)| *key != knob)
+            .map(|(key, value)| format!("{key}: {value}\n"))
+            .collect::<String>()
+        );
+        let yaml_path = write(dir.path(), "no-knob.yaml", &yaml);
+        for path in [&json_path, &yaml_path] {
+            let (code, said, stderr) = stdout_of(&["rules", "lint", arg(path)]);
+            assert_eq!(code, 1, "{knob} left out of {path:?}: {said}{stderr}");
+            assert!(
+                stderr.contains(&format!("missing field `{knob}`")),
+                "{knob}: {stderr}"
+            );
+            let (code, _, stderr) = stdout_of(&[
+                "report",
+                "--rules",
+                arg(path),
+                arg(&testdata("seed-machine.txt")),
+            ]);
+            assert_eq!(code, 2, "{knob}: {stderr}");
+        }
+    }
+    // `null` is "no buffering", in JSON and in YAML (`null` or `~`).
+    for (name, text) in [
+        ("null.json", exported.clone()),
+        (
+            "null.yaml",
+            "name: n\ntransitions: []\nbuffered_phoned_home_seconds: null\nfailed_reclaim_seconds: 300\nkept_events: 100\n".to_string(),
+        ),
+        (
+            "tilde.yaml",
+            "name: n\ntransitions: []\nbuffered_phoned_home_seconds: ~\nfailed_reclaim_seconds: 300\nkept_events: 100\n".to_string(),
+        ),
+    ] {
+        let path = write(dir.path(), name, &text);
+        let (code, said, stderr) = stdout_of(&["rules", "lint", arg(&path)]);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(said.contains(": ok ("), "{said}");
+    }
+}
+
+#[test]
+fn import_go_refuses_an_events_body_it_would_not_read_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = events_go("metal-api-v0.42.2");
+    let (code, _, err) = import_go(dir.path(), &go);
+    assert_eq!(code, 0, "{err}");
+    let line_of =
+        |text: &str, piece: &str| 1 + text[..text.find(piece).unwrap()].matches('\n').count();
+    let ret = "\treturn fsm.Events{\n";
+    let end = "\t}\n}\n\nfunc eventCallbacks";
+    let one_row = "fsm.Events{{Name: metal.ProvisioningEventPXEBooting.String(), Src: []string{states.Initial.String()}, Dst: states.PXEBooting.String()}}";
+    let cases = [
+        (
+            go.replace(ret, "\tevents := fsm.Events{\n").replace(
+                end,
+                "\t}\n\tevents = append(events, fsm.EventDesc{Name: metal.ProvisioningEventAlive.String(), Src: states.AllStateNames(), Dst: states.Alive.String()})\n\treturn events\n}\n\nfunc eventCallbacks",
+            ),
+            "\tevents :=",
+            2,
+        ),
+        (
+            go.replace(ret, "\treturn append(fsm.Events{\n")
+                .replace(end, "\t}, extra()...)\n}\n\nfunc eventCallbacks"),
+            "\treturn append(",
+            9,
+        ),
+        (go.replace(end, "\t}[1:]\n}\n\nfunc eventCallbacks"), "\t}[1:]", 3),
+        (
+            go.replace(ret, "\tevents := fsm.Events{\n").replace(
+                end,
+                "\t}\n\tevents[3].Dst = states.Waiting.String()\n\treturn events\n}\n\nfunc eventCallbacks",
+            ),
+            "\tevents :=",
+            2,
+        ),
+        (
+            go.replace(
+                ret,
+                &format!("\tif os.Getenv(\"FSM\") == \"\" {{\n\t\treturn {one_row}\n\t}}\n{ret}"),
+            ),
+            "\tif os.Getenv",
+            2,
+        ),
+        (
+            go.replace(
+                "const SelfTransitionState = \"self_transition\"",
+                "const SelfTransitionState = \"State Waiting\"",
+            ),
+            "const SelfTransitionState",
+            7,
+        ),
+        (
+            go.replace(ret, &format!("{ret}\t\textra(),\n")),
+            "\t\textra(),",
+            3,
+        ),
+    ];
+    for (text, piece, column) in cases {
+        let at = format!("events.go:{}:{column}: ", line_of(&text, piece));
+        let (code, out, err) = import_go(dir.path(), &text);
+        assert_eq!(code, 2, "{piece}: {out}");
+        assert!(err.contains(&at), "{piece}: {at} in {err}");
+    }
 }

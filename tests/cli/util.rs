@@ -83,13 +83,15 @@ pub fn stdout_of(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// An `events.go` in the shape metal-api's `Events()` has, written from a rule file's rows.
+/// An `events.go` in the shape metal-api's has (every release from v0.19.0 on: the constant,
+/// `Events()` returning one literal, a function after it that uses the constant), written from
+/// a rule file's rows.
 pub fn events_go(rules: &str) -> String {
     let (_, exported, _) = stdout_of(&["rules", "export", rules]);
     let file: Value = serde_json::from_str(&exported).unwrap();
     let ident = |name: &str| name.replace(' ', "");
     let mut go = String::from(
-        "package fsm\n\nimport (\n\t\"github.com/looplab/fsm\"\n)\n\nconst SelfTransitionState = \"self_transition\"\n\n// Events are the transitions.\nfunc Events() fsm.Events {\n\treturn fsm.Events{\n",
+        "package fsm\n\nimport (\n\t\"context\"\n\n\t\"github.com/looplab/fsm\"\n)\n\nconst SelfTransitionState = \"self_transition\"\n\n// Events are the transitions.\nfunc Events() fsm.Events {\n\treturn fsm.Events{\n",
     );
     for row in file["transitions"].as_array().unwrap() {
         go.push_str("\t\t{\n");
@@ -120,6 +122,9 @@ pub fn events_go(rules: &str) -> String {
         go.push_str("\t\t},\n");
     }
     go.push_str("\t}\n}\n");
+    go.push_str(
+        "\nfunc eventCallbacks() fsm.Callbacks {\n\treturn fsm.Callbacks{\n\t\t\"enter_\" + SelfTransitionState: func(ctx context.Context, e *fsm.Event) {},\n\t}\n}\n",
+    );
     go
 }
 

@@ -114,7 +114,8 @@ pub(crate) fn event_array(bytes: &[u8]) -> Option<EventArray<'_>> {
     }
     let events = events.into_iter().map(|raw| RawItem {
         time: raw.time,
-        event: raw.event,
+        // The fast path reads only strings, so no enum number is lost here.
+        event: raw.event.map(|e| e.text),
         message: raw.message,
         ..RawItem::default()
     });

@@ -65,6 +65,79 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
+/// Text that remembers the unsigned integer it was written as: the v2 API's protojson writes
+/// an enum as its number where asked to (`UseEnumNumbers`, grpcurl), and only a number (not
+/// the string `"3"`) is read as one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct EnumText<'a> {
+    pub text: Text<'a>,
+    pub number: Option<u64>,
+}
+
+impl<'a> std::ops::Deref for EnumText<'a> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl<'a> From<Text<'a>> for EnumText<'a> {
+    fn from(text: Text<'a>) -> Self {
+        EnumText { text, number: None }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for EnumText<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EnumVisitor<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for EnumVisitor<'a> {
+            type Value = EnumText<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an enum number")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Borrowed(v)).into())
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())).into())
+            }
+
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v)).into())
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(EnumText {
+                    text: Text(Cow::Owned(v.to_string())),
+                    number: Some(v),
+                })
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(EnumText {
+                    text: Text(Cow::Owned(v.to_string())),
+                    number: u64::try_from(v).ok(),
+                })
+            }
+
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())).into())
+            }
+
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())).into())
+            }
+        }
+
+        deserializer.deserialize_any(EnumVisitor(PhantomData))
+    }
+}
+
 /// Implements `Deserialize` for a struct of `Option` fields read from a map: the last of
 /// repeated keys wins, unknown keys are skipped. Keys are matched as serde's derive matches
 /// them, to a field tag, without copying or re-checking them.

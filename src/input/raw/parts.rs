@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::lenient::{Slot, Text};
 use super::shapes::{EventsField, RawEvent, RawItem, v2_liveliness};
-use crate::event::{Event, EventName};
+use crate::event::{Event, EventKind, EventName};
 use crate::input::order::into_time_order;
 use crate::input::record::{InputError, ReadMode, Record};
 use crate::input::time::parse_rfc3339;
@@ -91,15 +91,28 @@ impl<'a> MachineParts<'a> {
                     .and_then(|l| v2_liveliness(&l))
                     .map(str::to_string);
                 match v2 {
-                    Slot::Value(v2) => {
+                    Slot::Value(mut v2) => {
                         // Proto JSON leaves out defaults: no state means neither flag is set.
-                        let state = v2.state.as_deref().unwrap_or("");
+                        // Written as its number, `MachineProvisioningEventState` has 1
+                        // CRASHLOOP and 2 FAILED_RECLAIM (metal-stack/api's machine.proto).
+                        let state = match v2.state.as_ref().map(|s| (s.number, &**s)) {
+                            Some((Some(1), _)) => "CRASHLOOP",
+                            Some((Some(2), _)) => "FAILED_RECLAIM",
+                            Some((Some(_), _)) | None => "",
+                            Some((None, text)) => text,
+                        };
                         parts.crash_loop = Some(state.ends_with("CRASHLOOP"));
                         parts.failed_machine_reclaim = Some(state.ends_with("FAILED_RECLAIM"));
                         parts.info.no_event_container =
                             v2.events.as_ref().is_none_or(Vec::is_empty)
                                 && v2.last_event_time.is_none()
                                 && v2.last_error_event.is_none();
+                        for event in v2.events.iter_mut().flatten() {
+                            named_by_v2_number(event);
+                        }
+                        if let Some(event) = &mut v2.last_error_event {
+                            named_by_v2_number(event);
+                        }
                         parts.log = v2.events.unwrap_or_default();
                         parts.log_path = &["recentProvisioningEvents", "events"];
                         parts.last_error_event = v2.last_error_event;
@@ -255,6 +268,16 @@ impl LogEvents {
     }
 }
 
+/// A v2 event whose type is written as its enum number, named as the enum names it; an
+/// unknown number stays as it was written, an unknown event.
+fn named_by_v2_number(event: &mut RawEvent) {
+    if let Some(name) = event.event.as_mut()
+        && let Some(kind) = name.number.and_then(EventKind::from_v2_number)
+    {
+        name.text = Text(kind.name().into());
+    }
+}
+
 /// Turns an exported event into an [`Event`]; the error says what is missing or wrong.
 pub(crate) fn convert_event(raw: RawEvent) -> Result<Event, String> {
     let time = raw.time.ok_or("event without `time`")?;
@@ -315,5 +338,59 @@ mod tests {
             Some(true)
         );
         assert_eq!(allocated(r#"{"id": "m", "events": {}}"#), None);
+    }
+
+    #[test]
+    fn v2_enum_numbers_are_read_as_metal_stack_api_numbers_them() {
+        let item: RawItem = serde_json::from_str(
+            r#"{"uuid": "m", "recentProvisioningEvents": {"events": [
+                {"time": "2025-09-24T10:00:00Z", "event": 3},
+                {"time": "2025-09-24T10:01:00Z", "event": 11},
+                {"time": "2025-09-24T10:02:00Z", "event": 0},
+                {"time": "2025-09-24T10:03:00Z", "event": 12},
+                {"time": "2025-09-24T10:04:00Z", "event": "3"},
+                {"time": "2025-09-24T10:05:00Z", "event": -3}
+            ], "lastErrorEvent": {"time": "2025-09-24T09:00:00Z", "event": 2}, "state": 1}}"#,
+        )
+        .unwrap();
+        let parts = MachineParts::of(item, None).unwrap();
+        assert_eq!(parts.crash_loop, Some(true));
+        assert_eq!(parts.failed_machine_reclaim, Some(false));
+        let names: Vec<EventName> = parts
+            .log
+            .into_iter()
+            .map(|raw| convert_event(raw).unwrap().name)
+            .collect();
+        let unknown = |s: &str| EventName::Unknown(s.to_string());
+        assert_eq!(
+            names,
+            [
+                EventName::Known(EventKind::PxeBooting),
+                EventName::Known(EventKind::MachineReclaim),
+                unknown("0"),
+                unknown("12"),
+                // Only a number is an enum number; protojson never writes one as a string.
+                unknown("3"),
+                unknown("-3"),
+            ]
+        );
+        let last = convert_event(parts.last_error_event.unwrap()).unwrap();
+        assert_eq!(last.name, EventName::Known(EventKind::Crashed));
+        for (state, flags) in [
+            ("2", (false, true)),
+            ("0", (false, false)),
+            ("\"1\"", (false, false)),
+        ] {
+            let text = format!(
+                r#"{{"uuid": "m", "recentProvisioningEvents": {{"events": [], "state": {state}}}}}"#
+            );
+            let item: RawItem = serde_json::from_str(&text).unwrap();
+            let parts = MachineParts::of(item, None).unwrap();
+            assert_eq!(
+                (parts.crash_loop, parts.failed_machine_reclaim),
+                (Some(flags.0), Some(flags.1)),
+                "{state}"
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::lenient::{FromScalar, Loose, Slot, Text, last_wins};
+use super::lenient::{EnumText, FromScalar, Loose, Slot, Text, last_wins};
 use crate::log::{Format, Place};
 
 /// What to do with one member, by its key.
@@ -27,7 +27,7 @@ pub enum Member {
 #[derive(Debug, Default)]
 pub(crate) struct RawEvent<'a> {
     pub time: Option<Text<'a>>,
-    pub event: Option<Text<'a>>,
+    pub event: Option<EnumText<'a>>,
     pub message: Option<Text<'a>>,
 }
 
@@ -64,7 +64,7 @@ impl<'a> RawLine<'a> {
             self.machine.or(self.machine_id).or(self.id),
             RawEvent {
                 time: self.time,
-                event: self.event,
+                event: self.event.map(EnumText::from),
                 message: self.message,
             },
         )
@@ -132,7 +132,7 @@ pub(crate) struct RawV2Events<'a> {
     pub(crate) events: Option<Vec<RawEvent<'a>>>,
     pub(crate) last_error_event: Option<RawEvent<'a>>,
     pub(crate) last_event_time: Option<Text<'a>>,
-    pub(crate) state: Option<Text<'a>>,
+    pub(crate) state: Option<EnumText<'a>>,
 }
 
 last_wins!(RawV2Events {
@@ -446,7 +446,7 @@ impl<'a> RawItem<'a> {
     pub fn into_event(self) -> RawEvent<'a> {
         RawEvent {
             time: self.time,
-            event: self.event,
+            event: self.event.map(EnumText::from),
             message: self.message,
         }
     }

@@ -549,3 +549,23 @@ fn fleet_mode_writes_sarif_junit_and_markdown() {
     );
     assert!(!broken.outputs.contains_key("junit"), "{ctx}");
 }
+
+#[test]
+fn fleet_mode_never_passes_a_fleet_of_unknown_events() {
+    let runner = Runner::new();
+    let fleet = runner.workspace().join("unknown.json");
+    std::fs::write(
+        &fleet,
+        r#"[{"uuid": "m1", "recentProvisioningEvents": {"events": [{"time": "2025-09-24T10:00:00Z", "event": 12}, {"time": "2025-09-24T10:01:00Z", "event": "Bogus"}]}}]"#,
+    )
+    .unwrap();
+    let step = runner.judge(&[("mode", "fleet"), ("fleet", arg(&fleet))], "", &[]);
+    let ctx = step.context();
+    assert_eq!(step.code, 2, "{ctx}");
+    assert_eq!(step.exit_code(), "2");
+    assert!(
+        step.summary
+            .contains("FAILED: no event read is one of metal-api's"),
+        "{ctx}"
+    );
+}

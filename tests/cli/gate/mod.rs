@@ -2,6 +2,7 @@
 
 mod said;
 mod sarif;
+mod unknown;
 
 use std::path::{Path, PathBuf};
 

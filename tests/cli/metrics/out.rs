@@ -211,3 +211,73 @@ fn out_under_dev_is_replaced_atomically_unless_it_names_a_descriptor() {
     assert_eq!(code, 0);
     assert!(out.is_empty() && err.starts_with("State,Event,"), "{err}");
 }
+
+#[test]
+fn out_dash_is_standard_output_for_every_command_that_takes_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = testdata("fleet-v0.19.0/list-json");
+    let go = write(dir.path(), "events.go", &events_go("metal-api-v0.19.0"));
+    let commands: [&[&str]; 6] = [
+        &["report", "-o", "csv"],
+        &["check", "-o", "json"],
+        &["issues", "-o", "openmetrics"],
+        &[
+            "rules",
+            "propose",
+            "--rules",
+            "metal-api-v0.19.0",
+            "-o",
+            "json",
+        ],
+        &[
+            "rules",
+            "propose",
+            "--rules",
+            "metal-api-v0.19.0",
+            "-o",
+            "table",
+        ],
+        &["rules", "import-go", "--name", "x", arg(&go)],
+    ];
+    for command in commands {
+        let with_input = |extra: &[&'static str]| {
+            let mut args: Vec<&str> = command.to_vec();
+            args.extend_from_slice(extra);
+            if command[0] != "rules" || command[1] == "propose" {
+                args.push(arg(&fleet));
+            }
+            let output = fsmlog()
+                .current_dir(dir.path())
+                .args(&args)
+                .output()
+                .unwrap();
+            (
+                output.status.code().unwrap(),
+                String::from_utf8(output.stdout).unwrap(),
+            )
+        };
+        let (code, plain) = with_input(&[]);
+        let (dash_code, dashed) = with_input(&["--out", "-"]);
+        assert!(!plain.is_empty(), "{command:?}");
+        assert_eq!((dash_code, &dashed), (code, &plain), "{command:?}");
+        assert!(
+            !dir.path().join("-").exists(),
+            "{command:?} wrote a file named -"
+        );
+    }
+    // A file named `-` is still written where the path says so.
+    let (code, out, err) = stdout_of(&[
+        "report",
+        "-o",
+        "csv",
+        "--out",
+        arg(&dir.path().join("-")),
+        arg(&fleet),
+    ]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(
+        std::fs::read_to_string(dir.path().join("-"))
+            .unwrap()
+            .starts_with("State,Event,")
+    );
+}

@@ -224,7 +224,7 @@ impl<'a> Reader<'a> {
         self.object(|r, key| {
             match key {
                 b"time" => event.time = r.text()?,
-                b"event" => event.event = r.text()?,
+                b"event" => event.event = r.text()?.map(Into::into),
                 b"message" => event.message = r.text()?,
                 _ => r.skip()?,
             }
@@ -298,7 +298,7 @@ impl<'a> Reader<'a> {
                 };
                 match key {
                     b"time" => event.time = value,
-                    b"event" => event.event = value,
+                    b"event" => event.event = value.map(Into::into),
                     b"message" => event.message = value,
                     _ => return None,
                 }
