@@ -233,9 +233,8 @@ pub struct Summary {
     pub duplicates: u64,
     /// Machines assembled from more than one record.
     pub merged_machines: u64,
-    /// Gap markers of raw streams (a collector missed events), each counted once.
+    /// Gap markers of raw streams (a collector missed events), and the machines they are of.
     pub gaps: u64,
-    /// Machines with at least one gap marker.
     pub gap_machines: u64,
     /// Lines of pasted logs that were no rows (prose, blank lines) and were skipped.
     pub skipped_lines: u64,
@@ -284,10 +283,8 @@ impl Summary {
         if merged.records > 1 {
             self.merged_machines += 1;
         }
-        if !merged.log.gaps.is_empty() {
-            self.gaps += merged.log.gaps.len() as u64;
-            self.gap_machines += 1;
-        }
+        self.gaps += merged.log.gaps.len() as u64;
+        self.gap_machines += u64::from(!merged.log.gaps.is_empty());
     }
 
     /// Folds one machine's trace into the tallies, counting every occurrence.

@@ -350,4 +350,29 @@ mod tests {
         assert_eq!(err.to_string(), "disk gone");
         assert_eq!(out, b"a\nb\nc\nd\ne\nf\ng\nh\ni\n");
     }
+
+    #[test]
+    fn blank_bytes_before_the_content_are_counted_not_held() {
+        let content = b"{\"machine\": \"m\"}\n";
+        for (blank, lines, indent) in [
+            (vec![b'\n'; 300 << 10], 300 << 10, 0),
+            (vec![b' '; 300 << 10], 0, 300 << 10),
+            ([&b"\r\n \t\n"[..], &[b' '; 5]].concat(), 2, 5),
+        ] {
+            for bom in [&b""[..], BOM] {
+                let text = [bom, &blank, content].concat();
+                for step in [1, 4096, 1 << 20] {
+                    let mut source = Trickle(&text, step);
+                    let head = read_head(&mut source);
+                    assert_eq!(&head.bytes[..head.cut], [bom, content].concat());
+                    assert_eq!(head.padding, Padding { lines, indent });
+                    // Read on, the blank lines are back, so that lines and columns hold.
+                    let whole = whole(head.into_reader(&mut source, bom.len()));
+                    assert_eq!(whole.len(), lines + indent + content.len());
+                    assert_eq!(whole.iter().filter(|&&b| b == b'\n').count(), lines + 1);
+                    assert!(whole.ends_with(&[&vec![b' '; indent][..], content].concat()));
+                }
+            }
+        }
+    }
 }

@@ -357,6 +357,8 @@ mod tests {
             Ok(Family::Json)
         );
         assert_eq!(detect(b"TIME  EVENT"), Ok(Family::Table));
+        let marker = b"{\"machine\": \"m\", \"time\": \"2025-09-01T00:00:00Z\", \"gap\": true}\n";
+        assert_eq!(detect(marker), Ok(Family::Stream), "a gap marker first");
         assert_eq!(detect(b" \n ").unwrap_err().message, "the file is empty");
         assert_eq!(detect(b"a\nb\x7fELF\0\0").unwrap_err().line, 2);
     }

@@ -16,6 +16,7 @@ mod merging;
 mod metrics;
 mod pictures;
 mod places;
+mod raw_parts;
 mod read_paths;
 mod report;
 mod rule_files;
