@@ -307,7 +307,10 @@ fn overlapping_raw_parts_count_each_line_once_as_the_stream_does() {
 fn raw_lines_of_one_second_with_and_without_a_fraction_are_two_events() {
     let whole = event("2025-09-01T00:00:10Z", EventKind::Preparing, "hammer");
     let fraction = event("2025-09-01T00:00:10.300Z", EventKind::Preparing, "hammer");
-    let merged = merge(vec![raw("a", &[whole.clone()]), raw("b", &[fraction])]);
+    let merged = merge(vec![
+        raw("a", std::slice::from_ref(&whole)),
+        raw("b", &[fraction]),
+    ]);
     assert_eq!(merged.log.events.len(), 2);
     assert_eq!(merged.duplicates, 0);
     // A table's whole second beside the JSON's fraction is still the same event.

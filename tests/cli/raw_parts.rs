@@ -22,7 +22,10 @@ fn gap(machine: &str, time: &str) -> String {
 
 /// What must not change however a stream is cut: the pairs, the machines flagged, and the
 /// events and gaps counted.
-fn answer(paths: &[&Path]) -> (Vec<(String, String, u64, u64)>, Value, [Value; 5]) {
+type Answer = (Vec<(String, String, u64, u64)>, Value, [Value; 5]);
+
+/// The [`Answer`] of `report -o json` over `paths`.
+fn answer(paths: &[&Path]) -> Answer {
     let json = report_of(&paths.iter().map(arg).collect::<Vec<_>>());
     let inputs = &json["inputs"];
     (
