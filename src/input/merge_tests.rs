@@ -352,3 +352,61 @@ fn a_gap_marker_begins_a_seam_in_whichever_part_holds_it() {
     );
     assert_eq!(merged.log.gaps.len(), 2);
 }
+
+proptest::proptest! {
+    /// Any stream whose first and last instants hold one event each (parts that lie wholly at
+    /// one instant another part shares could be either's), cut into up to three parts given
+    /// in any order, with gap markers in any part: the parts merge into the whole stream.
+    #[test]
+    fn any_raw_stream_in_parts_merges_into_the_whole(
+        steps in proptest::collection::vec((0usize..4, 0usize..5, proptest::bool::ANY), 2..14),
+        cuts in proptest::collection::vec(0usize..14, 0..3),
+        gaps in proptest::collection::vec((0usize..14, 0usize..3), 0..3),
+        rotate in 0usize..6,
+    ) {
+        use EventKind::*;
+        let kinds = [PxeBooting, Preparing, PlannedReboot, PhonedHome, Registering];
+        let millis = [0, 300, 1000, 10_000];
+        let mut time = DateTime::parse_from_rfc3339("2025-09-01T00:00:00Z").unwrap().to_utc();
+        let last = steps.len() - 1;
+        let stream: Vec<Event> = steps
+            .iter()
+            .enumerate()
+            .map(|(i, &(step, kind, message))| {
+                // A tie neither right after the first event nor right before the last.
+                let step = if i == 1 || i == last { millis[step].max(300) } else { millis[step] };
+                time += TimeDelta::milliseconds(step as i64 * i64::from(i > 0));
+                let message = if message { "a" } else { "b" };
+                Event::from_recorded(time, EventName::Known(kinds[kind]), message, i + 1)
+            })
+            .collect();
+        let mut bounds: Vec<usize> = cuts.iter().map(|&c| c.min(stream.len())).collect();
+        bounds.extend([0, stream.len()]);
+        bounds.sort_unstable();
+        let mut parts: Vec<MachineLog> = bounds
+            .windows(2)
+            .filter(|w| w[0] < w[1])
+            .enumerate()
+            // Named as logrotate names them: the newest part's path sorts first.
+            .map(|(i, w)| raw(&format!("events.ndjson.{}", 9 - i), &stream[w[0]..w[1]]))
+            .collect();
+        let mut whole = raw("whole", &stream);
+        for &(at, part) in &gaps {
+            let at = stream[at.min(last)].time;
+            whole.gaps.push(at);
+            let part = part % parts.len();
+            parts[part].gaps.push(at);
+        }
+        whole.gaps.sort();
+        let whole = merge(vec![whole]);
+        let n = parts.len();
+        parts.rotate_left(rotate % n);
+        if rotate % 2 == 1 {
+            parts.reverse();
+        }
+        let merged = merge(parts);
+        proptest::prop_assert_eq!(replayed(&merged), replayed(&whole));
+        proptest::prop_assert_eq!(&merged.log.seams, &whole.log.seams);
+        proptest::prop_assert_eq!(merged.duplicates, whole.duplicates);
+    }
+}
