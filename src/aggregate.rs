@@ -233,6 +233,9 @@ pub struct Summary {
     pub duplicates: u64,
     /// Machines assembled from more than one record.
     pub merged_machines: u64,
+    /// Gap markers of raw streams (a collector missed events), and the machines they are of.
+    pub gaps: u64,
+    pub gap_machines: u64,
     /// Lines of pasted logs that were no rows (prose, blank lines) and were skipped.
     pub skipped_lines: u64,
     /// The newest event replayed: the data's own clock (`--now` by default).
@@ -280,6 +283,8 @@ impl Summary {
         if merged.records > 1 {
             self.merged_machines += 1;
         }
+        self.gaps += merged.log.gaps.len() as u64;
+        self.gap_machines += u64::from(!merged.log.gaps.is_empty());
     }
 
     /// Folds one machine's trace into the tallies, counting every occurrence.
@@ -450,6 +455,8 @@ impl AddAssign for Summary {
         self.events += other.events;
         self.duplicates += other.duplicates;
         self.merged_machines += other.merged_machines;
+        self.gaps += other.gaps;
+        self.gap_machines += other.gap_machines;
         self.skipped_lines += other.skipped_lines;
         self.newest_event = self.newest_event.max(other.newest_event);
         self.replayed += other.replayed;

@@ -227,7 +227,7 @@ fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> 
 }
 
 /// An event's name as read: one metal-api knows, or an unknown one kept verbatim.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EventName {
     Known(EventKind),
     Unknown(String),

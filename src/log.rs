@@ -37,6 +37,9 @@ pub struct MachineLog {
     /// Events (by index) that begin a record after a gap in the machine's other records:
     /// replayed as the oldest row of a log is.
     pub seams: Vec<usize>,
+    /// The times of a raw stream's gap markers, oldest first: the machine's events before
+    /// each were lost, so the first event at or after it begins at a seam.
+    pub gaps: Vec<DateTime<Utc>>,
 }
 
 impl MachineLog {
@@ -56,6 +59,7 @@ impl MachineLog {
             annotated: true,
             skipped_lines: 0,
             seams: Vec::new(),
+            gaps: Vec::new(),
         }
     }
 
@@ -84,6 +88,7 @@ impl MachineLog {
         self.events.retain(|e| e.time <= cut);
         let kept = self.events.len();
         self.seams.retain(|&i| i < kept);
+        self.gaps.retain(|&g| g <= cut);
         if self.last_error_event.as_ref().is_some_and(|e| e.time > cut) {
             self.last_error_event = None;
         }

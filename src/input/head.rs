@@ -1,7 +1,7 @@
 //! The beginning of an input, read before its format is known, and the reader that goes on
 //! from it: detection looks at a deterministic head, however the input delivers its bytes.
 
-use std::io::{self, BufRead, BufReader, Chain, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Chain, Cursor, Read, Repeat, Take};
 
 use crate::jsonsplit::MAX_VALUE;
 
@@ -23,6 +23,8 @@ pub(super) struct Head {
     pub error: Option<io::Error>,
     /// Whether `bytes` holds the whole stream.
     pub complete: bool,
+    /// The blank lines and indentation before the content, which `bytes` leaves out.
+    pub padding: Padding,
 }
 
 thread_local! {
@@ -45,6 +47,8 @@ fn read_head_with(reader: &mut dyn Read, chunk: &mut [u8]) -> Head {
     let mut filled = false;
     let mut first = None;
     let mut complete = false;
+    let mut padding = Padding::default();
+    let (mut leading, mut read) = (true, 0);
     loop {
         let want = (limit - bytes.len()).min(chunk.len());
         let n = match reader.read(&mut chunk[..want]) {
@@ -61,12 +65,23 @@ fn read_head_with(reader: &mut dyn Read, chunk: &mut [u8]) -> Head {
                     cut,
                     error: Some(err),
                     complete: false,
+                    padding,
                 };
             }
         };
+        let mut got = &chunk[..n];
+        if leading {
+            // Blank lines and indentation before the first non-blank byte are counted, not
+            // held: however many there are, the head holds the content after them.
+            let (skip, bom, content) = padding.take(got, read);
+            read += n;
+            leading = !content;
+            bytes.extend_from_slice(&got[..bom]);
+            got = &got[skip..];
+        }
         let offset = bytes.len();
-        bytes.extend_from_slice(&chunk[..n]);
-        for (i, &byte) in chunk[..n].iter().enumerate() {
+        bytes.extend_from_slice(got);
+        for (i, &byte) in got.iter().enumerate() {
             if byte == b'\n' {
                 lines += usize::from(filled);
                 filled = false;
@@ -76,6 +91,7 @@ fn read_head_with(reader: &mut dyn Read, chunk: &mut [u8]) -> Head {
                         bytes,
                         error: None,
                         complete: false,
+                        padding,
                     };
                 }
             } else if !byte.is_ascii_whitespace() {
@@ -101,6 +117,61 @@ fn read_head_with(reader: &mut dyn Read, chunk: &mut [u8]) -> Head {
         cut,
         error: None,
         complete,
+        padding,
+    }
+}
+
+/// The blank lines and indentation before an input's first non-blank byte (after a UTF-8
+/// byte-order mark), counted instead of held, and given back in front of the content by
+/// [`Head::into_reader`] so that lines and columns stay where they are.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Padding {
+    /// Line ends before the first non-blank line.
+    pub lines: usize,
+    /// Blank bytes on the first non-blank line before its first non-blank byte.
+    pub indent: usize,
+}
+
+impl Padding {
+    /// Whether nothing was counted.
+    pub fn is_empty(&self) -> bool {
+        *self == Padding::default()
+    }
+
+    /// Counts the blank bytes at the start of `got`, which begins `read` bytes into the input.
+    /// Hands back how many bytes of `got` to pass over, how many of them (a byte-order mark's,
+    /// at the very start) to keep, and whether the content begins in `got`.
+    fn take(&mut self, got: &[u8], read: usize) -> (usize, usize, bool) {
+        let mut kept = 0;
+        for (i, &byte) in got.iter().enumerate() {
+            let at = read + i;
+            if self.is_empty() && at < BOM.len() {
+                if byte == BOM[at] {
+                    kept += 1;
+                    continue;
+                }
+                if at > 0 {
+                    // A byte-order mark begun and not finished is content.
+                    return (i, kept, true);
+                }
+            }
+            match byte {
+                b'\n' => {
+                    self.lines += 1;
+                    self.indent = 0;
+                }
+                b if b.is_ascii_whitespace() => self.indent += 1,
+                _ => return (i, kept, true),
+            }
+        }
+        (got.len(), kept, false)
+    }
+
+    /// The blank bytes to put back: the line ends, then the indentation as spaces.
+    fn reader(self) -> Blank {
+        io::repeat(b'\n')
+            .take(self.lines as u64)
+            .chain(io::repeat(b' ').take(self.indent as u64))
     }
 }
 
@@ -133,15 +204,21 @@ impl Head {
         });
     }
 
-    /// The reader over the whole input from `skip` bytes in: the head, then the rest of
-    /// `rest`, then the head's read error if there was one.
+    /// The reader over the whole input from `skip` bytes in (past a byte-order mark): the
+    /// blank bytes the head left out, the head, then the rest of `rest`, then the head's read
+    /// error if there was one.
     pub fn into_reader(self, rest: &mut dyn Read, skip: usize) -> HeadReader<'_> {
         let mut start = Cursor::new(self.bytes);
         start.set_position(skip as u64);
-        if self.complete {
+        if self.complete && self.padding.is_empty() {
             return HeadReader::Whole(start);
         }
-        let chained = start.chain(rest).chain(Failing(self.error));
+        let chained = self
+            .padding
+            .reader()
+            .chain(start)
+            .chain(rest)
+            .chain(Failing(self.error));
         HeadReader::Buffered(BufReader::with_capacity(64 << 10, chained))
     }
 }
@@ -158,8 +235,12 @@ impl Read for Failing {
     }
 }
 
-/// The head, then the rest of the input, then the head's read error.
-type HeadThenRest<'r> = Chain<Chain<Cursor<Vec<u8>>, &'r mut dyn Read>, Failing>;
+/// The blank bytes before the content, the head, then the rest of the input, then the head's
+/// read error.
+type HeadThenRest<'r> = Chain<Chain<Chain<Blank, Cursor<Vec<u8>>>, &'r mut dyn Read>, Failing>;
+
+/// Blank lines, then indentation, given back.
+type Blank = Chain<Take<Repeat>, Take<Repeat>>;
 
 /// An input from its head on: the head alone when it holds the whole input, or else the head
 /// followed by the rest through a buffer.
@@ -268,5 +349,30 @@ mod tests {
         let err = reader.read_to_end(&mut out).unwrap_err();
         assert_eq!(err.to_string(), "disk gone");
         assert_eq!(out, b"a\nb\nc\nd\ne\nf\ng\nh\ni\n");
+    }
+
+    #[test]
+    fn blank_bytes_before_the_content_are_counted_not_held() {
+        let content = b"{\"machine\": \"m\"}\n";
+        for (blank, lines, indent) in [
+            (vec![b'\n'; 300 << 10], 300 << 10, 0),
+            (vec![b' '; 300 << 10], 0, 300 << 10),
+            ([&b"\r\n \t\n"[..], &[b' '; 5]].concat(), 2, 5),
+        ] {
+            for bom in [&b""[..], BOM] {
+                let text = [bom, &blank, content].concat();
+                for step in [1, 4096, 1 << 20] {
+                    let mut source = Trickle(&text, step);
+                    let head = read_head(&mut source);
+                    assert_eq!(&head.bytes[..head.cut], [bom, content].concat());
+                    assert_eq!(head.padding, Padding { lines, indent });
+                    // Read on, the blank lines are back, so that lines and columns hold.
+                    let whole = whole(head.into_reader(&mut source, bom.len()));
+                    assert_eq!(whole.len(), lines + indent + content.len());
+                    assert_eq!(whole.iter().filter(|&&b| b == b'\n').count(), lines + 1);
+                    assert!(whole.ends_with(&[&vec![b' '; indent][..], content].concat()));
+                }
+            }
+        }
     }
 }

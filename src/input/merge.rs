@@ -12,10 +12,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::{Arc, Mutex};
 
-use chrono::{TimeDelta, Timelike};
+use chrono::{DateTime, TimeDelta, Timelike, Utc};
 
-use crate::event::Event;
-use crate::log::{MachineLog, Place, RecordedFlag};
+use crate::event::{Event, EventName};
+use crate::log::{Format, MachineLog, Place, RecordedFlag};
 
 /// A machine ready for replay, and how many of its events were dropped as duplicates.
 #[derive(Debug)]
@@ -93,6 +93,11 @@ impl Merger {
     /// Takes one record: hands back the machine when it is complete, holds it otherwise.
     pub fn offer(&self, log: MachineLog) -> Option<Merged> {
         let Some(&expected) = self.recurring.0.get(&key(&log.machine)) else {
+            // A raw stream's repeated lines and gap markers are settled as a merge settles
+            // them, so that one file answers as its parts would.
+            if is_raw(&log) && (!log.gaps.is_empty() || repeats(&log.events)) {
+                return Some(merge(vec![log]));
+            }
             return Some(Merged {
                 log,
                 duplicates: 0,
@@ -171,37 +176,63 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         .filter_map(|p| p.last_error_event.clone())
         .max_by_key(|e| e.time);
     let seams = seams(&parts);
+    let mut gaps: Vec<_> = parts.iter().flat_map(|p| p.gaps.iter().copied()).collect();
+    gaps.sort();
+    gaps.dedup();
     let mut sources: Vec<String> = Vec::new();
-    let mut all: Vec<Copy> = Vec::with_capacity(parts.iter().map(|p| p.events.len()).sum());
-    let mut first = None;
-    for (record, part) in parts.into_iter().enumerate() {
+    let mut source_of = Vec::with_capacity(parts.len());
+    for part in &parts {
         let index = match sources.iter().position(|s| *s == part.source) {
             Some(i) => i,
             None => {
                 sources.push(part.source.clone());
                 sources.len() - 1
             }
-        } as u32;
-        if first.is_none() {
-            first = Some((part.machine.clone(), part.line, part.format, part.yaml));
-        }
+        };
+        source_of.push(index as u32);
+    }
+    let first = parts
+        .first()
+        .map(|p| (p.machine.clone(), p.line, p.format, p.yaml));
+    // Events of equal time keep the order of the records they come from: laid out in
+    // `tie_order`, the stable sort by time below keeps it.
+    let order = tie_order(&parts);
+    let mut all: Vec<Copy> = Vec::with_capacity(parts.iter().map(|p| p.events.len()).sum());
+    let mut parts: Vec<Option<MachineLog>> = parts.into_iter().map(Some).collect();
+    for record in order {
+        let Some(part) = parts[record].take() else {
+            continue;
+        };
         let seam = seams.get(record).copied().flatten();
+        let raw = is_raw(&part);
+        let index = source_of[record];
         all.extend(part.events.into_iter().enumerate().map(|(i, e)| Copy {
             event: e.with_source(index),
             records: vec![record as u32],
             seam: seam == Some(i),
+            raw,
         }));
     }
     let (machine, line, format, yaml) = first.expect("a merge has at least one record");
     all.sort_by_key(|c| c.event.time);
     let before = all.len();
     let kept = dedupe(all);
-    let seams: Vec<usize> = kept
+    let mut seams: Vec<usize> = kept
         .iter()
         .enumerate()
         .filter(|(_, c)| c.seam)
         .map(|(i, _)| i)
         .collect();
+    // A gap marker: its machine's events before it were lost, so the first event at or after
+    // it begins at a seam, whichever part holds it.
+    for gap in &gaps {
+        let at = kept.partition_point(|c| c.event.time < *gap);
+        if at < kept.len() {
+            seams.push(at);
+        }
+    }
+    seams.sort_unstable();
+    seams.dedup();
     let events: Vec<Event> = kept.into_iter().map(|c| c.event).collect();
     let mut log = MachineLog::new(machine, &sources[0], line, format);
     log.sources = sources;
@@ -232,6 +263,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     log.annotated = annotated;
     log.skipped_lines = skipped_lines;
     log.seams = seams;
+    log.gaps = gaps;
     Merged {
         duplicates: (before - log.events.len()) as u64,
         records,
@@ -246,6 +278,54 @@ struct Copy {
     records: Vec<u32>,
     /// Whether the event begins a record whose events all come after a gap in the others.
     seam: bool,
+    /// Whether the event comes from a raw stream.
+    raw: bool,
+}
+
+/// Whether a record is (a part of) a raw event stream.
+fn is_raw(log: &MachineLog) -> bool {
+    log.format == Format::Ndjson
+}
+
+/// Whether a raw record holds some event twice (see [`dedupe`]); its events are in time order.
+fn repeats(events: &[Event]) -> bool {
+    events.iter().enumerate().any(|(i, e)| {
+        events[i + 1..]
+            .iter()
+            .take_while(|later| later.time == e.time)
+            .any(|later| identical(e, later))
+    })
+}
+
+/// Whether two lines of raw streams are the same event: the same instant to the nanosecond,
+/// name and message. Only a table prints whole seconds or shortens messages.
+fn identical(a: &Event, b: &Event) -> bool {
+    a.time == b.time
+        && a.name == b.name
+        && a.message == b.message
+        && a.recorded_state == b.recorded_state
+}
+
+/// The order in which records hand on their events of equal time, by index into `parts`
+/// (which are sorted by path and line). Exports keep that order. A raw stream's parts
+/// (rotated logs, daily files) cannot be ordered by their paths (logrotate's
+/// `events.ndjson.1` is older than `events.ndjson`) nor by the order they were named in, so
+/// they are ordered by what they hold: a part whose events all lie at or before another's
+/// first comes first, that is by their oldest, then their newest event; parts that both
+/// hold a single instant only, by their events. They follow the exports.
+fn tie_order(parts: &[MachineLog]) -> Vec<usize> {
+    type Content<'a> = (
+        Option<(DateTime<Utc>, DateTime<Utc>)>,
+        Vec<(&'a EventName, &'a str)>,
+    );
+    fn content(p: &MachineLog) -> Content<'_> {
+        let span = p.events.first().zip(p.events.last());
+        let events = p.events.iter().map(|e| (&e.name, &*e.message)).collect();
+        (span.map(|(a, b)| (a.time, b.time)), events)
+    }
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by_cached_key(|&i| is_raw(&parts[i]).then(|| content(&parts[i])));
+    order
 }
 
 /// For each record, the index of its oldest event when the record begins after a gap: every
@@ -280,9 +360,14 @@ fn seams(parts: &[MachineLog]) -> Vec<Option<usize>> {
 }
 
 /// Drops events that another record has too: a copy is folded into an earlier one only when
-/// that one does not hold a copy from the same record already, so events a record holds
+/// that one does not hold a copy from the same record already, so events an export holds
 /// twice stay twice. Tables print whole seconds and may shorten messages with `...`, so an
 /// event from a table matches the same event from JSON.
+///
+/// Raw streams have one rule within a file and across files: a line identical to an earlier
+/// one (see [`identical`]) is the same event, read twice, and counts once. Overlapping
+/// rotated copies and a file given twice are common; a machine sending the very same event
+/// twice in one instant is rare.
 fn dedupe(sorted: Vec<Copy>) -> Vec<Copy> {
     let mut kept: Vec<Copy> = Vec::with_capacity(sorted.len());
     'next: for copy in sorted {
@@ -291,8 +376,15 @@ fn dedupe(sorted: Vec<Copy>) -> Vec<Copy> {
                 break;
             }
             let record = copy.records[0];
-            if !earlier.records.contains(&record) && earlier.event.same_as(&copy.event) {
-                earlier.records.push(record);
+            let same = if copy.raw && earlier.raw {
+                identical(&earlier.event, &copy.event)
+            } else {
+                !earlier.records.contains(&record) && earlier.event.same_as(&copy.event)
+            };
+            if same {
+                if !earlier.records.contains(&record) {
+                    earlier.records.push(record);
+                }
                 earlier.seam |= copy.seam;
                 if quality(&copy.event) > quality(&earlier.event) {
                     earlier.event = copy.event;
@@ -317,195 +409,5 @@ fn quality(e: &Event) -> (bool, bool, usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::event::{EventKind, EventName};
-    use crate::log::Format;
-    use chrono::{DateTime, Utc};
-
-    fn event(time: &str, kind: EventKind, message: &str) -> Event {
-        Event::from_recorded(
-            DateTime::parse_from_rfc3339(time)
-                .unwrap()
-                .with_timezone(&Utc),
-            EventName::Known(kind),
-            message,
-            1,
-        )
-    }
-
-    fn log(source: &str, events: Vec<Event>) -> MachineLog {
-        let mut log = MachineLog::new("m".to_string(), source, 1, Format::LogsJson);
-        log.events = events;
-        log
-    }
-
-    #[test]
-    fn overlapping_exports_merge_with_duplicates_counted_once() {
-        let day1 = log(
-            "a.json",
-            vec![
-                event("2025-01-01T10:00:00.100Z", EventKind::PxeBooting, "dhcp"),
-                event("2025-01-01T10:01:00.200Z", EventKind::Preparing, "hammer"),
-            ],
-        );
-        let day2 = log(
-            "b.json",
-            vec![
-                event("2025-01-01T10:01:00.200Z", EventKind::Preparing, "hammer"),
-                event("2025-01-01T10:02:00.300Z", EventKind::Registering, "reg"),
-            ],
-        );
-        let merged = merge(vec![day2, day1]);
-        assert_eq!(merged.duplicates, 1);
-        assert_eq!(merged.records, 2);
-        assert_eq!(merged.log.events.len(), 3);
-        assert_eq!(merged.log.source, "a.json");
-    }
-
-    #[test]
-    fn table_row_matches_the_json_event() {
-        let json = log(
-            "a.json",
-            vec![event(
-                "2025-01-01T10:00:00.100Z",
-                EventKind::Crashed,
-                "installation failed: unable to install grub on /dev/sda: exit status 1",
-            )],
-        );
-        let table = log(
-            "a.txt",
-            vec![event(
-                "2025-01-01T10:00:00Z",
-                EventKind::Crashed,
-                "installation failed: unable to install grub ...",
-            )],
-        );
-        let merged = merge(vec![table, json]);
-        assert_eq!(merged.duplicates, 1);
-        assert_eq!(merged.log.events[0].time.nanosecond(), 100_000_000);
-    }
-
-    #[test]
-    fn same_time_different_event_is_kept() {
-        let a = log(
-            "a",
-            vec![event("2025-01-01T10:00:00Z", EventKind::PxeBooting, "x")],
-        );
-        let b = log(
-            "b",
-            vec![event("2025-01-01T10:00:00Z", EventKind::Preparing, "x")],
-        );
-        assert_eq!(merge(vec![a, b]).duplicates, 0);
-    }
-
-    #[test]
-    fn events_a_record_holds_twice_stay_twice() {
-        let crash = || event("2025-01-01T10:00:00Z", EventKind::Crashed, "oops");
-        let a = log("a", vec![crash(), crash()]);
-        let b = log("b", vec![crash()]);
-        let merged = merge(vec![a, b]);
-        assert_eq!(merged.log.events.len(), 2);
-        assert_eq!(merged.duplicates, 1);
-    }
-
-    #[test]
-    fn a_record_after_a_gap_begins_at_a_seam() {
-        let older = log(
-            "a",
-            vec![
-                event("2025-01-01T10:00:00Z", EventKind::Registering, "r"),
-                event("2025-01-01T10:01:00Z", EventKind::Waiting, "w"),
-            ],
-        );
-        let newer = log(
-            "b",
-            vec![
-                event("2025-01-03T10:00:00Z", EventKind::Registering, "r"),
-                event("2025-01-03T10:01:00Z", EventKind::Waiting, "w"),
-            ],
-        );
-        assert_eq!(merge(vec![newer.clone(), older.clone()]).log.seams, vec![2]);
-        let overlapping = log(
-            "c",
-            vec![
-                event("2025-01-01T10:01:00Z", EventKind::Waiting, "w"),
-                event("2025-01-01T10:05:00Z", EventKind::Installing, "i"),
-            ],
-        );
-        assert!(merge(vec![older, overlapping]).log.seams.is_empty());
-    }
-
-    #[test]
-    fn a_raw_stream_split_anywhere_is_one_stream() {
-        let kinds = [
-            EventKind::PxeBooting,
-            EventKind::Preparing,
-            EventKind::Registering,
-            EventKind::Waiting,
-            EventKind::PxeBooting,
-            EventKind::Preparing,
-            EventKind::Alive,
-        ];
-        let stream: Vec<Event> = kinds
-            .iter()
-            .enumerate()
-            .map(|(i, &kind)| {
-                // A day between the two boots, as between two daily files.
-                let day = if i < 4 { 1 } else { 2 };
-                event(&format!("2025-09-0{day}T00:0{i}:00Z"), kind, "")
-            })
-            .collect();
-        let raw = |source: &str, events: &[Event]| {
-            let mut part = log(source, events.to_vec());
-            part.annotated = false;
-            part
-        };
-        for cut in 0..=stream.len() {
-            let (a, b) = stream.split_at(cut);
-            for parts in [
-                vec![raw("a", a), raw("b", b)],
-                vec![raw("b", b), raw("a", a)],
-            ] {
-                let merged = merge(parts);
-                let got: Vec<_> = merged
-                    .log
-                    .events
-                    .iter()
-                    .map(|e| (e.time, &e.name))
-                    .collect();
-                let want: Vec<_> = stream.iter().map(|e| (e.time, &e.name)).collect();
-                assert_eq!(got, want, "cut at {cut}");
-                assert!(merged.log.seams.is_empty(), "cut at {cut}");
-                assert_eq!(merged.duplicates, 0);
-            }
-        }
-        // A raw part after an export alone begins after its gap, as any record does.
-        let (a, b) = stream.split_at(4);
-        let mut later = log("b", b.to_vec());
-        later.annotated = false;
-        assert_eq!(merge(vec![log("a", a.to_vec()), later]).log.seams, vec![4]);
-        // The same parts as exports (their newest rows only) begin again after the gap.
-        let (a, b) = stream.split_at(4);
-        assert_eq!(
-            merge(vec![log("a", a.to_vec()), log("b", b.to_vec())])
-                .log
-                .seams,
-            vec![4]
-        );
-    }
-
-    #[test]
-    fn merger_holds_recurring_machines_until_complete() {
-        let census = Census::default();
-        census.note(["m", "m", "n"]);
-        let merger = Merger::new(census.recurring());
-        assert!(merger.offer(log("a", Vec::new())).is_none());
-        let merged = merger.offer(log("b", Vec::new())).unwrap();
-        assert_eq!(merged.records, 2);
-        let mut other = log("c", Vec::new());
-        other.machine = "n".to_string();
-        assert_eq!(merger.offer(other).unwrap().records, 1);
-        assert!(merger.drain().is_empty());
-    }
-}
+#[path = "merge_tests.rs"]
+mod tests;

@@ -146,8 +146,10 @@ fn read_layer(
         return;
     }
     let seen = &head.bytes[..head.cut];
-    let gzip = seen.starts_with(&[0x1f, 0x8b]);
-    let utf16 = seen.starts_with(&[0xff, 0xfe]) || seen.starts_with(&[0xfe, 0xff]);
+    // What wraps the text starts at its first byte, never after blank ones.
+    let bare = head.padding.is_empty();
+    let gzip = bare && seen.starts_with(&[0x1f, 0x8b]);
+    let utf16 = bare && (seen.starts_with(&[0xff, 0xfe]) || seen.starts_with(&[0xfe, 0xff]));
     if gzip || utf16 {
         let mut rest = Failing(head.error);
         let joined = io::Cursor::new(head.bytes).chain(raw).chain(&mut rest);
@@ -176,9 +178,14 @@ fn read_detected(
     let bom = seen.starts_with(BOM);
     let family = match (ctx.options.format, detect(seen)) {
         (_, Err(damage)) => {
+            // The head leaves out the blank lines before the content.
+            let line = match damage.line {
+                0 => 0,
+                line => line + head.padding.lines,
+            };
             sink(Record::Error(InputError::at(
                 &ctx.path,
-                damage.line,
+                line,
                 damage.message,
             )));
             return;
@@ -202,6 +209,7 @@ fn read_detected(
     if family == Family::Json
         && head.complete
         && head.error.is_none()
+        && head.padding.is_empty()
         && json::whole_log(
             &head.bytes[if bom { BOM.len() } else { 0 }..],
             ctx,
@@ -349,6 +357,8 @@ mod tests {
             Ok(Family::Json)
         );
         assert_eq!(detect(b"TIME  EVENT"), Ok(Family::Table));
+        let marker = b"{\"machine\": \"m\", \"time\": \"2025-09-01T00:00:00Z\", \"gap\": true}\n";
+        assert_eq!(detect(marker), Ok(Family::Stream), "a gap marker first");
         assert_eq!(detect(b" \n ").unwrap_err().message, "the file is empty");
         assert_eq!(detect(b"a\nb\x7fELF\0\0").unwrap_err().line, 2);
     }

@@ -2,14 +2,22 @@
 //! line, machines interleaved, in any order, with every event the machines sent (Alive and
 //! those metal-api swallows included). Events carry no recorded verdicts.
 //!
+//! A collector that may have missed events writes a gap marker instead,
+//! `{"machine", "time", "gap": true}`: the machine's events before its time were lost, so
+//! the replay begins again at a seam there (see [`crate::input::merge`]).
+//!
 //! A machine's events can come anywhere in the stream, so the stream is grouped in memory
 //! before any machine is replayed: memory grows with the stream's events.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 use std::sync::Arc;
 
-use super::raw::{RawLine, convert_event};
+use chrono::{DateTime, Utc};
+
+use super::raw::{RawEvent, RawLine, convert_event};
+use super::time::parse_rfc3339;
 use crate::event::Event;
 use crate::input::context::{FileContext, NotALog, read_line_capped};
 use crate::input::record::{InputError, Record};
@@ -46,7 +54,7 @@ pub(crate) fn read(
     ctx: &FileContext,
     sink: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
-    let mut machines: HashMap<String, (usize, Vec<Event>)> = HashMap::new();
+    let mut machines: HashMap<String, Held> = HashMap::new();
     let mut messages: HashSet<Arc<str>> = HashSet::new();
     let mut buf = Vec::new();
     let mut line_no = 0;
@@ -81,12 +89,20 @@ pub(crate) fn read(
         let parsed = serde_json::from_slice::<RawLine>(text)
             .map_err(|err| format!("invalid event line: {err}"))
             .and_then(|line| {
+                let gap = line.is_gap();
                 let (machine, event) = line.machine();
                 let machine = machine.ok_or("event line without `machine`")?;
-                Ok((machine, convert_event(event)?))
+                if gap {
+                    return Ok((machine, Line::Gap(gap_time(event)?)));
+                }
+                Ok((machine, Line::Event(convert_event(event)?)))
             });
         match parsed {
-            Ok((machine, mut event)) => {
+            Ok((machine, Line::Gap(time))) => {
+                good_lines += 1;
+                entry(&mut machines, machine.0, line_no).gaps.push(time);
+            }
+            Ok((machine, Line::Event(mut event))) => {
                 good_lines += 1;
                 // The whole stream is held until it ends: share each distinct message (there
                 // are few) instead of keeping a copy per event.
@@ -97,12 +113,7 @@ pub(crate) fn read(
                     }
                 }
                 let event = event.at_line(line_no);
-                match machines.get_mut(&*machine) {
-                    Some(entry) => entry.1.push(event),
-                    None => {
-                        machines.insert(machine.0.into_owned(), (line_no, vec![event]));
-                    }
-                }
+                entry(&mut machines, machine.0, line_no).events.push(event);
             }
             Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
         }
@@ -112,13 +123,60 @@ pub(crate) fn read(
     }
     let mut machines: Vec<_> = machines.into_iter().collect();
     machines.sort_by(|a, b| a.0.cmp(&b.0));
-    for (machine, (line, mut events)) in machines {
+    for (machine, mut held) in machines {
         // A stream is in arrival order: a stable sort keeps it among equal times.
-        events.sort_by_key(|e| e.time);
-        let mut log = MachineLog::new(machine, &ctx.path, line, Format::Ndjson);
-        log.events = events;
+        held.events.sort_by_key(|e| e.time);
+        held.gaps.sort();
+        held.gaps.dedup();
+        let mut log = MachineLog::new(machine, &ctx.path, held.line, Format::Ndjson);
+        log.events = held.events;
+        log.gaps = held.gaps;
         log.annotated = false;
         sink(Record::Machine(log));
     }
     Ok(())
+}
+
+/// What a line of the stream is.
+enum Line {
+    Event(Event),
+    /// A gap marker's time: the machine's events before it were lost.
+    Gap(DateTime<Utc>),
+}
+
+/// A machine's lines as the stream is read: the line it first appears on, its events in
+/// arrival order, its gap markers' times.
+struct Held {
+    line: usize,
+    events: Vec<Event>,
+    gaps: Vec<DateTime<Utc>>,
+}
+
+/// The machine's lines so far, begun at `line` when it is new.
+fn entry<'m>(
+    machines: &'m mut HashMap<String, Held>,
+    machine: Cow<str>,
+    line: usize,
+) -> &'m mut Held {
+    // Looked up by reference first: most lines name a machine seen already.
+    if !machines.contains_key(&*machine) {
+        machines.insert(
+            machine.to_string(),
+            Held {
+                line,
+                events: Vec::new(),
+                gaps: Vec::new(),
+            },
+        );
+    }
+    machines.get_mut(&*machine).expect("inserted above")
+}
+
+/// A gap marker's time; a marker carries no event (it says that events were lost).
+fn gap_time(line: RawEvent) -> Result<DateTime<Utc>, String> {
+    if line.event.is_some() {
+        return Err("a gap marker (`\"gap\": true`) carries no `event`".to_string());
+    }
+    let time = line.time.ok_or("gap marker without `time`")?;
+    parse_rfc3339(&time)
 }

@@ -18,6 +18,7 @@ mod newcomer;
 mod paste;
 mod pictures;
 mod places;
+mod raw_parts;
 mod read_paths;
 mod report;
 mod rule_files;

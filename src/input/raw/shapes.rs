@@ -37,7 +37,9 @@ last_wins!(RawEvent {
     message: ["message"],
 });
 
-/// One line of the raw event stream; the machine may be named by any of three keys.
+/// One line of the raw event stream; the machine may be named by any of three keys. A line
+/// with `"gap": true` is a collector's marker that the machine's events before its time were
+/// lost, not an event.
 #[derive(Default)]
 pub(crate) struct RawLine<'a> {
     machine: Option<Text<'a>>,
@@ -46,6 +48,7 @@ pub(crate) struct RawLine<'a> {
     time: Option<Text<'a>>,
     event: Option<Text<'a>>,
     message: Option<Text<'a>>,
+    gap: Option<bool>,
 }
 
 last_wins!(RawLine {
@@ -55,6 +58,7 @@ last_wins!(RawLine {
     time: ["time"],
     event: ["event"],
     message: ["message"],
+    gap: ["gap"],
 });
 
 impl<'a> RawLine<'a> {
@@ -70,7 +74,12 @@ impl<'a> RawLine<'a> {
         )
     }
 
-    /// Whether the line is an event of some machine.
+    /// Whether the line is a gap marker (`"gap": true`).
+    pub fn is_gap(&self) -> bool {
+        self.gap == Some(true)
+    }
+
+    /// Whether the line is an event of some machine, or a gap marker.
     pub fn is_event(&self) -> bool {
         (self.machine.is_some() || self.machine_id.is_some() || self.id.is_some())
             && (self.event.is_some() || self.time.is_some())

@@ -22,6 +22,11 @@ pub(super) struct InputsJson<'a> {
     events: u64,
     skipped_lines: u64,
     duplicates: u64,
+    /// Left out without gap markers, so output without them stays as it was.
+    #[serde(skip_serializing_if = "is_zero")]
+    gaps: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    gap_machines: u64,
     replayed: u64,
     rejected: u64,
     unknown_events: Vec<UnknownJson<'a>>,
@@ -48,6 +53,8 @@ impl<'a> InputsJson<'a> {
             events: s.events,
             skipped_lines: s.skipped_lines,
             duplicates: s.duplicates,
+            gaps: s.gaps,
+            gap_machines: s.gap_machines,
             replayed: s.replayed,
             rejected: s.rejected,
             unknown_events: s
@@ -71,6 +78,10 @@ impl<'a> InputsJson<'a> {
             notes: errors(&problems.notes),
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]

@@ -46,6 +46,12 @@ pub fn totals(rules: &str, s: &Summary, problems: &Problems) -> Vec<Piece> {
         line.extend(counted(s.skipped_lines, "pasted line"));
         line.push(label(" skipped"));
     }
+    if s.gaps > 0 {
+        line.push(sep());
+        line.extend(counted(s.gaps, "gap"));
+        line.push(label(" on "));
+        line.extend(counted(s.gap_machines, "machine"));
+    }
     line
 }
 
