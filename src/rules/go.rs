@@ -49,29 +49,33 @@ pub(super) fn state_from_go(ident: &str) -> Option<State> {
         .find(|s| squash(s.name()) == ident.to_ascii_lowercase())
 }
 
-/// Replaces comments with spaces (keeping newlines, so lines stay where they were).
+/// Replaces comments with spaces, byte for byte (keeping newlines, so lines and offsets stay
+/// where they were). Strings, raw strings and rune literals are stepped over as Go lexes them:
+/// a `'"'` rune or a `"/*"` string opens nothing, so no comment can hide code from the reader
+/// or show it code Go never compiles.
 pub(super) fn strip_comments(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
-    let mut in_string: Option<u8> = None;
+    let mut in_literal: Option<u8> = None;
     while i < bytes.len() {
         let c = bytes[i];
-        if let Some(quote) = in_string {
-            out.push(c as char);
-            if c == b'\\' && quote == b'"' && i + 1 < bytes.len() {
-                out.push(bytes[i + 1] as char);
-                i += 2;
-                continue;
+        if let Some(quote) = in_literal {
+            if c == b'\\' && quote != b'`' && i + 1 < bytes.len() {
+                out.push('\\');
+                i += 1;
+            } else if c == quote || (c == b'\n' && quote != b'`') {
+                // A line end closes an interpreted literal Go would refuse; the reader then
+                // refuses what follows rather than read it as inside a string.
+                in_literal = None;
             }
-            if c == quote {
-                in_string = None;
-            }
-            i += 1;
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
             continue;
         }
-        if c == b'"' || c == b'`' {
-            in_string = Some(c);
+        if matches!(c, b'"' | b'`' | b'\'') {
+            in_literal = Some(c);
             out.push(c as char);
             i += 1;
         } else if text[i..].starts_with("//") {
@@ -88,7 +92,6 @@ pub(super) fn strip_comments(text: &str) -> String {
             }
             i = end;
         } else {
-            // Only ASCII matters to the patterns; other characters are kept as they are.
             let ch = text[i..].chars().next().unwrap_or(' ');
             out.push(ch);
             i += ch.len_utf8();

@@ -435,3 +435,30 @@ fn import_go_refuses_an_events_body_it_would_not_read_exactly() {
         assert!(err.contains(&at), "{piece}: {at} in {err}");
     }
 }
+
+#[test]
+fn import_go_lexes_runes_and_strings_as_go_does_so_no_comment_hides_the_real_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = events_go("metal-api-v0.42.2");
+    // A `'"'` rune and a `"/*"` string open nothing in Go, nor does a `"*/"` string close
+    // anything: the real `Events()` is code, and the one in the block comment after it is not.
+    // Read with `'` taken for no quote, the `/*` in the string would open a comment that hides
+    // the real table and the fake one would be read instead.
+    let (head, body) = real.split_once("// Events are the transitions.\n").unwrap();
+    let fake = "/* \"\nfunc Events() fsm.Events {\n\treturn fsm.Events{\n\t\t{\n\t\t\tName: metal.ProvisioningEventPXEBooting.String(),\n\t\t\tSrc: []string{\n\t\t\t\tstates.Initial.String(),\n\t\t\t},\n\t\t\tDst: states.PXEBooting.String(),\n\t\t},\n\t}\n}\n*/\n";
+    let hostile = format!(
+        "{head}var q = '\"'\nvar s = \"/*\"\n\n// Events are the transitions.\n{body}\nvar t = \"*/\"\n\n{fake}"
+    );
+    let file = write(dir.path(), "events.go", &hostile);
+    let (code, imported, stderr) = stdout_of(&["rules", "import-go", arg(&file)]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, want, _) = stdout_of(&[
+        "rules",
+        "import-go",
+        arg(&write(dir.path(), "real.go", &real)),
+    ]);
+    let rows = |text: &str| -> Value {
+        serde_json::from_str::<Value>(text).unwrap()["transitions"].clone()
+    };
+    assert_eq!(rows(&imported), rows(&want));
+}
