@@ -242,6 +242,9 @@ pub struct Summary {
     pub newest_event: Option<DateTime<Utc>>,
     pub replayed: u64,
     pub rejected: u64,
+    /// Of the events replayed or rejected, those at a time the window holds: what a gate on
+    /// `--since`/`--until` passes on.
+    pub judged_in_window: u64,
     pub unknown_events: BTreeMap<String, NameTally>,
     pub pairs: BTreeMap<Pair, PairTally>,
     pub crash_loop: BTreeSet<String>,
@@ -310,6 +313,7 @@ impl Summary {
             if !counting.window.contains(step.time) {
                 continue;
             }
+            self.judged_in_window += 1;
             if step.handling == Handling::Unexpected {
                 let pair = (step.from, step.event);
                 let first = seen_pairs.insert(pair);
@@ -460,6 +464,7 @@ impl AddAssign for Summary {
         self.skipped_lines += other.skipped_lines;
         self.newest_event = self.newest_event.max(other.newest_event);
         self.replayed += other.replayed;
+        self.judged_in_window += other.judged_in_window;
         self.rejected += other.rejected;
         for (name, tally) in other.unknown_events {
             let mine = self.unknown_events.entry(name).or_default();

@@ -45,6 +45,8 @@ pub struct RuleDiff {
     pub events: u64,
     /// The unknown events read (skipped by both replays).
     pub unknown: u64,
+    /// Of the events judged, those at a time the window holds: what the gate passes on.
+    pub in_window: u64,
     /// Keyed by change and the state the event was unexpected in (under the rules that found it
     /// unexpected).
     pub changes: BTreeMap<(Change, State, EventKind), PairTally>,
@@ -73,6 +75,7 @@ impl RuleDiff {
             if !window.contains(o.time) {
                 continue;
             }
+            self.in_window += 1;
             // Unexpected under both rule sets but in another state: the old pair is gone and a
             // new one appears, which is both a change and a regression.
             let old_pair = unexpected(o) && !(unexpected(n) && n.from == o.from);
@@ -134,6 +137,7 @@ impl AddAssign for RuleDiff {
         self.machines += other.machines;
         self.events += other.events;
         self.unknown += other.unknown;
+        self.in_window += other.in_window;
         merge_pairs(&mut self.changes, other.changes);
         self.flips.extend(other.flips);
         self.newest_event = self.newest_event.max(other.newest_event);

@@ -53,7 +53,7 @@ struct CheckedPair {
 impl Baseline {
     /// Reads and checks a baseline file, naming the line of each mistake.
     pub fn load(path: &Path) -> Result<Baseline> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::stdin::read_to_string(path, "--baseline")
             .with_context(|| format!("cannot read baseline {}", path.display()))?;
         let baseline: Baseline = serde_json::from_str(&text)
             .map_err(|err| anyhow::anyhow!("baseline {}:{}: {err}", path.display(), err.line()))?;
@@ -224,6 +224,9 @@ pub enum Nothing {
     /// Events, but none of metal-api's: every one an unknown event, which the replay skips
     /// (a v2 export's enum numbers where fsmlog cannot read them, a misspelt column).
     Judged,
+    /// Events judged, but none at a time the window (`--since`, `--until`) holds: a stale
+    /// export asked about the last day.
+    Window,
 }
 
 /// What a gate read: machines, events, and of those the events the replay judged.
@@ -232,8 +235,10 @@ pub struct ReadCounts {
     pub machines: u64,
     /// Every event read, unknown ones too.
     pub events: u64,
-    /// The events the replay judged (handled or rejected): what a gate passes on.
+    /// The events the replay judged (handled or rejected).
     pub judged: u64,
+    /// Of those, the ones the window holds: what a gate passes on.
+    pub in_window: u64,
 }
 
 impl ReadCounts {
@@ -243,6 +248,7 @@ impl ReadCounts {
             machines: summary.machines,
             events: summary.events,
             judged: summary.replayed + summary.rejected,
+            in_window: summary.judged_in_window,
         }
     }
 }
@@ -255,6 +261,7 @@ impl Nothing {
             ReadCounts { machines: 0, .. } => Some(Nothing::Machines),
             ReadCounts { events: 0, .. } => Some(Nothing::Events),
             ReadCounts { judged: 0, .. } => Some(Nothing::Judged),
+            ReadCounts { in_window: 0, .. } => Some(Nothing::Window),
             _ => None,
         }
     }

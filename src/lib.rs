@@ -37,6 +37,7 @@ mod rules;
 #[cfg(feature = "sim")]
 pub mod sim;
 mod sink;
+mod stdin;
 mod window;
 
 pub use aggregate::Summary;

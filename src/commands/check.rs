@@ -1,6 +1,6 @@
 //! `fsmlog check`: the fleet gate against an accepted baseline.
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use super::shared::gated;
 use crate::cli::CheckArgs;
@@ -10,10 +10,21 @@ use crate::gate::{self, Baseline, Nothing, ReadCounts};
 use crate::render::terminal::Terminal;
 use crate::render::{self, CheckReport, github_annotations, messages};
 use crate::rules::Ruleset;
-use crate::sink::write_file;
+use crate::sink::Sink;
 
 /// Tallies the fleet, writes or checks the baseline, renders, and gates.
 pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
+    // Standard output is one stream: the baseline and the report cannot both go there.
+    if args
+        .write_baseline
+        .as_deref()
+        .is_some_and(crate::stdin::is_dash)
+        && matches!(args.out.sink(), Sink::Stdout)
+    {
+        bail!(
+            "--write-baseline -: standard output carries check's report; write the report with --out FILE, or the baseline to a file"
+        );
+    }
     let rules = Ruleset::resolve(&args.rules.name)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let inputs = Inputs::resolve(&args.input.sources())?;
@@ -22,7 +33,7 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
     let shown = shown.seen(&summary);
     if let Some(path) = &args.write_baseline {
         let written = Baseline::from_summary(&rules.name, &summary);
-        write_file(path, |out| Ok(out.write_all(written.to_json().as_bytes())?))?;
+        Sink::to(Some(path)).write(|out| Ok(out.write_all(written.to_json().as_bytes())?))?;
         say(&messages::wrote_baseline(written.accepted.len(), path));
     }
     // With --baseline the gate checks against it, whether or not a new one is written too;

@@ -36,6 +36,7 @@ pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Ending> {
         machines: diff.machines,
         events: diff.events + diff.unknown,
         judged: diff.events,
+        in_window: diff.in_window,
     };
     let nothing = Nothing::of(
         read,

@@ -45,7 +45,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
     let sink = args.out.sink();
     match wanted {
         Wanted::Patch(path) => {
-            let old = std::fs::read_to_string(path)
+            let old = crate::stdin::read_to_string(path, "--go-file")
                 .with_context(|| format!("cannot read {}", path.display()))?;
             let pairs: Vec<_> = proposal
                 .accepted

@@ -37,7 +37,7 @@ pub fn import_go(
     name: Option<&str>,
     target: Option<&Path>,
 ) -> Result<Ending> {
-    let text = std::fs::read_to_string(events_go)
+    let text = crate::stdin::read_to_string(events_go, "rules import-go")
         .with_context(|| format!("cannot read {}", events_go.display()))?;
     let like = Ruleset::resolve(like)?;
     let name = name.map_or_else(|| stem(events_go), str::to_string);
@@ -64,8 +64,8 @@ pub fn import_go(
 
 /// `rules lint`: `PATH: ok (NAME)`, or each mistake named with its line and exit 1.
 pub fn lint(path: &Path) -> Result<Ending> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = crate::stdin::read_to_string(path, "rules lint")
+        .with_context(|| format!("cannot read {}", path.display()))?;
     match Ruleset::from_text(&text) {
         Ok(rules) => {
             let line = format!(
@@ -88,6 +88,9 @@ pub fn lint(path: &Path) -> Result<Ending> {
 }
 
 fn stem(path: &Path) -> String {
+    if crate::stdin::is_dash(path) {
+        return "imported".to_string();
+    }
     path.file_stem().map_or_else(
         || "imported".to_string(),
         |s| s.to_string_lossy().into_owned(),

@@ -281,6 +281,10 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     let mut found = Discovered::default();
     for path in paths {
         if path.as_os_str() == "-" {
+            if let Err(err) = crate::stdin::take("an input path") {
+                found.errors.push(InputError::at("-", 0, err.to_string()));
+                continue;
+            }
             let id = identity(Path::new("/dev/stdin"));
             let stdin = InputFile::new(path.clone(), true, SourceKind::Stdin, Some(id));
             found.files.push(stdin);

@@ -42,6 +42,7 @@ pub fn nothing(nothing: Nothing) -> &'static str {
         Nothing::Machines => "no machine was read",
         Nothing::Events => "no event was read",
         Nothing::Judged => "no event read is one of metal-api's (each is an unknown event)",
+        Nothing::Window => "no event read falls in the window (--since, --until)",
     }
 }
 

@@ -381,6 +381,7 @@ pub fn import(text: &str, like: &RuleFile, name: &str) -> Result<RuleFile> {
             ));
         }
     }
+    problems.extend(shadowed(&rows, &lines));
     if !problems.is_empty() {
         bail!("{}", problems.join("\n"));
     }
@@ -396,6 +397,32 @@ pub fn import(text: &str, like: &RuleFile, name: &str) -> Result<RuleFile> {
         transitions: rows,
         ..like.clone()
     })
+}
+
+/// Rows a later `states.AllStateNames()` row of the same event overrides: looplab/fsm fills
+/// its transitions in order, so the last row for a pair wins, while a rule file's explicit
+/// row beats its `*` row wherever it stands. Read as a rule file they would mean another FSM,
+/// so they are refused at their place.
+fn shadowed(rows: &[RuleRow], lines: &[(usize, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (star, (star_line, star_at)) in rows.iter().zip(lines) {
+        if star.from != ["*"] {
+            continue;
+        }
+        for (row, (line, at)) in rows.iter().zip(lines) {
+            if row.event == star.event && line < star_line && row.from != ["*"] && row.to != star.to
+            {
+                problems.push(format!(
+                    "{at}: {} from {} is overridden by the `states.AllStateNames()` row after it ({star_at}): looplab/fsm keeps the last row for a pair (to {}), a rule file its explicit row (to {}); move this row after that one",
+                    row.event,
+                    row.from.join(", "),
+                    star.to,
+                    row.to
+                ));
+            }
+        }
+    }
+    problems
 }
 
 #[cfg(test)]

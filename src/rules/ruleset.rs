@@ -74,8 +74,8 @@ impl Ruleset {
             return Ruleset::from_json(text).with_context(|| format!("built-in rules {name}"));
         }
         let path = Path::new(spec);
-        if path.is_file() {
-            let text = std::fs::read_to_string(path)
+        if path.is_file() || crate::stdin::is_dash(path) {
+            let text = crate::stdin::read_to_string(path, "a rule file")
                 .with_context(|| format!("cannot read rule file {spec}"))?;
             return Ruleset::from_text(&text).with_context(|| format!("rule file {spec}"));
         }

@@ -6,6 +6,7 @@ mod action;
 mod audit;
 mod build_script;
 mod damaged;
+mod dash;
 mod diagnose;
 mod gate;
 mod hostile;

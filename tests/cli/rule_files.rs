@@ -462,3 +462,30 @@ fn import_go_lexes_runes_and_strings_as_go_does_so_no_comment_hides_the_real_eve
     };
     assert_eq!(rows(&imported), rows(&want));
 }
+
+#[test]
+fn import_go_refuses_a_row_a_later_all_states_row_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = events_go("metal-api-v0.42.2");
+    // looplab/fsm keeps the last row for a pair: this explicit row, before the Machine
+    // Reclaim row of every state, never applies in metal-api, though a rule file's explicit
+    // row would beat its `*` row.
+    let star = "\t\t{\n\t\t\tName: metal.ProvisioningEventMachineReclaim.String(), // a comment\n\t\t\tSrc:  states.AllStateNames(),";
+    assert!(real.contains(star), "{real}");
+    let early = "\t\t{\n\t\t\tName: metal.ProvisioningEventMachineReclaim.String(),\n\t\t\tSrc: []string{\n\t\t\t\tstates.PXEBooting.String(),\n\t\t\t},\n\t\t\tDst: states.Installing.String(),\n\t\t},\n";
+    let shadowed = real.replacen(star, &format!("{early}{star}"), 1);
+    let file = write(dir.path(), "events.go", &shadowed);
+    let (code, _, stderr) = stdout_of(&["rules", "import-go", arg(&file)]);
+    assert_eq!(code, 2, "{stderr}");
+    let line = shadowed[..shadowed.find(early).unwrap()].lines().count() + 1;
+    assert!(
+        stderr.contains(&format!("events.go:{line}:3: Machine Reclaim from PXE Booting is overridden by the `states.AllStateNames()` row after it")),
+        "{stderr}"
+    );
+    // After the `*` row, the explicit row wins in both: read.
+    let end = "\t}\n}\n";
+    let after = real.replacen(end, &format!("{early}{end}"), 1);
+    let file = write(dir.path(), "after.go", &after);
+    let (code, _, stderr) = stdout_of(&["rules", "import-go", arg(&file)]);
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -109,3 +109,40 @@ fn a_v2_exports_enum_numbers_are_its_events() {
         "{replayed}"
     );
 }
+
+#[test]
+fn a_gate_refuses_a_window_that_holds_no_event() {
+    let seed = testdata("seed-machine.txt");
+    // The seed's events are of 2022: a window after them holds nothing to gate on.
+    for args in [
+        vec!["check", "-o", "json", "--since", "2030-01-01"],
+        vec!["check", "-o", "json", "--until", "2000-01-01"],
+        vec![
+            "diff",
+            "-o",
+            "json",
+            "--old",
+            "metal-api-v0.19.0",
+            "--new",
+            "metal-api-v0.42.2",
+            "--since",
+            "2030-01-01",
+        ],
+    ] {
+        let mut all = args.clone();
+        all.push(arg(&seed));
+        let (code, _, stderr) = stdout_of(&all);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("no event read falls in the window (--since, --until)"),
+            "{stderr}"
+        );
+        all.push("--allow-empty");
+        let (code, _, stderr) = stdout_of(&all);
+        assert_eq!(code, 0, "{args:?} --allow-empty: {stderr}");
+    }
+    // A window that holds the events gates as before: the seed's pair fails a gate without a
+    // baseline.
+    let (code, _, stderr) = stdout_of(&["check", "--since", "2022-01-01", arg(&seed)]);
+    assert_eq!(code, 1, "{stderr}");
+}
