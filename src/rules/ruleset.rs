@@ -127,7 +127,7 @@ impl Ruleset {
     /// Parses and checks a rule file, naming the line of each mistake.
     pub fn from_json(text: &str) -> Result<Ruleset> {
         let file: RuleFile = serde_json::from_str(text)
-            .map_err(|err| anyhow::anyhow!("line {}: {err}", err.line()))?;
+            .map_err(|err| anyhow::anyhow!("line {}: {}", err.line(), without_place(&err)))?;
         // serde accepted the text, so the splitter only fails on what it does not model; the
         // rows are then named by their index instead of their line.
         let lines = element_lines_at(text.as_bytes(), &["transitions"]).unwrap_or_default();
@@ -319,8 +319,23 @@ fn mistake_line(
         .collect();
     let json = format!("{{\n{}\n}}", lines.join(",\n"));
     let err = serde_json::from_str::<RuleFile>(&json).err()?;
-    let (key, _) = members.get(err.line().checked_sub(2)?)?;
-    key_line(key)
+    match members.get(err.line().checked_sub(2)?) {
+        Some((key, _)) => key_line(key),
+        // A member missing is missed by the mapping as a whole: named at its first line.
+        None => members.iter().filter_map(|(k, _)| key_line(k)).min(),
+    }
+}
+
+/// serde_json's message without the ` at line L column C` it ends with, where the line is
+/// named before it already.
+fn without_place(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((message, place)) if place.split(" column ").all(|n| n.parse::<u64>().is_ok()) => {
+            message.to_string()
+        }
+        _ => text,
+    }
 }
 
 /// The names of the built-in rule sets, oldest first.

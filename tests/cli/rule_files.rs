@@ -343,6 +343,18 @@ fn a_rule_file_must_say_its_buffering_window_as_it_says_every_knob() {
                 stderr.contains(&format!("missing field `{knob}`")),
                 "{knob}: {stderr}"
             );
+            // Named at a line once: the JSON's closing brace, the YAML mapping's first line.
+            let line = if *path == json_path {
+                json.lines().count()
+            } else {
+                1
+            };
+            let name = path.file_name().unwrap().to_str().unwrap();
+            assert!(
+                stderr.contains(&format!("{name}:{line}: missing field `{knob}`\n")),
+                "{knob}: {stderr}"
+            );
+            assert!(!stderr.contains(" at line "), "{stderr}");
             let (code, _, stderr) = stdout_of(&[
                 "report",
                 "--rules",
