@@ -80,8 +80,9 @@ fn tell(appended: &Appended, interval: Duration) {
 /// One poll written: an error (nothing written) where metal-api cannot be read.
 pub fn once(plan: &Plan) -> Result<()> {
     let client = client(plan)?;
-    let mut history = open(plan)?;
+    // Polled first: when metal-api cannot be read, not even the directory is made.
     let machines = client.poll()?;
+    let mut history = open(plan)?;
     tell(&history.append(machines)?, plan.interval);
     Ok(())
 }
