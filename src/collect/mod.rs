@@ -116,7 +116,7 @@ pub fn run(plan: &Plan, stop: &AtomicBool) -> Result<()> {
             }
         }
         let wait = if failures == 0 {
-            plan.interval.saturating_sub(started.elapsed())
+            plan.interval
         } else {
             back_off(plan.interval, failures)
         };
