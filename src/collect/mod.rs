@@ -94,7 +94,6 @@ pub fn run(plan: &Plan, stop: &AtomicBool) -> Result<()> {
     let mut history = Some(open(plan)?);
     let mut failures: u32 = 0;
     while !stop.load(Ordering::SeqCst) {
-        let started = Instant::now();
         let live = match history.as_mut() {
             Some(live) => live,
             None => history.insert(open(plan)?),

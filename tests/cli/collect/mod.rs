@@ -508,3 +508,47 @@ fn the_loop_retries_faults_and_ends_cleanly_on_a_signal() {
         }
     }
 }
+
+/// TLS is never skipped: https to a server that speaks no TLS, or a CA that cannot be read,
+/// exits 2 with nothing written.
+#[test]
+fn tls_failures_exit_2() {
+    let home = tempfile::tempdir().unwrap();
+    let into = home.path().join("history");
+    let standin = Standin::start(simulated_fleet(1, 5), 5, hmac());
+    let https = standin.url.replace("http://", "https://");
+    let args = [
+        "collect",
+        "--once",
+        "--api-url",
+        &https,
+        "--into",
+        into.to_str().unwrap(),
+    ];
+    let out = run_in(home.path(), &args, &[("METALCTL_HMAC", KEY)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot be read"), "{}", stderr(&out));
+    assert!(!into.exists());
+    let config = home.path().join("ctx.yaml");
+    // base64 of "hello": no PEM certificate in it.
+    let ca = "aGVsbG8K";
+    std::fs::write(
+        &config,
+        format!(
+            "current: a\ncontexts:\n  a:\n    url: {https}\n    certificate_authority_data: {ca}\n"
+        ),
+    )
+    .unwrap();
+    let args = [
+        "collect",
+        "--once",
+        "-c",
+        config.to_str().unwrap(),
+        "--into",
+        into.to_str().unwrap(),
+    ];
+    let out = run_in(home.path(), &args, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("certificate"), "{}", stderr(&out));
+    assert!(!into.exists());
+}
