@@ -12,6 +12,7 @@
 
 mod aggregate;
 mod cli;
+mod collect;
 mod commands;
 mod diagnose;
 mod diff;

@@ -21,6 +21,11 @@ pub(super) const CHECK_EXAMPLES: &str = "Examples:
   fsmlog check fleet/ --baseline fsmlog-baseline.json         exit 1 on a new pair
   fsmlog check fleet/ --baseline fsmlog-baseline.json -o sarif > fsmlog.sarif";
 
+pub(super) const COLLECT_EXAMPLES: &str = "Examples:
+  METALCTL_HMAC=… fsmlog collect --api-url https://api.example/metal --into history/
+  fsmlog collect --context prod --into history/ --once     one poll, e.g. from a CronJob
+  fsmlog report history/                                   every reading command reads it";
+
 pub(super) const GRAPH_EXAMPLES: &str = "Examples:
   fsmlog graph -o svg > rules.svg                        the rule set itself
   fsmlog graph -o svg fleet/ > fleet.svg                 what the fleet did, unexpected in red

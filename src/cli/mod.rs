@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+mod collect;
 mod examples;
 mod input;
 mod metalctl;
@@ -11,16 +12,18 @@ pub use input::{InputArgs, LabelArg};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use collect::CollectArgs;
+
 use crate::aggregate::Breakdown;
 use crate::render::format::{
     CheckFormat, DiffFormat, GraphFormat, IssuesFormat, ProposeFormat, ReplayFormat, ReportFormat,
     TableFormat,
 };
 use examples::{
-    CHECK_EXAMPLES, COMPLETIONS_EXAMPLES, DIFF_EXAMPLES, EXPLAIN_EXAMPLES, EXPORT_EXAMPLES,
-    GRAPH_EXAMPLES, IMPORT_GO_EXAMPLES, ISSUES_EXAMPLES, LINT_EXAMPLES, LIST_EXAMPLES,
-    MAN_EXAMPLES, PROPOSE_EXAMPLES, REPLAY_EXAMPLES, REPORT_EXAMPLES, RULES_EXAMPLES,
-    SHOW_EXAMPLES,
+    CHECK_EXAMPLES, COLLECT_EXAMPLES, COMPLETIONS_EXAMPLES, DIFF_EXAMPLES, EXPLAIN_EXAMPLES,
+    EXPORT_EXAMPLES, GRAPH_EXAMPLES, IMPORT_GO_EXAMPLES, ISSUES_EXAMPLES, LINT_EXAMPLES,
+    LIST_EXAMPLES, MAN_EXAMPLES, PROPOSE_EXAMPLES, REPLAY_EXAMPLES, REPORT_EXAMPLES,
+    RULES_EXAMPLES, SHOW_EXAMPLES,
 };
 
 use crate::event::{Pair, parse_pair};
@@ -94,6 +97,12 @@ pub enum Command {
     /// (a few bytes each).
     #[command(after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
+    /// Poll metal-api and keep every stored event once in a history directory that every
+    /// command reads (docs/history.md).
+    ///
+    /// Memory grows with the fleet, not with the history.
+    #[command(after_help = COLLECT_EXAMPLES)]
+    Collect(CollectArgs),
     /// The built-in rule sets.
     #[command(subcommand, after_help = RULES_EXAMPLES)]
     Rules(RulesCommand),

@@ -3,6 +3,7 @@
 //! they share is [`crate::fleet`]; what several decide alike at their end, [`shared`].
 
 mod check;
+mod collect;
 mod diff;
 mod explain;
 mod graph;
@@ -31,6 +32,7 @@ pub fn run(cli: Cli) -> Result<Ending> {
         Command::Explain(args) => explain::run(&args, &term),
         Command::Graph(args) => graph::run(&args),
         Command::Issues(args) => issues::run(&args, &term),
+        Command::Collect(args) => collect::run(&args),
         Command::Rules(RulesCommand::Propose(args)) => propose::run(&args, &term),
         Command::Rules(RulesCommand::List) => rules::list(),
         Command::Rules(RulesCommand::Show { rules }) => rules::show(&rules, &term),

@@ -5,6 +5,7 @@
 mod action;
 mod audit;
 mod build_script;
+mod collect;
 mod damaged;
 mod dash;
 mod diagnose;

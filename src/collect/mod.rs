@@ -1,0 +1,164 @@
+//! `fsmlog collect`: polls metal-api as metal-metrics-exporter does and keeps every stored
+//! event once in a history directory every reading command reads (docs/history.md).
+//! `source.rs` where to poll and how to sign in, `sign.rs` metal-stack's HMAC, `client.rs` one
+//! poll, `shapes.rs` what of a polled machine is kept, `align.rs` where a window continues the
+//! history, `history.rs` the directory written.
+
+mod align;
+mod client;
+mod history;
+mod shapes;
+mod sign;
+mod source;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use chrono::{SecondsFormat, Utc};
+
+pub use source::SourceOptions;
+
+use crate::ending::say;
+use crate::render::escape;
+use client::Client;
+use history::{Appended, History};
+
+/// What a collector does.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub source: SourceOptions,
+    pub into: PathBuf,
+    pub interval: Duration,
+    pub timeout: Duration,
+}
+
+/// The client for the plan's source, resolved from the options, the environment and
+/// metalctl's config.
+fn client(plan: &Plan) -> Result<Client> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let source = source::resolve(
+        &plan.source,
+        &|name| std::env::var(name).ok(),
+        home.as_deref(),
+        &cwd,
+    )?;
+    Client::new(source, plan.timeout)
+}
+
+fn open(plan: &Plan) -> Result<History> {
+    let (history, notes) = History::open(&plan.into)?;
+    for note in notes {
+        say(&format!("collect: {note}"));
+    }
+    Ok(history)
+}
+
+fn tell(appended: &Appended, interval: Duration) {
+    let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+    say(&format!(
+        "collect: {now}: {} machines ({} new), {} new events, {} gaps",
+        appended.machines,
+        appended.new_machines,
+        appended.events,
+        appended.gaps.len()
+    ));
+    if !appended.gaps.is_empty() {
+        let first = escape::text(&appended.gaps[0]).into_owned();
+        say(&format!(
+            "collect: {} machines (the first {first}) stored more events than a window holds \
+             since the last poll: events may be lost, marked as gaps; poll more often than \
+             every {}",
+            appended.gaps.len(),
+            humantime::format_duration(interval)
+        ));
+    }
+}
+
+/// One poll written: an error (nothing written) where metal-api cannot be read.
+pub fn once(plan: &Plan) -> Result<()> {
+    let client = client(plan)?;
+    // Polled first: when metal-api cannot be read, not even the directory is made.
+    let machines = client.poll()?;
+    let mut history = open(plan)?;
+    tell(&history.append(machines)?, plan.interval);
+    Ok(())
+}
+
+/// Polls every interval until `stop` is set, finishing the poll under way. A poll that fails
+/// is said and tried again after a back-off; only a history that cannot be opened ends it.
+pub fn run(plan: &Plan, stop: &AtomicBool) -> Result<()> {
+    let client = client(plan)?;
+    let mut history = Some(open(plan)?);
+    let mut failures: u32 = 0;
+    while !stop.load(Ordering::SeqCst) {
+        let live = match history.as_mut() {
+            Some(live) => live,
+            None => history.insert(open(plan)?),
+        };
+        match client.poll().map(|machines| live.append(machines)) {
+            Ok(Ok(appended)) => {
+                failures = 0;
+                tell(&appended, plan.interval);
+            }
+            Ok(Err(err)) => {
+                failures += 1;
+                say(&format!("collect: writing the history failed: {err:#}"));
+                // What is on disk is learnt again (a torn line repaired) before the next poll.
+                history = None;
+            }
+            Err(err) => {
+                failures += 1;
+                say(&format!("collect: the poll failed: {err:#}"));
+            }
+        }
+        let wait = if failures == 0 {
+            plan.interval
+        } else {
+            back_off(plan.interval, failures)
+        };
+        if failures > 0 {
+            say(&format!(
+                "collect: trying again in {}",
+                humantime::format_duration(Duration::from_millis(wait.as_millis() as u64))
+            ));
+        }
+        sleep(wait, stop);
+    }
+    say("collect: stopped");
+    Ok(())
+}
+
+/// After `failures` failed polls in a row: a sixteenth of the interval, doubled each time, at
+/// most the interval.
+fn back_off(interval: Duration, failures: u32) -> Duration {
+    let base = (interval / 16).max(Duration::from_millis(100));
+    base.saturating_mul(1 << failures.saturating_sub(1).min(16))
+        .min(interval)
+}
+
+/// Sleeps `wait`, waking early when `stop` is set.
+fn sleep(wait: Duration, stop: &AtomicBool) {
+    let until = Instant::now() + wait;
+    while !stop.load(Ordering::SeqCst) {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_back_off_doubles_up_to_the_interval() {
+        let interval = Duration::from_secs(80);
+        let waits: Vec<u64> = (1..=6).map(|n| back_off(interval, n).as_secs()).collect();
+        assert_eq!(waits, [5, 10, 20, 40, 80, 80]);
+    }
+}
