@@ -51,6 +51,11 @@ pub struct Cli {
     /// Leave out the header row of tables and CSV (metalctl's `--no-headers`).
     #[arg(long, global = true)]
     pub no_headers: bool,
+    /// With `-o template`: Go's text/template, executed over each row of the command's JSON
+    /// (a pair in `report`, a machine in `issues`), as metalctl's `--template`:
+    /// `fsmlog issues -o template --template '{{ .id }}'`.
+    #[arg(long, global = true, value_name = "TEMPLATE")]
+    pub template: Option<String>,
 }
 
 /// The subcommands.

@@ -19,6 +19,7 @@ use super::terminal::Terminal;
 use crate::window::duration;
 
 mod command;
+mod rows;
 
 /// The narrowest a wrapping column gets before optional columns are left out.
 const MIN_WRAP: usize = 24;
@@ -251,6 +252,9 @@ pub fn render(doc: &Doc, term: &Terminal, out: &mut dyn Write) -> io::Result<()>
         term,
         ids: Shortener::new(doc.machine_ids()),
     };
+    if !term.headers {
+        return rows::render(doc, &show, out);
+    }
     for block in &doc.blocks {
         match block {
             Block::Title(_) => {}
@@ -503,9 +507,7 @@ fn draw(
             }
         })
         .collect();
-    if show.term.headers {
-        t.set_header(header);
-    }
+    t.set_header(header);
     for (row, pieces) in texts.iter().zip(&grid.rows) {
         let cells: Vec<Cell> = shown
             .iter()
