@@ -56,15 +56,9 @@ impl RowTemplate {
 
     /// Executes the template over one row; its output and a newline, unless it is empty.
     pub fn row(&self, row: &serde_json::Value, out: &mut dyn Write) -> io::Result<()> {
-        let text = self
-            .parsed
-            .execute_to_string(&value(row))
-            .map_err(|err| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("--template: {err}"),
-                )
-            })?;
+        let text = self.parsed.execute_to_string(&value(row)).map_err(|err| {
+            io::Error::new(io::ErrorKind::InvalidInput, format!("--template: {err}"))
+        })?;
         if text.is_empty() {
             return Ok(());
         }
@@ -162,7 +156,10 @@ mod tests {
     #[test]
     fn strings_from_input_reach_the_template_escaped() {
         let doc = json!({"rows": [{"id": "m-1\u{1b}[2J\u{202e}", "where": {"r\u{7}": 1}}]});
-        let out = rows("{{ .id }} {{ range $k, $v := .where }}{{ $k }}{{ end }}", doc);
+        let out = rows(
+            "{{ .id }} {{ range $k, $v := .where }}{{ $k }}{{ end }}",
+            doc,
+        );
         assert_eq!(out, "m-1\\u{1b}[2J\\u{202e} r\\u{7}\n");
     }
 
