@@ -253,7 +253,24 @@ pub fn render(doc: &Doc, term: &Terminal, out: &mut dyn Write) -> io::Result<()>
         ids: Shortener::new(doc.machine_ids()),
     };
     if !term.headers {
-        return rows::render(doc, &show, out);
+        // The view's main table (its first, the one CSV prints) and nothing around it; every
+        // row whole, a column shown once for a run of rows (`ditto`) repeated on each line.
+        let Some(grid) = doc.blocks.iter().find_map(|b| match b {
+            Block::Table(grid) => Some(grid),
+            _ => None,
+        }) else {
+            return Ok(());
+        };
+        let cells: Vec<Vec<rows::Cell>> = grid
+            .rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|p| (show.text(&p.value), show.style(p.tone)))
+                    .collect()
+            })
+            .collect();
+        return rows::write(&cells, out);
     }
     for block in &doc.blocks {
         match block {

@@ -1,38 +1,31 @@
-//! `--no-headers`: the view's main table (its first, the one CSV prints) as rows alone, as
-//! metal-lib's borderless table prints them for metalctl: no border, no heading, no line or
-//! note around it, one line per row; each cell left-aligned, padded to its column's width and
-//! two spaces (the last cell unpadded), so that `awk '{print $1}'` reads the first column.
+//! `--no-headers`: a table as rows alone, as metal-lib's borderless table prints them for
+//! metalctl: no border, one line per row; each cell left-aligned, padded to its column's width
+//! and two spaces (the last cell unpadded), so that `awk '{print $1}'` reads the first column.
 
 use std::io::{self, Write};
 
+use anstyle::Style;
 use unicode_width::UnicodeWidthStr;
 
-use super::Show;
-use crate::render::doc::{Block, Doc};
+/// A cell as shown, and its style where colour is on.
+pub(super) type Cell = (String, Style);
 
-/// Prints the document's first table, rows only; nothing where it has none.
-pub(super) fn render(doc: &Doc, show: &Show, out: &mut dyn Write) -> io::Result<()> {
-    let Some(grid) = doc.blocks.iter().find_map(|b| match b {
-        Block::Table(grid) => Some(grid),
-        _ => None,
-    }) else {
-        return Ok(());
-    };
-    // Every row whole: a column a table shows once for a run of rows (`ditto`) is repeated,
-    // so that each line stands alone.
-    let texts: Vec<Vec<String>> = grid
-        .rows
-        .iter()
-        .map(|row| row.iter().map(|p| show.text(&p.value)).collect())
+/// Writes the rows, each on a line of its own.
+pub(super) fn write(rows: &[Vec<Cell>], out: &mut dyn Write) -> io::Result<()> {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|row| row.get(c))
+                .map(|(text, _)| text.width())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
-    let widths: Vec<usize> = (0..grid.columns.len())
-        .map(|c| texts.iter().map(|row| row[c].width()).max().unwrap_or(0))
-        .collect();
-    for (row, pieces) in texts.iter().zip(&grid.rows) {
+    for row in rows {
         let mut line = String::new();
-        for (c, text) in row.iter().enumerate() {
-            let style = show.style(pieces[c].tone);
-            if style == anstyle::Style::new() {
+        for (c, (text, style)) in row.iter().enumerate() {
+            if *style == Style::new() {
                 line.push_str(text);
             } else {
                 line.push_str(&format!("{style}{text}{style:#}"));
@@ -44,4 +37,24 @@ pub(super) fn render(doc: &Doc, show: &Show, out: &mut dyn Write) -> io::Result<
         writeln!(out, "{line}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_are_padded_to_their_column_and_two_spaces() {
+        let cell = |t: &str| (t.to_string(), Style::new());
+        let rows = vec![
+            vec![cell("a"), cell("Phoned Home"), cell("x")],
+            vec![cell("longer"), cell("b"), cell("")],
+        ];
+        let mut out = Vec::new();
+        write(&rows, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a       Phoned Home  x\nlonger  b            \n"
+        );
+    }
 }
