@@ -48,7 +48,8 @@ pub struct Cli {
     /// Show whole ids, times and example lists in tables instead of shortening them to fit.
     #[arg(long, global = true)]
     pub wide: bool,
-    /// Leave out the header row of tables and CSV (metalctl's `--no-headers`).
+    /// A table's rows alone, for a loop: no header row, border, summary or note (metalctl's
+    /// `--no-headers`); CSV without its header row.
     #[arg(long, global = true)]
     pub no_headers: bool,
     /// With `-o template`: Go's text/template, executed over each row of the command's JSON

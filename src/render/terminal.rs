@@ -26,7 +26,8 @@ pub struct Terminal {
     pub color: bool,
     /// Whether to shorten times, ids and example lists.
     pub shorten: bool,
-    /// Whether tables and CSV have their header row (metalctl's `--no-headers` leaves it out).
+    /// Whether tables and CSV have their header row; without it (metalctl's `--no-headers`) a
+    /// table is its rows alone.
     pub headers: bool,
     /// What `-o template` prints each row through (metalctl's `--template`).
     pub template: Option<Arc<RowTemplate>>,
