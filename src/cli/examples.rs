@@ -35,7 +35,9 @@ pub(super) const ISSUES_EXAMPLES: &str = "Examples:
   fsmlog issues fleet/                                   every machine with an issue, worst first
   fsmlog issues --fail-on major fleet/                   a nightly gate: exit 1 on major or critical
   fsmlog issues --now now --only stuck -o csv fleet/     stuck machines as of the wall clock
-  fsmlog issues -o openmetrics --out /var/lib/node_exporter/textfile/fsmlog.prom fleet/";
+  fsmlog issues -o openmetrics --out /var/lib/node_exporter/textfile/fsmlog.prom fleet/
+  fsmlog issues -o template --template '{{ .id }}' fleet/   the ids, one a line, for a loop
+  fsmlog issues --no-headers fleet/ | awk '{print $1}'   the machine of each issue, from its row";
 
 pub(super) const EXPLAIN_EXAMPLES: &str = "Examples:
   fsmlog explain fleet/                                  every unexpected pair, explained

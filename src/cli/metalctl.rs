@@ -16,7 +16,7 @@ const WITH_TABLE: [&[&str]; 7] = [
 ];
 
 /// The global options that take a value, so that it is not read as the command.
-const GLOBAL_VALUES: [&str; 1] = ["--color"];
+const GLOBAL_VALUES: [&str; 2] = ["--color", "--template"];
 
 /// The command line with `-o wide` (`-owide`, `--output wide`, `--output=wide`,
 /// `--output-format wide`, `--output-format=wide`) as `--output=table --wide`, where the

@@ -51,9 +51,15 @@ pub struct Cli {
     /// Show whole ids, times and example lists in tables instead of shortening them to fit.
     #[arg(long, global = true)]
     pub wide: bool,
-    /// Leave out the header row of tables and CSV (metalctl's `--no-headers`).
+    /// A table's rows alone, for a loop: no header row, border, summary or note (metalctl's
+    /// `--no-headers`); CSV without its header row.
     #[arg(long, global = true)]
     pub no_headers: bool,
+    /// With `-o template`: Go's text/template, executed over each row of the command's JSON
+    /// (a pair in `report`, a machine in `issues`), as metalctl's `--template`:
+    /// `fsmlog issues -o template --template '{{ .id }}'`.
+    #[arg(long, global = true, value_name = "TEMPLATE")]
+    pub template: Option<String>,
 }
 
 /// The subcommands.

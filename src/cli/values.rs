@@ -89,6 +89,7 @@ values!(ReportFormat {
     Csv = "csv": "The unexpected pairs, one per row",
     Html = "html": "One self-contained page: totals, the graph, the pairs with sparklines, machines",
     Openmetrics = "openmetrics": "Prometheus' text exposition format (OpenMetrics, ending `# EOF`)",
+    Template = "template": "Each unexpected pair of the JSON through --template (Go's text/template, as metalctl's)",
 });
 
 values!(DiffFormat {
@@ -96,6 +97,7 @@ values!(DiffFormat {
     Json = "json",
     Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Markdown = "markdown",
+    Template = "template": "The whole JSON document through --template, once",
 });
 
 values!(CheckFormat {
@@ -106,6 +108,7 @@ values!(CheckFormat {
     Junit = "junit": "JUnit XML, for Jenkins and GitLab",
     Markdown = "markdown": "A summary for a pull-request comment",
     Openmetrics = "openmetrics": "Prometheus' text exposition format (OpenMetrics, ending `# EOF`)",
+    Template = "template": "Each pair of the JSON through --template (Go's text/template, as metalctl's)",
 });
 
 values!(GraphFormat {
@@ -120,6 +123,7 @@ values!(TableFormat {
     Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Markdown = "markdown",
     Csv = "csv",
+    Template = "template": "Each pair of the JSON through --template (Go's text/template, as metalctl's)",
 });
 
 values!(IssuesFormat {
@@ -129,6 +133,7 @@ values!(IssuesFormat {
     Markdown = "markdown",
     Csv = "csv",
     Openmetrics = "openmetrics": "metal-metrics-exporter's `metal_machine_issues` families, every machine and type",
+    Template = "template": "Each machine of the JSON through --template (Go's text/template, as metalctl's)",
 });
 
 values!(ReplayFormat {
@@ -137,6 +142,7 @@ values!(ReplayFormat {
     Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Ndjson = "ndjson",
     Csv = "csv": "Every step, the machine in the first column",
+    Template = "template": "Each machine of the JSON through --template (Go's text/template, as metalctl's)",
 });
 
 values!(ProposeFormat {

@@ -15,15 +15,24 @@ mod rules;
 mod shared;
 mod shell;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 
 use crate::cli::{Cli, Command, RulesCommand};
 use crate::ending::Ending;
+use crate::render::format::{
+    CheckFormat, DiffFormat, IssuesFormat, ReplayFormat, ReportFormat, TableFormat,
+};
+use crate::render::template::RowTemplate;
 use crate::render::terminal::Terminal;
 
 /// Runs the command the command line names.
 pub fn run(cli: Cli) -> Result<Ending> {
-    let term = Terminal::detect(cli.color, cli.wide, !cli.no_headers);
+    let template = match cli.template.as_deref() {
+        Some(text) => Some(RowTemplate::parse(text).map_err(|err| anyhow!("--template: {err}"))?),
+        None => None,
+    };
+    let term = Terminal::detect(cli.color, cli.wide, !cli.no_headers).with_template(template);
+    shared::template_fits(prints_template(&cli.command), &term)?;
     match cli.command {
         Command::Report(args) => report::run(&args, &term),
         Command::Replay(args) => replay::run(&args, &term),
@@ -46,5 +55,18 @@ pub fn run(cli: Cli) -> Result<Ending> {
         }) => rules::import_go(&events_go, &like, name.as_deref(), out.out.as_deref()),
         Command::Completions { shell } => shell::completions(shell),
         Command::Man => shell::man(),
+    }
+}
+
+/// Whether the command prints `-o template`.
+fn prints_template(command: &Command) -> bool {
+    match command {
+        Command::Report(args) => args.output == ReportFormat::Template,
+        Command::Replay(args) => args.output == ReplayFormat::Template,
+        Command::Diff(args) => args.output == DiffFormat::Template,
+        Command::Check(args) => args.output == CheckFormat::Template,
+        Command::Explain(args) => args.output == TableFormat::Template,
+        Command::Issues(args) => args.output == IssuesFormat::Template,
+        _ => false,
     }
 }

@@ -34,7 +34,7 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
             merger: &merger,
             keep: &inputs.keep,
             counted: Kept::default(),
-            renderer: trace_renderer(args.output, *term),
+            renderer: trace_renderer(args.output, term.clone()),
             out,
             problems: &mut problems,
             write_error: None,

@@ -1,9 +1,22 @@
 //! What several commands decide alike at their end.
 
+use anyhow::{Result, bail};
+
 use crate::ending::{Ending, Gate};
 use crate::gate::Nothing;
 use crate::input::Problems;
 use crate::render::messages;
+use crate::render::terminal::Terminal;
+
+/// `-o template` and `--template` go together: refused before anything is read when one
+/// comes without the other (metalctl would print empty lines, or ignore the template).
+pub(crate) fn template_fits(template_format: bool, term: &Terminal) -> Result<()> {
+    match (template_format, term.template.is_some()) {
+        (true, false) => bail!("-o template needs --template (as `--template '{{{{ .id }}}}'`)"),
+        (false, true) => bail!("--template is for -o template"),
+        _ => Ok(()),
+    }
+}
 
 /// Whether metrics must not be written: no machine was read, and an empty exposition would
 /// tell a collector that every issue is resolved.

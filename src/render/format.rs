@@ -23,6 +23,8 @@ pub enum ReportFormat {
     Html,
     /// Prometheus' text exposition format (OpenMetrics, ending `# EOF`).
     Openmetrics,
+    /// Each row of the JSON document through `--template` (Go's text/template, as metalctl's).
+    Template,
 }
 
 /// Output formats of `diff`.
@@ -33,6 +35,8 @@ pub enum DiffFormat {
     /// The JSON document as YAML.
     Yaml,
     Markdown,
+    /// Each row of the JSON document through `--template` (Go's text/template, as metalctl's).
+    Template,
 }
 
 /// Output formats of `check`.
@@ -50,6 +54,8 @@ pub enum CheckFormat {
     Markdown,
     /// Prometheus' text exposition format (OpenMetrics, ending `# EOF`).
     Openmetrics,
+    /// Each row of the JSON document through `--template` (Go's text/template, as metalctl's).
+    Template,
 }
 
 /// Output formats of `graph`.
@@ -72,6 +78,8 @@ pub enum TableFormat {
     Yaml,
     Markdown,
     Csv,
+    /// Each row of the JSON document through `--template` (Go's text/template, as metalctl's).
+    Template,
 }
 
 /// Output formats of `issues`.
@@ -85,6 +93,8 @@ pub enum IssuesFormat {
     Csv,
     /// metal-metrics-exporter's `metal_machine_issues` families, every machine and type.
     Openmetrics,
+    /// Each row of the JSON document through `--template` (Go's text/template, as metalctl's).
+    Template,
 }
 
 /// Output formats of `replay`.
@@ -97,6 +107,8 @@ pub enum ReplayFormat {
     Ndjson,
     /// Every step, the machine in the first column.
     Csv,
+    /// Each row of the JSON document through `--template` (Go's text/template, as metalctl's).
+    Template,
 }
 
 /// Output formats of `rules propose`.

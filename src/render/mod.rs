@@ -16,6 +16,7 @@ mod metrics;
 pub mod reports;
 mod sarif;
 pub mod sentence;
+pub mod template;
 pub mod terminal;
 #[cfg(test)]
 mod tests;
@@ -53,6 +54,23 @@ fn render_doc(
     }
 }
 
+/// `-o template`: each row of a command's JSON document (the array under `rows`, or the
+/// whole document) through the `--template` the terminal carries.
+fn template(
+    term: &Terminal,
+    rows: Option<&str>,
+    write_json: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match &term.template {
+        Some(t) => t.document(rows, write_json, out),
+        None => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "-o template needs --template",
+        )),
+    }
+}
+
 /// `report` in the chosen format.
 pub fn report(
     format: ReportFormat,
@@ -68,6 +86,9 @@ pub fn report(
         ReportFormat::Json => json::report(report, out),
         ReportFormat::Yaml => yaml::from_json(out, |w| json::report(report, w)),
         ReportFormat::Openmetrics => metrics::report(report, out),
+        ReportFormat::Template => {
+            template(term, Some("unexpected"), |w| json::report(report, w), out)
+        }
         ReportFormat::Html => {
             let mut svg = Vec::new();
             if let Some(graph) = report.graph {
@@ -101,6 +122,7 @@ pub fn diff(
         }
         DiffFormat::Json => json::diff(report, out),
         DiffFormat::Yaml => yaml::from_json(out, |w| json::diff(report, w)),
+        DiffFormat::Template => template(term, None, |w| json::diff(report, w), out),
     }
 }
 
@@ -121,6 +143,7 @@ pub fn check(
         CheckFormat::Sarif => sarif::check(report, out),
         CheckFormat::Junit => junit::check(report, out),
         CheckFormat::Openmetrics => metrics::check(report, out),
+        CheckFormat::Template => template(term, Some("pairs"), |w| json::check(report, w), out),
     }
 }
 
@@ -134,6 +157,9 @@ pub fn explain(
     let text = match format {
         TableFormat::Json => return json::explain(report, out),
         TableFormat::Yaml => return yaml::from_json(out, |w| json::explain(report, w)),
+        TableFormat::Template => {
+            return template(term, Some("pairs"), |w| json::explain(report, w), out);
+        }
         TableFormat::Table => TextFormat::Table,
         TableFormat::Markdown => TextFormat::Markdown,
         TableFormat::Csv => TextFormat::Csv,
@@ -152,6 +178,9 @@ pub fn issues(
         IssuesFormat::Json => return json::issues(report, out),
         IssuesFormat::Yaml => return yaml::from_json(out, |w| json::issues(report, w)),
         IssuesFormat::Openmetrics => return metrics::issues(report, out),
+        IssuesFormat::Template => {
+            return template(term, Some("machines"), |w| json::issues(report, w), out);
+        }
         IssuesFormat::Table => TextFormat::Table,
         IssuesFormat::Markdown => TextFormat::Markdown,
         IssuesFormat::Csv => TextFormat::Csv,
@@ -207,6 +236,10 @@ pub fn rules_show(
     term: &Terminal,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    if !term.headers {
+        // The matrix's rows alone, as every table prints them with `--no-headers`.
+        return render_doc(&view::rules::matrix(rules), TextFormat::Table, term, out);
+    }
     writeln!(
         out,
         "{}: {}",

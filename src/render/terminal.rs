@@ -3,6 +3,9 @@
 //! environment (`COLUMNS`, `NO_COLOR`) and whether standard output is a terminal.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
+
+use super::template::RowTemplate;
 
 /// When to colour output (`--color`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -15,7 +18,7 @@ pub enum ColorChoice {
 }
 
 /// How text output is laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Terminal {
     /// The width tables must fit; `None` when output is piped (nothing is wrapped).
     pub width: Option<usize>,
@@ -23,8 +26,11 @@ pub struct Terminal {
     pub color: bool,
     /// Whether to shorten times, ids and example lists.
     pub shorten: bool,
-    /// Whether tables and CSV have their header row (metalctl's `--no-headers` leaves it out).
+    /// Whether tables and CSV have their header row; without it (metalctl's `--no-headers`) a
+    /// table is its rows alone.
     pub headers: bool,
+    /// What `-o template` prints each row through (metalctl's `--template`).
+    pub template: Option<Arc<RowTemplate>>,
 }
 
 impl Terminal {
@@ -45,6 +51,7 @@ impl Terminal {
                 color,
                 shorten: false,
                 headers,
+                template: None,
             };
         }
         let columns = std::env::var("COLUMNS")
@@ -58,6 +65,15 @@ impl Terminal {
             color,
             shorten: !wide,
             headers,
+            template: None,
+        }
+    }
+
+    /// The same, printing `-o template`'s rows through this template.
+    pub fn with_template(self, template: Option<RowTemplate>) -> Terminal {
+        Terminal {
+            template: template.map(Arc::new),
+            ..self
         }
     }
 }

@@ -99,6 +99,7 @@ fn terminal() -> Terminal {
         color: false,
         shorten: true,
         headers: true,
+        template: None,
     }
 }
 
@@ -108,6 +109,7 @@ fn piped() -> Terminal {
         color: false,
         shorten: false,
         headers: true,
+        template: None,
     }
 }
 

@@ -19,6 +19,7 @@ use super::terminal::Terminal;
 use crate::window::duration;
 
 mod command;
+mod rows;
 
 /// The narrowest a wrapping column gets before optional columns are left out.
 const MIN_WRAP: usize = 24;
@@ -251,6 +252,26 @@ pub fn render(doc: &Doc, term: &Terminal, out: &mut dyn Write) -> io::Result<()>
         term,
         ids: Shortener::new(doc.machine_ids()),
     };
+    if !term.headers {
+        // The view's main table (its first, the one CSV prints) and nothing around it; every
+        // row whole, a column shown once for a run of rows (`ditto`) repeated on each line.
+        let Some(grid) = doc.blocks.iter().find_map(|b| match b {
+            Block::Table(grid) => Some(grid),
+            _ => None,
+        }) else {
+            return Ok(());
+        };
+        let cells: Vec<Vec<rows::Cell>> = grid
+            .rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|p| (show.text(&p.value), show.style(p.tone)))
+                    .collect()
+            })
+            .collect();
+        return rows::write(&cells, out);
+    }
     for block in &doc.blocks {
         match block {
             Block::Title(_) => {}
@@ -503,9 +524,7 @@ fn draw(
             }
         })
         .collect();
-    if show.term.headers {
-        t.set_header(header);
-    }
+    t.set_header(header);
     for (row, pieces) in texts.iter().zip(&grid.rows) {
         let cells: Vec<Cell> = shown
             .iter()

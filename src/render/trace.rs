@@ -24,6 +24,10 @@ pub fn trace_renderer(format: ReplayFormat, term: Terminal) -> Box<dyn TraceRend
             buffer: Vec::new(),
         }),
         ReplayFormat::Ndjson => Box::new(TraceJson::lines()),
+        ReplayFormat::Template => Box::new(TraceTemplate {
+            json: TraceJson::lines(),
+            term,
+        }),
     }
 }
 
@@ -34,11 +38,58 @@ struct TraceText {
 
 impl TraceRenderer for TraceText {
     fn begin(&mut self, rules: &str, out: &mut dyn Write) -> io::Result<()> {
+        if !self.term.headers {
+            return Ok(());
+        }
         writeln!(out, "rules {} (times in UTC)", escape::text(rules))
     }
 
     fn machine(&mut self, trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
-        text::render(&view::replay::doc(trace), &self.term, out)
+        if self.term.headers {
+            return text::render(&view::replay::doc(trace), &self.term, out);
+        }
+        // Rows alone, as `--no-headers` prints every table: each step with its machine in
+        // front, as the CSV has it (the whole id: no prefix is known to be unique yet).
+        let mut grid = doc::Grid::new(view::replay::step_columns());
+        grid.columns.insert(0, doc::Column::new("Machine"));
+        for step in &trace.steps {
+            let mut cells = vec![doc::input(trace.machine.clone())];
+            cells.extend(view::replay::step_cells(step));
+            grid.row(cells);
+        }
+        let mut rows = doc::Doc::default();
+        rows.table(grid);
+        text::render(&rows, &self.term, out)
+    }
+
+    fn end(&mut self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `replay -o template`: each machine's JSON object (an `-o ndjson` line) through
+/// `--template`, as it comes.
+struct TraceTemplate {
+    json: TraceJson,
+    term: Terminal,
+}
+
+impl TraceRenderer for TraceTemplate {
+    fn begin(&mut self, _rules: &str, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn machine(&mut self, trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
+        let mut line = Vec::new();
+        self.json.machine(trace, &mut line)?;
+        let row: serde_json::Value = serde_json::from_slice(&line)?;
+        match &self.term.template {
+            Some(t) => t.row(&row, out),
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "-o template needs --template",
+            )),
+        }
     }
 
     fn end(&mut self, _out: &mut dyn Write) -> io::Result<()> {

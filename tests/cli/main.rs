@@ -23,6 +23,7 @@ mod places;
 mod raw_parts;
 mod read_paths;
 mod report;
+mod rows;
 mod rule_files;
 mod shells;
 mod terminal;

@@ -24,6 +24,8 @@ struct IssuesJson<'a> {
 #[derive(Serialize)]
 struct MachineJson<'a> {
     machine: &'a str,
+    /// The machine's id again, as metalctl's JSON names it (`--template '{{ .id }}'`).
+    id: &'a str,
     state: &'static str,
     last_event_time: Option<String>,
     allocated: Option<bool>,
@@ -77,6 +79,7 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
             .iter()
             .map(|j| MachineJson {
                 machine: &j.facts.machine,
+                id: &j.facts.machine,
                 state: j.facts.state.name(),
                 last_event_time: j.facts.last_event_time.map(time),
                 allocated: j.facts.allocated,

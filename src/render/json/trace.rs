@@ -12,6 +12,8 @@ use crate::replay::{Container, Step, StoredEvent, Trace};
 #[derive(Serialize)]
 struct MachineJson<'a> {
     machine: &'a str,
+    /// The machine's id again, as metalctl's JSON names it (`--template '{{ .id }}'`).
+    id: &'a str,
     source: &'a str,
     state: &'static str,
     container: ContainerJson<'a>,
@@ -87,6 +89,7 @@ fn step(s: &Step) -> StepJson<'_> {
 fn machine(trace: &Trace) -> MachineJson<'_> {
     MachineJson {
         machine: &trace.machine,
+        id: &trace.machine,
         source: &trace.source,
         state: trace.container.state().name(),
         container: container(&trace.machine, &trace.container),
