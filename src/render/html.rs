@@ -332,3 +332,20 @@ pub fn page(title: &str, doc: &Doc, graph_svg: &str, out: &mut dyn Write) -> io:
         version = env!("CARGO_PKG_VERSION"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_anchor_keeps_a_uuid_and_encodes_everything_else() {
+        assert_eq!(
+            anchor("043afe87-2ce5-45b2-824a-4b04924cf73f"),
+            "machine-043afe87-2ce5-45b2-824a-4b04924cf73f"
+        );
+        assert_eq!(
+            anchor("\"><i> #a%41\u{202e}"),
+            "machine-%22%3E%3Ci%3E%20%23a%2541%E2%80%AE"
+        );
+    }
+}
