@@ -1,4 +1,4 @@
-//! What several commands decide alike at their end.
+//! What several commands decide alike at their end, and how they name an events.go's problems.
 
 use std::path::Path;
 
