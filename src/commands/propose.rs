@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 
+use super::shared::go_problems;
 use crate::cli::ProposeArgs;
 use crate::ending::{Ending, say};
 use crate::fleet::{Inputs, rule_diff, summarize};
@@ -52,10 +53,20 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
                 .iter()
                 .map(|a| (a.state, a.event, a.target))
                 .collect();
-            let new = go_patch::patched(&old, &pairs)
+            let patch = go_patch::patch(&old, &pairs, &base.file)
+                .map_err(|err| go_problems(&err, path))
                 .with_context(|| format!("cannot patch {}", path.display()))?;
-            let patch = go_patch::unified_diff(&path.display().to_string(), &old, &new);
-            sink.write(|out| Ok(render::propose(&ProposeReport::Patch(&patch), term, out)?))?;
+            for &pair in &patch.present {
+                say(&messages::go_pair_present(path, pair));
+            }
+            for &(pair, has) in &patch.elsewhere {
+                say(&messages::go_pair_elsewhere(path, pair, has));
+            }
+            if patch.added.is_empty() {
+                say(&messages::go_nothing_to_add(path, pairs.is_empty()));
+            }
+            let diff = go_patch::unified_diff(&path.display().to_string(), &old, &patch.text);
+            sink.write(|out| Ok(render::propose(&ProposeReport::Patch(&diff), term, out)?))?;
             if let Some(seconds) = proposal.buffering {
                 say(&messages::buffering_not_in_go(seconds));
             }

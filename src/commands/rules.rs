@@ -10,6 +10,8 @@ use crate::render::{self, messages};
 use crate::rules::{Ruleset, builtins, go};
 use crate::sink::Sink;
 
+use super::shared::go_problems;
+
 /// `rules list`: the built-in rule sets with a line each.
 pub fn list() -> Result<Ending> {
     Sink::Stdout.write(|out| Ok(render::rules_list(&builtins(), out)?))?;
@@ -42,19 +44,7 @@ pub fn import_go(
     let like = Ruleset::resolve(like)?;
     let name = name.map_or_else(|| stem(events_go), str::to_string);
     // Each problem as `PATH:LINE:COLUMN: message`, as input errors are named.
-    let file = go::import(&text, &like.file, &name).map_err(|err| {
-        let lines: Vec<String> = err
-            .to_string()
-            .lines()
-            .map(
-                |line| match line.starts_with(|c: char| c.is_ascii_digit()) {
-                    true => format!("{}:{line}", events_go.display()),
-                    false => format!("{}: {line}", events_go.display()),
-                },
-            )
-            .collect();
-        anyhow::anyhow!(lines.join("\n"))
-    })?;
+    let file = go::import(&text, &like.file, &name).map_err(|err| go_problems(&err, events_go))?;
     // Check the result the way `--rules` will load it.
     let json = file.to_json();
     Ruleset::from_json(&json).context("the imported rules do not check")?;

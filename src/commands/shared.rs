@@ -1,4 +1,6 @@
-//! What several commands decide alike at their end.
+//! What several commands decide alike at their end, and how they name an events.go's problems.
+
+use std::path::Path;
 
 use anyhow::{Result, bail};
 
@@ -46,4 +48,20 @@ pub(crate) fn gated(problems: Problems, nothing: Option<Nothing>, failed: bool) 
         gate,
         ..Ending::with(problems)
     }
+}
+
+/// The problems reading an `events.go` met, each as `PATH:LINE:COLUMN: message`, as input
+/// errors are named.
+pub(crate) fn go_problems(err: &anyhow::Error, path: &Path) -> anyhow::Error {
+    let lines: Vec<String> = err
+        .to_string()
+        .lines()
+        .map(
+            |line| match line.starts_with(|c: char| c.is_ascii_digit()) {
+                true => format!("{}:{line}", path.display()),
+                false => format!("{}: {line}", path.display()),
+            },
+        )
+        .collect();
+    anyhow::anyhow!(lines.join("\n"))
 }

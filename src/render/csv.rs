@@ -11,7 +11,9 @@ use super::escape;
 fn field(piece: &Piece) -> String {
     match &piece.value {
         Value::Label(text) => escape::csv(text).into_owned(),
-        Value::Input(text) | Value::Machine(text) => escape::csv(text).into_owned(),
+        Value::Input(text) | Value::Machine(text) | Value::Example(text) => {
+            escape::csv(text).into_owned()
+        }
         Value::Argument(word) => escape::csv(&escape::shell_word(word)).into_owned(),
         // One field: only its start could be read as a formula, so only it is guarded.
         Value::Machines { ids, .. } => escape::csv(&ids.join(" ")).into_owned(),

@@ -18,6 +18,9 @@ pub enum Value {
     Input(String),
     /// A machine id: shortened to its shortest unique prefix on a terminal.
     Machine(String),
+    /// A machine id where a view says more of the machine: shown as [`Value::Machine`], and
+    /// in the HTML page the place its other mentions link to.
+    Example(String),
     /// A word from input in a command fsmlog suggests (a machine id, a path): quoted as a
     /// POSIX shell needs it, so that pasting the command runs nothing the word says.
     Argument(String),
@@ -284,7 +287,7 @@ impl Doc {
     pub fn machine_ids(&self) -> BTreeSet<&str> {
         fn add<'d>(ids: &mut BTreeSet<&'d str>, piece: &'d Piece) {
             match &piece.value {
-                Value::Machine(id) => {
+                Value::Machine(id) | Value::Example(id) => {
                     ids.insert(id.as_str());
                 }
                 Value::Machines { ids: list, .. } => ids.extend(list.iter().map(String::as_str)),

@@ -8,7 +8,9 @@ use crate::event::format_time;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::doc::{Align, Block, Doc, Piece, Tone, Value};
+use std::collections::BTreeSet;
+
+use super::doc::{Align, Block, Doc, Piece, Shortener, Tone, Value};
 use super::escape;
 use crate::window::duration;
 
@@ -19,7 +21,7 @@ fn spark(counts: &[u64]) -> String {
     let bar = (160.0 / counts.len().max(1) as f64 - 1.0).clamp(1.5, 8.0);
     let width = (counts.len() as f64 * (bar + 1.0)).max(bar);
     let mut s = format!(
-        r#"<svg class="spark" width="{width:.0}" height="22" viewBox="0 0 {width:.0} 22" role="img" aria-label="{}">"#,
+        r#"<svg class="spark" width="{width:.0}" height="22" viewBox="0 0 {width:.0} 22" preserveAspectRatio="none" role="img" aria-label="{}">"#,
         counts
             .iter()
             .map(u64::to_string)
@@ -39,55 +41,127 @@ fn spark(counts: &[u64]) -> String {
     s
 }
 
-fn text(piece: &Piece) -> String {
-    let inner = match &piece.value {
-        Value::Label(t) => escape::html(t),
-        // Text from input may be one long word: it breaks anywhere rather than push the
-        // table past the page; our own words never do.
-        Value::Input(t) => format!(r#"<span class="input">{}</span>"#, escape::html(t)),
-        Value::Argument(word) => format!(
-            r#"<span class="input">{}</span>"#,
-            escape::html(&escape::shell_word(word))
-        ),
-        Value::Machine(id) => format!("<code>{}</code>", escape::html(id)),
-        Value::Machines { ids, total } => {
-            let mut shown: Vec<String> = ids
-                .iter()
-                .map(|id| format!("<code>{}</code>", escape::html(id)))
-                .collect();
-            let rest = total.saturating_sub(ids.len() as u64);
-            if rest > 0 {
-                shown.push(format!("+{rest}"));
+/// What the page knows while it writes the document: how ids are shortened, and where
+/// each machine's examples anchor is (and whether it is placed yet).
+struct Page<'d> {
+    ids: Shortener,
+    /// Ids the page says more of ([`Value::Example`]): the table's ids link there.
+    anchors: BTreeSet<&'d str>,
+    /// Anchors written so far: an id is an element's only once.
+    placed: BTreeSet<String>,
+}
+
+/// An id as a fragment and an element id alike: letters, digits, `.`, `_` and `-` as they
+/// are, every other byte `%XX`, so that an id from input can neither end the attribute nor
+/// name another place, and the fragment matches without decoding.
+fn anchor(id: &str) -> String {
+    let mut out = String::from("machine-");
+    for byte in id.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-') {
+            out.push(byte as char);
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+impl<'d> Page<'d> {
+    fn of(doc: &'d Doc) -> Page<'d> {
+        let mut anchors = BTreeSet::new();
+        doc.blocks.iter().for_each(|block| {
+            if let Block::Line(pieces) = block {
+                for piece in pieces {
+                    if let Value::Example(id) = &piece.value {
+                        anchors.insert(id.as_str());
+                    }
+                }
             }
-            shown.join(",<br>")
+        });
+        Page {
+            ids: Shortener::new(doc.machine_ids()),
+            anchors,
+            placed: BTreeSet::new(),
         }
-        Value::Count(n) => n.to_string(),
-        Value::Time(t) => {
-            let full = format_time(*t);
+    }
+
+    /// A machine of a table's examples: shortened (the whole id on hover), a link to where
+    /// the page says more of it.
+    fn example(&self, id: &str) -> String {
+        let shown = self.ids.show(id);
+        // A shortened UUID is one short word; a name a person chose may be long and breaks.
+        let class = if shown.len() < id.len() {
+            r#" class="short""#
+        } else {
+            ""
+        };
+        let (short, title) = (escape::html(shown), escape::html(id));
+        if self.anchors.contains(id) {
             format!(
-                r#"<time datetime="{full}">{}</time>"#,
-                t.format("%Y-%m-%d %H:%M:%S")
+                r##"<a class="id" href="#{}" title="{title}"><code{class}>{short}</code></a>"##,
+                anchor(id)
             )
+        } else {
+            let class = if shown.len() < id.len() { " short" } else { "" };
+            format!(r#"<code class="id{class}" title="{title}">{short}</code>"#)
         }
-        Value::Share(share) => format!("{:.1}%", share * 100.0),
-        Value::Seconds(s) => duration(*s),
-        Value::Spark(counts) => spark(counts),
-        Value::Link { text, url } => {
-            format!(
-                r#"<a href="{}">{}</a>"#,
-                escape::html(url),
-                escape::html(text)
-            )
+    }
+
+    fn text(&mut self, piece: &Piece) -> String {
+        let inner = match &piece.value {
+            Value::Label(t) => escape::html(t),
+            // Text from input may be one long word: it breaks anywhere rather than push the
+            // table past the page; our own words never do.
+            Value::Input(t) => format!(r#"<span class="input">{}</span>"#, escape::html(t)),
+            Value::Argument(word) => format!(
+                r#"<span class="input">{}</span>"#,
+                escape::html(&escape::shell_word(word))
+            ),
+            Value::Machine(id) => format!("<code>{}</code>", escape::html(id)),
+            Value::Example(id) if self.placed.insert(id.clone()) => {
+                format!(r#"<code id="{}">{}</code>"#, anchor(id), escape::html(id))
+            }
+            Value::Example(id) => format!("<code>{}</code>", escape::html(id)),
+            Value::Machines { ids, total } => {
+                let mut shown: Vec<String> = ids.iter().map(|id| self.example(id)).collect();
+                let rest = total.saturating_sub(ids.len() as u64);
+                if rest > 0 {
+                    shown.push(format!("+{rest}"));
+                }
+                shown.join(",<br>")
+            }
+            Value::Count(n) => n.to_string(),
+            // The date and the time each whole: a narrow column breaks between them only.
+            Value::Time(t) => format!(
+                r#"<time datetime="{}"><span>{}</span> <span>{}</span></time>"#,
+                format_time(*t),
+                t.format("%Y-%m-%d"),
+                t.format("%H:%M:%S")
+            ),
+            Value::Share(share) => format!("{:.1}%", share * 100.0),
+            Value::Seconds(s) => duration(*s),
+            Value::Spark(counts) => spark(counts),
+            Value::Link { text, url } => {
+                format!(
+                    r#"<a href="{}">{}</a>"#,
+                    escape::html(url),
+                    escape::html(text)
+                )
+            }
+            Value::Empty => "—".to_string(),
+            Value::Separator => " · ".to_string(),
+        };
+        match piece.tone {
+            Tone::Plain => inner,
+            Tone::Bad => format!(r#"<span class="bad">{inner}</span>"#),
+            Tone::Warn => format!(r#"<span class="warn">{inner}</span>"#),
+            Tone::Strong => format!("<strong>{inner}</strong>"),
+            Tone::Faint => format!(r#"<span class="faint">{inner}</span>"#),
         }
-        Value::Empty => "—".to_string(),
-        Value::Separator => " · ".to_string(),
-    };
-    match piece.tone {
-        Tone::Plain => inner,
-        Tone::Bad => format!(r#"<span class="bad">{inner}</span>"#),
-        Tone::Warn => format!(r#"<span class="warn">{inner}</span>"#),
-        Tone::Strong => format!("<strong>{inner}</strong>"),
-        Tone::Faint => format!(r#"<span class="faint">{inner}</span>"#),
+    }
+
+    fn line(&mut self, pieces: &[Piece]) -> String {
+        pieces.iter().map(|p| self.text(p)).collect()
     }
 }
 
@@ -104,24 +178,46 @@ fn sort_key(piece: &Piece) -> String {
 
 /// The document's blocks as HTML.
 pub fn body(doc: &Doc) -> String {
+    let mut page = Page::of(doc);
     let mut s = String::new();
-    for block in &doc.blocks {
+    let mut blocks = doc.blocks.iter().peekable();
+    while let Some(block) = blocks.next() {
         match block {
             Block::Title(_) => {}
             Block::Heading(pieces) => {
-                let _ = writeln!(
-                    s,
-                    "<h2>{}</h2>",
-                    pieces.iter().map(text).collect::<String>()
-                );
+                let _ = writeln!(s, "<h2>{}</h2>", page.line(pieces));
             }
             Block::Line(pieces) => {
-                let _ = writeln!(s, "<p>{}</p>", pieces.iter().map(text).collect::<String>());
+                let _ = writeln!(s, "<p>{}</p>", page.line(pieces));
             }
-            // One paragraph: a browser may wrap it, but a copy of it is one line.
-            Block::Command { command, comment } => {
-                let line = Block::command_line(command, comment);
-                let _ = writeln!(s, "<p>{}</p>", line.iter().map(text).collect::<String>());
+            // Commands in a row are one block of code to copy: each one line with its
+            // comment after `#`, so that a pasted block runs the commands and nothing else.
+            Block::Command { .. } => {
+                s.push_str(r#"<pre class="commands"><code>"#);
+                let mut next = Some(block);
+                let mut first = true;
+                while let Some(Block::Command { command, comment }) = next {
+                    if !first {
+                        s.push('\n');
+                    }
+                    first = false;
+                    let mut command = command.clone();
+                    if let Some(Piece {
+                        value: Value::Label(head),
+                        ..
+                    }) = command.first_mut()
+                    {
+                        *head = head.trim_start().to_string().into();
+                    }
+                    let line = page.line(&command);
+                    let _ = write!(
+                        s,
+                        r#"{line}   <span class="faint"># {}</span>"#,
+                        page.line(comment)
+                    );
+                    next = blocks.next_if(|b| matches!(b, Block::Command { .. }));
+                }
+                s.push_str("</code></pre>\n");
             }
             Block::Table(grid) if grid.rows.is_empty() => {
                 s.push_str("<p class=\"faint\">none</p>\n")
@@ -151,7 +247,7 @@ pub fn body(doc: &Doc) -> String {
                         } else {
                             format!(r#" data-key="{key}""#)
                         };
-                        let _ = write!(s, "<td{class}{key}>{}</td>", text(piece));
+                        let _ = write!(s, "<td{class}{key}>{}</td>", page.text(piece));
                     }
                     s.push_str("</tr>\n");
                 }
@@ -174,13 +270,16 @@ th, td { border: 1px solid #d5dde6; padding: 0.3rem 0.5rem; text-align: left; ve
 th { background: #f3f6fb; cursor: pointer; user-select: none; }
 td.num, th.num { text-align: right; }
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.85rem; overflow-wrap: anywhere; }
-time { white-space: normal; }
+time span, .short { white-space: nowrap; }
+pre.commands { background: #f3f6fb; border: 1px solid #d5dde6; padding: 0.5rem 0.75rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre.commands code { font-size: 0.8rem; }
 .bad { color: #c62828; font-weight: bold; }
 .warn { color: #a66a00; }
 .faint { color: #7a8896; }
 .spark rect { fill: #c62828; }
 .graph svg { width: 100%; max-width: 960px; height: auto; display: block; margin: 0 auto; border: 1px solid #d5dde6; }
 footer { margin-top: 3rem; font-size: 0.8rem; color: #7a8896; }
+@media (max-width: 1100px) { body { margin: 1rem auto; padding: 0 0.4rem; } table { font-size: 0.75rem; } th, td { padding: 0.2rem 0.25rem; } code { font-size: 0.72rem; } .spark { width: 44px; } }
 @media print { body { margin: 0; max-width: none; } th { cursor: auto; } h2 { break-after: avoid; } table, .graph { break-inside: avoid; } }
 "#;
 
@@ -232,4 +331,21 @@ pub fn page(title: &str, doc: &Doc, graph_svg: &str, out: &mut dyn Write) -> io:
         title = escape::html(title),
         version = env!("CARGO_PKG_VERSION"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_anchor_keeps_a_uuid_and_encodes_everything_else() {
+        assert_eq!(
+            anchor("043afe87-2ce5-45b2-824a-4b04924cf73f"),
+            "machine-043afe87-2ce5-45b2-824a-4b04924cf73f"
+        );
+        assert_eq!(
+            anchor("\"><i> #a%41\u{202e}"),
+            "machine-%22%3E%3Ci%3E%20%23a%2541%E2%80%AE"
+        );
+    }
 }

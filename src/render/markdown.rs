@@ -12,7 +12,7 @@ fn text(piece: &Piece) -> String {
     match &piece.value {
         // Our own words carry no markup; only a table cell's `|` would split the cell.
         Value::Label(text) => escape::text(text).replace('|', "\\|"),
-        Value::Input(text) | Value::Machine(text) => escape::markdown(text),
+        Value::Input(text) | Value::Machine(text) | Value::Example(text) => escape::markdown(text),
         Value::Argument(word) => escape::markdown(&escape::shell_word(word)),
         Value::Machines { ids, .. } => ids
             .iter()

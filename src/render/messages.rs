@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::diagnose::Kind;
+use crate::event::{EventKind, State};
 use crate::gate::Nothing;
 use crate::propose::Accepted;
 use crate::rules::Target;
@@ -72,6 +73,37 @@ pub fn buffering_not_in_go(seconds: u64) -> String {
     format!(
         "note: the proposal swallows buffered Phoned Home events for {seconds} s, which events.go cannot say: the patch does so only in metal-api v0.42.2 or later (swallowBufferedPhonedHome in fsm/states/states.go); an older metal-api stores these events, and the pairs they cause stay"
     )
+}
+
+/// A pair a patch leaves out because the events.go already accepts it as proposed.
+pub fn go_pair_present(path: &Path, (state, event, target): (State, EventKind, Target)) -> String {
+    format!(
+        "note: {} already accepts {event} in {state}, leading to {target} as proposed: not added again",
+        escape::text(&path.display().to_string())
+    )
+}
+
+/// A pair a patch leaves out because the events.go accepts it, leading elsewhere.
+pub fn go_pair_elsewhere(
+    path: &Path,
+    (state, event, target): (State, EventKind, Target),
+    has: Target,
+) -> String {
+    format!(
+        "warning: {} already accepts {event} in {state}, leading to {has}, not to {target} as the proposal from --rules does: left as the file has it",
+        escape::text(&path.display().to_string())
+    )
+}
+
+/// Why a patch to events.go is empty.
+pub fn go_nothing_to_add(path: &Path, nothing_proposed: bool) -> String {
+    let path = path.display().to_string();
+    let path = escape::text(&path);
+    if nothing_proposed {
+        format!("note: the proposal accepts no pair, so {path} needs no patch: none written")
+    } else {
+        format!("note: {path} already accepts every pair the proposal accepts: no patch to write")
+    }
 }
 
 /// A problem of a rule file, as every input problem is named: `PATH:LINE: …` where the

@@ -46,7 +46,7 @@ impl Show<'_> {
             Value::Label(text) => escape::text(text).into_owned(),
             Value::Input(text) => escape::text(text).into_owned(),
             Value::Argument(word) => escape::text(&escape::shell_word(word)).into_owned(),
-            Value::Machine(m) => id(m),
+            Value::Machine(m) | Value::Example(m) => id(m),
             Value::Machines { ids, total } => {
                 let shown = if self.term.shorten { 2 } else { ids.len() };
                 let mut list: Vec<String> = ids.iter().take(shown).map(|m| id(m)).collect();

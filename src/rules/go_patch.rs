@@ -2,13 +2,61 @@
 //! more pairs: each pair's state is added to the `Src` of the entry with that event and
 //! destination, or a new entry is added where there is none. The patch is a unified diff that
 //! `git apply` takes; `rules import-go` of the patched file reads the same transitions.
+//!
+//! The pairs are weighed against the file's own table, not against the rule set the proposal
+//! started from: the file may be newer (metal-api's HEAD already accepts what v0.19.0 did
+//! not), and a state added twice to a `Src` is a duplicate that import-go refuses.
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
-use super::file::Target;
-use super::go::{Dst, STATE, Src, entry, squash, strip_comments};
+use super::file::{RuleFile, Target};
+use super::go::{Dst, STATE, Src, entry, import, squash, strip_comments};
 use super::go_body::items;
+use super::ruleset::Ruleset;
 use crate::event::{EventKind, State};
+
+/// A pair the proposal accepts: its state, its event and where it leads.
+pub type Wanted = (State, EventKind, Target);
+
+/// The file patched with what it lacks, and what it already had.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Patch {
+    /// The file's text with the missing pairs added (the original where none is missing).
+    pub text: String,
+    /// Pairs added to the file.
+    pub added: Vec<Wanted>,
+    /// Pairs the file already accepts and leads where the proposal does.
+    pub present: Vec<Wanted>,
+    /// Pairs the file already accepts but leads elsewhere: (the pair as proposed, where the
+    /// file leads it). Left as the file has them, since the event is not unexpected there.
+    pub elsewhere: Vec<(Wanted, Target)>,
+}
+
+/// Patches `text` with the pairs its own `Events()` table lacks; `like` lends the knobs the
+/// Go file does not hold, so that its table can be loaded as a rule set.
+pub fn patch(text: &str, pairs: &[Wanted], like: &RuleFile) -> Result<Patch> {
+    let own = import(text, like, "events.go")?;
+    let own = Ruleset::from_json(&own.to_json()).context("its table does not check as rules")?;
+    let mut found = Patch {
+        text: String::new(),
+        added: Vec::new(),
+        present: Vec::new(),
+        elsewhere: Vec::new(),
+    };
+    for &(state, event, target) in pairs {
+        match own.lookup(state, event) {
+            None => found.added.push((state, event, target)),
+            Some(has) if has == target => found.present.push((state, event, target)),
+            Some(has) => found.elsewhere.push(((state, event, target), has)),
+        }
+    }
+    found.text = if found.added.is_empty() {
+        text.to_string()
+    } else {
+        patched(text, &found.added)?
+    };
+    Ok(found)
+}
 
 /// An addition to the file: text inserted at a byte offset of the original.
 struct Insert {
@@ -53,8 +101,8 @@ fn indent_at(text: &str, offset: usize) -> &str {
     &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
 }
 
-/// The text of `events.go` with the pairs added.
-pub fn patched(text: &str, pairs: &[(State, EventKind, Target)]) -> Result<String> {
+/// The text of `events.go` with the pairs added, each assumed missing from it.
+fn patched(text: &str, pairs: &[Wanted]) -> Result<String> {
     let clean = strip_comments(text);
     let idents = Idents::of(&clean);
     let entries = items(&clean)?;
@@ -179,7 +227,7 @@ mod tests {
 
     #[test]
     fn a_state_joins_the_entry_with_that_event_and_destination() {
-        let out = patched(
+        let out = patch(
             SHAPE,
             &[
                 (
@@ -194,8 +242,10 @@ mod tests {
                     Target::To(State::Alive),
                 ),
             ],
+            &like(),
         )
-        .unwrap();
+        .unwrap()
+        .text;
         assert!(
             out.contains(
                 "\t\t\t\tstates.Initial.String(),\n\t\t\t\tstates.Waiting.String(),\n\t\t\t},"
@@ -210,5 +260,58 @@ mod tests {
         let rows = import(&out, &like(), "x").unwrap().transitions;
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].from, vec!["Planned Reboot", "Initial", "Waiting"]);
+    }
+
+    #[test]
+    fn a_pair_the_file_already_has_is_not_added_again() {
+        // metal-api's HEAD holds Registering in Installing's Src, which v0.19.0 lacked: a
+        // proposal from v0.19.0's rules must leave it, and still add what the file lacks.
+        let head = SHAPE.replace(
+            "\t\t\t\tstates.Initial.String(),\n",
+            "\t\t\t\tstates.Initial.String(),\n\t\t\t\tstates.Registering.String(),\n",
+        );
+        let registering = (
+            State::Registering,
+            EventKind::PxeBooting,
+            Target::To(State::PxeBooting),
+        );
+        let waiting = (
+            State::Waiting,
+            EventKind::PxeBooting,
+            Target::To(State::PxeBooting),
+        );
+        let done = patch(&head, &[registering, waiting], &like()).unwrap();
+        assert_eq!(done.present, vec![registering]);
+        assert_eq!(done.added, vec![waiting]);
+        assert_eq!(
+            done.text,
+            head.replace(
+                "\t\t\t\tstates.Registering.String(),\n",
+                "\t\t\t\tstates.Registering.String(),\n\t\t\t\tstates.Waiting.String(),\n"
+            )
+        );
+        assert_eq!(done.text.matches("states.Registering").count(), 1);
+        let rows = import(&done.text, &like(), "x").unwrap().transitions;
+        assert_eq!(
+            rows[0].from,
+            vec!["Planned Reboot", "Initial", "Registering", "Waiting"]
+        );
+        // Everything there already: the text unchanged, nothing added.
+        let again = patch(&done.text, &[registering, waiting], &like()).unwrap();
+        assert_eq!(again.text, done.text);
+        assert!(again.added.is_empty());
+        assert_eq!(again.present, vec![registering, waiting]);
+        assert_eq!(unified_diff("events.go", &done.text, &again.text), "");
+    }
+
+    #[test]
+    fn a_pair_the_file_leads_elsewhere_is_left_as_it_is() {
+        // PXE Booting in Planned Reboot leads to PXE Booting; a proposal (from other rules)
+        // that it stay would be a second row for the pair, which import-go refuses.
+        let pair = (State::PlannedReboot, EventKind::PxeBooting, Target::Stay);
+        let done = patch(SHAPE, &[pair], &like()).unwrap();
+        assert_eq!(done.text, SHAPE);
+        assert_eq!(done.elsewhere, vec![(pair, Target::To(State::PxeBooting))]);
+        assert!(done.added.is_empty() && done.present.is_empty());
     }
 }

@@ -2,6 +2,8 @@
 //! viewport.
 use std::process::Command as Process;
 
+use serde_json::Value;
+
 use super::*;
 
 // The HTML page in a browser.
@@ -144,4 +146,147 @@ fn the_html_page_breaks_long_words_instead_of_the_viewport() {
     // Our own words never break inside: only text from input may.
     assert!(html.contains(r#"<span class="input">"#));
     assert!(html.contains(".input { overflow-wrap: anywhere; }"));
+}
+
+/// The page at `width` px in Chromium, with a probe that writes into the DOM what it
+/// measured: the pairs table's Verdict column against the viewport, sideways scrolling, each
+/// example link and where it leads, the suggested commands and any element from input.
+fn measured_at(browser: &str, page: &std::path::Path, width: u32) -> Value {
+    let probe = r##"<script>window.addEventListener("load", function () {
+  var view = document.documentElement.clientWidth;
+  var table = document.querySelector("table");
+  var verdict = [].filter.call(table.querySelectorAll("th"), function (th) { return th.textContent === "Verdict"; })[0];
+  var scrolls = [].some.call(document.querySelectorAll(".scroll"), function (d) { return d.scrollWidth > d.clientWidth; });
+  var links = [].map.call(table.querySelectorAll("a.id"), function (a) {
+    var target = document.getElementById(a.getAttribute("href").slice(1));
+    return { title: a.getAttribute("title"), text: a.textContent, target: target && target.textContent };
+  });
+  var unlinked = table.querySelectorAll("code.id").length;
+  var commands = [].map.call(document.querySelectorAll("pre.commands > code"), function (c) { return c.textContent; });
+  var prose = [].filter.call(document.querySelectorAll("p"), function (p) { return p.textContent.indexOf("metalctl machine ") >= 0 && p.textContent.indexOf("#") >= 0; }).length;
+  document.body.setAttribute("data-probe", JSON.stringify({
+    view: view, verdict_right: verdict.getBoundingClientRect().right, sideways: scrolls || document.documentElement.scrollWidth > view,
+    links: links, unlinked: unlinked, commands: commands, commands_in_prose: prose,
+    injected: document.querySelectorAll("i, img").length, scripts: document.querySelectorAll("script").length
+  }));
+});</script>"##;
+    let dir = tempfile::tempdir().unwrap();
+    let probed = dir.path().join("probed.html");
+    let html = std::fs::read_to_string(page).unwrap();
+    std::fs::write(&probed, format!("{html}{probe}")).unwrap();
+    let dom = Process::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("--window-size={width},1200"))
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join("profile").display()
+        ))
+        .arg(format!("file://{}", probed.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let at = dom
+        .find("data-probe=\"")
+        .unwrap_or_else(|| panic!("no probe: {dom}"))
+        + "data-probe=\"".len();
+    let json = &dom[at..at + dom[at..].find('"').unwrap()];
+    let json = json
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
+#[test]
+fn at_800_px_the_verdict_shows_and_each_example_links_to_its_note() {
+    let Some(browser) = chromium() else {
+        have("Chromium", false);
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // A machine whose id would end an attribute, open an element and name another anchor.
+    // It sorts first, so that it is among a pair's examples.
+    let hostile = r#""><i>z</i> 'y #a%41"#;
+    let machine = serde_json::json!({"id": hostile, "allocation": null, "events": {"log": [
+        {"time": "2025-09-10T10:05:00Z", "event": "PXE Booting", "message": "[unexpectedly received in state waiting]"},
+        {"time": "2025-09-10T10:00:00Z", "event": "Waiting", "message": "waiting for allocation"}
+    ], "last_event_time": "2025-09-10T10:05:00Z", "last_error_event": null, "crash_loop": false, "failed_machine_reclaim": false}});
+    let odd = write(dir.path(), "odd.json", &machine.to_string());
+    for inputs in [
+        vec![testdata("fleet-v0.42.2/list-json"), testdata("html")],
+        vec![testdata("fleet-v0.19.0/list-json"), odd],
+    ] {
+        let page = dir.path().join("report.html");
+        let output = fsmlog()
+            .args(["report", "-o", "html"])
+            .args(&inputs)
+            .output()
+            .unwrap();
+        std::fs::write(&page, &output.stdout).unwrap();
+        for width in [800, 1280] {
+            let seen = measured_at(browser, &page, width);
+            let shown = format!("{inputs:?} at {width} px: {seen}");
+            assert_eq!(seen["sideways"], false, "{shown}");
+            assert!(
+                seen["verdict_right"].as_f64().unwrap() <= seen["view"].as_f64().unwrap(),
+                "{shown}"
+            );
+            // Every example is a link to the note that names it in full; a UUID is shown
+            // shortened to at least 8 characters, any other id whole.
+            let links = seen["links"].as_array().unwrap();
+            assert!(links.len() >= 4, "{shown}");
+            assert_eq!(seen["unlinked"], 0, "{shown}");
+            for link in links {
+                let (title, text) = (
+                    link["title"].as_str().unwrap(),
+                    link["text"].as_str().unwrap(),
+                );
+                assert_eq!(link["target"], title, "{shown}");
+                assert!(title.starts_with(text), "{shown}");
+                if title.len() == 36 {
+                    assert!(text.len() >= 8 && text.len() < 36, "{shown}");
+                } else {
+                    assert_eq!(text, title, "{shown}");
+                }
+            }
+            // The commands are code to copy, one block per verdict, none left in prose.
+            let commands = seen["commands"].as_array().unwrap();
+            assert!(!commands.is_empty(), "{shown}");
+            for block in commands {
+                for line in block.as_str().unwrap().lines() {
+                    assert!(line.starts_with("metalctl machine "), "{shown}");
+                    assert!(line.contains("   # "), "{shown}");
+                }
+            }
+            assert_eq!(seen["commands_in_prose"], 0, "{shown}");
+            assert_eq!(seen["injected"], 0, "{shown}");
+            assert_eq!(
+                seen["scripts"], 2,
+                "the page's sorting and the probe: {shown}"
+            );
+        }
+        let odd_one = inputs[1].ends_with("odd.json");
+        let links = measured_at(browser, &page, 800)["links"].clone();
+        assert_eq!(
+            links
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l["title"] == hostile),
+            odd_one,
+            "the hostile id is an example, its whole id in the title: {links}"
+        );
+    }
 }

@@ -123,27 +123,68 @@ fn a_pasted_next_step_runs_the_command_it_shows_and_nothing_else() {
 #[test]
 fn markdown_and_the_page_keep_a_command_and_its_comment_on_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let (fleet, _) = fleet_with_long_ids(dir.path());
+    let (fleet, ids) = fleet_with_long_ids(dir.path());
     let (_, markdown, _) = stdout_of(&["explain", "-o", "markdown", arg(&fleet)]);
+    let lines: Vec<&str> = markdown.lines().collect();
+    let commands: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("  metalctl "))
+        .collect();
+    assert!(commands.len() >= 4, "{markdown}");
+    for i in commands {
+        // The line is the whole Markdown paragraph.
+        assert!(lines[i].contains("   # "), "{}", lines[i]);
+        assert_eq!(lines[i + 1], "", "{}", lines[i]);
+    }
+    // The page: each verdict's commands one `<pre><code>` block, a command and its comment a
+    // line; the block's text, pasted, runs each command it shows on a machine of the fleet.
     let (_, page, _) = stdout_of(&["report", "-o", "html", arg(&fleet)]);
-    for (format, out) in [("markdown", &markdown), ("html", &page)] {
-        let lines: Vec<&str> = out.lines().collect();
-        let commands: Vec<usize> = (0..lines.len())
-            .filter(|&i| {
-                lines[i]
-                    .trim_start_matches("<p>")
-                    .starts_with("  metalctl ")
-            })
-            .collect();
-        assert!(commands.len() >= 4, "{format}: {out}");
-        for i in commands {
-            let line = lines[i];
-            assert!(line.contains("   # "), "{format}: {line}");
-            // The line is the whole Markdown paragraph, the whole `<p>`.
-            match format {
-                "markdown" => assert_eq!(lines[i + 1], "", "{line}"),
-                _ => assert!(line.starts_with("<p>") && line.ends_with("</p>"), "{line}"),
-            }
+    let open = r#"<pre class="commands"><code>"#;
+    let blocks: Vec<&str> = page
+        .split(open)
+        .skip(1)
+        .map(|rest| rest.split_once("</code></pre>").unwrap().0)
+        .collect();
+    assert!(blocks.len() >= 2, "{page}");
+    assert!(
+        !page.contains("<p>  metalctl"),
+        "no command left in a paragraph"
+    );
+    for block in blocks {
+        let text = strip_tags(block);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() >= 2, "{block}");
+        for line in &lines {
+            assert!(
+                line.starts_with("metalctl machine ") && line.contains("   # "),
+                "{line}"
+            );
+        }
+        let calls = pasted(&text, dir.path());
+        assert_eq!(calls.len(), lines.len(), "{text}");
+        for call in calls {
+            assert_eq!(call[0], "machine", "{call:?} from\n{text}");
+            let id = call.last().unwrap();
+            assert!(ids.iter().any(|known| known == id), "{call:?}");
         }
     }
+    assert!(!dir.path().join("PWNED").exists());
+}
+
+/// An HTML fragment's text, as a browser copies it: tags dropped, entities read.
+fn strip_tags(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }

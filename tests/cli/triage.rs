@@ -470,3 +470,105 @@ fn the_go_patch_applies_and_imports_as_the_json_proposal() {
         "{text}"
     );
 }
+
+/// A `rules show` matrix: each state's row of cells, the state first.
+fn matrix_cells(shown: &str) -> Vec<Vec<String>> {
+    shown
+        .lines()
+        .filter(|l| l.starts_with("│ ") && !l.contains("state \\ event"))
+        .map(|l| {
+            l.trim_matches('│')
+                .split('┆')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_go_patch_adds_only_what_the_file_lacks() {
+    // metal-api's events.go since v0.42.2 (HEAD too) already accepts Installing in
+    // Registering, which a fleet judged under v0.19.0 asks for: the patch must not add it a
+    // second time, only Preparing in Preparing (forced by name), which the file lacks.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    git(repo, &["init", "-q"]);
+    let go = "events.go";
+    std::fs::write(repo.join(go), events_go("metal-api-v0.42.2")).unwrap();
+    let fleet = generated_fleet_under("metal-api-v0.19.0", repo, 200, 11, 60);
+    let named = [
+        "--rules",
+        "metal-api-v0.19.0",
+        "--pair",
+        "Preparing/Preparing",
+    ];
+    let propose = |extra: &[&str]| {
+        let output = fsmlog()
+            .current_dir(repo)
+            .args(["rules", "propose"])
+            .args(extra)
+            .args(named)
+            .arg(&fleet)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        (String::from_utf8(output.stdout).unwrap(), stderr)
+    };
+    let (patch, stderr) = propose(&["-o", "go", "--go-file", go]);
+    assert!(
+        stderr.contains("note: events.go already accepts Installing in Registering, leading to Installing as proposed: not added again"),
+        "{stderr}"
+    );
+    let added: Vec<&str> = patch.lines().filter(|l| l.starts_with('+')).collect();
+    assert_eq!(
+        added,
+        [
+            "+++ b/events.go",
+            "+\t\t{",
+            "+\t\t\tName: metal.ProvisioningEventPreparing.String(),",
+            "+\t\t\tSrc: []string{",
+            "+\t\t\t\tstates.Preparing.String(),",
+            "+\t\t\t},",
+            "+\t\t\tDst: SelfTransitionState,",
+            "+\t\t},",
+        ],
+        "{patch}"
+    );
+    std::fs::write(repo.join("fsm.patch"), &patch).unwrap();
+    git(repo, &["apply", "fsm.patch"]);
+    let (json, _) = propose(&["-o", "json"]);
+    std::fs::write(repo.join("proposal.json"), json).unwrap();
+    let (code, _, stderr) = stdout_of(&[
+        "rules",
+        "import-go",
+        arg(&repo.join(go)),
+        "--out",
+        arg(&repo.join("imported.json")),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // The patched file holds its own table and every pair of the proposal, leading where the
+    // proposal leads it: cell by cell, the file's where it has one, else the proposal's.
+    let cells = |rules: &str| matrix_cells(&stdout_of(&["rules", "show", rules]).1);
+    let file = cells("metal-api-v0.42.2");
+    let proposal = cells(arg(&repo.join("proposal.json")));
+    let imported = cells(arg(&repo.join("imported.json")));
+    assert_eq!(file.len(), 12);
+    for ((f, p), i) in file.iter().zip(&proposal).zip(&imported) {
+        for ((f, p), i) in f.iter().zip(p).zip(i) {
+            let want = if f == "—" { p } else { f };
+            assert!(p == "—" || p == want, "{f} {p} {i}");
+            assert_eq!(i, want, "{f} {p} {i}");
+        }
+    }
+    assert_eq!(imported[4][5], "self", "Preparing in Preparing");
+    // Proposed again against the patched file: it has every row, so there is nothing to patch.
+    let (again, stderr) = propose(&["-o", "go", "--go-file", go]);
+    assert_eq!(again, "");
+    assert!(
+        stderr.contains(
+            "note: events.go already accepts every pair the proposal accepts: no patch to write"
+        ),
+        "{stderr}"
+    );
+}

@@ -405,6 +405,22 @@ fn verdict_notes(doc: &mut Doc, report: &Report) {
             label(format!("{event} in {state}")).tone(Tone::Strong),
         ]);
         verdicts::verdict_lines(doc, v);
+        // The pair's examples in full: where the table's shortened ids link to.
+        let mut examples = vec![label("examples: ")];
+        for (i, id) in t.examples.iter().enumerate() {
+            if i > 0 {
+                examples.push(label(", "));
+            }
+            examples.push(Value::Example(id.clone()).into());
+        }
+        let rest = t.machines.saturating_sub(t.examples.len() as u64);
+        if rest > 0 {
+            examples.push(label(format!(
+                " and {}",
+                crate::render::sentence::amount(rest, "more machine")
+            )));
+        }
+        doc.line(examples);
         if let Some(machine) = t.examples.first() {
             verdicts::next_steps(doc, v, machine);
         }
