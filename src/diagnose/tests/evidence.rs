@@ -230,7 +230,9 @@ fn a_newer_release_swallows_an_occurrence_only_where_its_own_replay_does() {
     let rules = Ruleset::resolve(V0193).unwrap();
     let newer = newer_than(V0193);
     let stored = |then_unexpected| Newer::Stored { then_unexpected };
-    let cases: [(&[(i64, EventKind)], EventKind, Newer); 6] = [
+    // What came after Waiting (seconds after it), the next event, and v0.42.2's fate.
+    type Case<'a> = (&'a [(i64, EventKind)], EventKind, Newer);
+    let cases: [Case; 6] = [
         (&[(240, PhonedHome)], Installing, Newer::Swallowed),
         (&[(360, PhonedHome)], Installing, stored(true)),
         // Exactly five minutes: the comparison is strict.
