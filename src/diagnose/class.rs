@@ -2,7 +2,7 @@
 //! applies. The thresholds are metal-api's and metal-hammer's own constants, never tuned to
 //! data.
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 
 use crate::event::{EventKind, EventName, State};
 use crate::log::MachineLog;
@@ -94,11 +94,7 @@ fn stage(state: State) -> Option<usize> {
 /// Every step's class (`None` for a step that is not unexpected), given each step's root and
 /// whether an export's last event time is later than its newest stored event (see
 /// [`moved_past_newest`]).
-pub fn classify(
-    trace: &Trace,
-    roots: &[Option<usize>],
-    moved: Option<DateTime<Utc>>,
-) -> Vec<Option<Class>> {
+pub fn classify(trace: &Trace, roots: &[Option<usize>], moved: bool) -> Vec<Option<Class>> {
     let steps = &trace.steps;
     (0..steps.len())
         .map(|i| (steps[i].handling == Handling::Unexpected).then(|| class(trace, roots, i, moved)))
@@ -126,7 +122,7 @@ fn reinstalling(steps: &[Step], i: usize) -> bool {
         .any(|s| s.stored && s.event == EventKind::PhonedHome)
 }
 
-fn class(trace: &Trace, roots: &[Option<usize>], i: usize, moved: Option<DateTime<Utc>>) -> Class {
+fn class(trace: &Trace, roots: &[Option<usize>], i: usize, moved: bool) -> Class {
     let steps = &trace.steps;
     let step = &steps[i];
     if roots[i].is_some() {
@@ -158,7 +154,7 @@ fn class(trace: &Trace, roots: &[Option<usize>], i: usize, moved: Option<DateTim
         State::Installing | State::BootingNewKernel if boot => {
             Class::UnannouncedReboot(Reboot::Installation)
         }
-        State::PhonedHome if boot => Class::UnannouncedReboot(after_phoned_home(trace, i, moved)),
+        State::PhonedHome if boot => Class::UnannouncedReboot(after_phoned_home(trace, i)),
         _ if step.event == EventKind::Alive => Class::Liveness,
         _ => Class::Unclassified,
     }
@@ -193,7 +189,7 @@ fn delayed(steps: &[Step], roots: &[Option<usize>], i: usize) -> bool {
 /// the Booting New Kernel said lost: then it came, late); an export holds nothing stored after
 /// it, and a last event time later than its newest stored event that no Alive explains (see
 /// [`moved_past_newest`]).
-fn kept_phoning_home(trace: &Trace, i: usize, moved: Option<DateTime<Utc>>) -> bool {
+fn kept_phoning_home(trace: &Trace, i: usize, moved: bool) -> bool {
     if trace.steps[i].event != EventKind::PhonedHome {
         return false;
     }
@@ -206,7 +202,7 @@ fn kept_phoning_home(trace: &Trace, i: usize, moved: Option<DateTime<Utc>>) -> b
         .iter()
         .take_while(|s| !s.stored)
         .any(|s| s.event == EventKind::PhonedHome && s.handling == Handling::Expected);
-    taken_in || (trace.annotated && moved.is_some() && next_stored.is_none())
+    taken_in || (trace.annotated && moved && next_stored.is_none())
 }
 
 /// Which reboot a network boot straight after Phoned Home (step `i`) is, by what followed:
@@ -218,7 +214,7 @@ fn kept_phoning_home(trace: &Trace, i: usize, moved: Option<DateTime<Utc>>) -> b
 /// Home, and stores neither. Nor is a Phoned Home less than the window after the last event:
 /// metal-core buffers Phoned Home, so it may be one from before the reboot (v0.42.2 swallows
 /// it as buffered); nor one metal-hammer's events follow.
-fn after_phoned_home(trace: &Trace, i: usize, moved: Option<DateTime<Utc>>) -> Reboot {
+fn after_phoned_home(trace: &Trace, i: usize) -> Reboot {
     let steps = &trace.steps;
     if steps[i].event == EventKind::Preparing {
         return Reboot::Reinstall;
@@ -238,36 +234,13 @@ fn after_phoned_home(trace: &Trace, i: usize, moved: Option<DateTime<Utc>>) -> R
         let s = &steps[k];
         telling(&s) && !buffered(&s)
     }) else {
-        return match kept_on_disk(trace, i, moved) {
-            true => Reboot::Firmware,
-            false => Reboot::AfterPhonedHome,
-        };
+        return Reboot::AfterPhonedHome;
     };
     match steps[k].event {
         EventKind::Preparing => Reboot::Reinstall,
         EventKind::PhonedHome if !hammer_after(trace, k) => Reboot::Firmware,
         _ => Reboot::AfterPhonedHome,
     }
-}
-
-/// Whether an export under a rule set that stores Phoned Home in PXE Booting (v0.19.x) shows
-/// the disk though its stored Phoned Home after the network boot (step `i`) came within the
-/// window: that Phoned Home is its newest stored event, and its last event time (`moved`, no
-/// Alive's) is the window or more after the boot's. In Phoned Home metal-api stores a DHCP
-/// request (unexpected there) and only a Phoned Home moves the time without being stored
-/// (`PhonedHomeState`), so the machine kept phoning home from its disk after it.
-fn kept_on_disk(trace: &Trace, i: usize, moved: Option<DateTime<Utc>>) -> bool {
-    let steps = &trace.steps;
-    let mut stored = steps[i + 1..].iter().filter(|s| s.stored);
-    let (Some(only), None, Some(last)) = (stored.next(), stored.next(), moved) else {
-        return false;
-    };
-    trace.annotated
-        && only.event == EventKind::PhonedHome
-        && only.to == State::PhonedHome
-        && only
-            .last_event_time
-            .is_some_and(|boot| last - boot >= WINDOW)
 }
 
 /// Whether metal-hammer's events follow step `k` (a Phoned Home) before anything else but
@@ -292,18 +265,24 @@ fn hammer_after(trace: &Trace, k: usize) -> bool {
     })
 }
 
-/// An export's last event time where it is later than its newest stored event: metal-api took
+/// Whether an export's last event time is later than its newest stored event: metal-api took
 /// in events after it and stored none of them. Not where the export's last error event is an
 /// Alive after that event: metal-api moves the last event time for an unexpected Alive too
 /// (`HandleProvisioningEvent`, the `InvalidEventError` path), and metal-hammer was running.
-pub fn moved_past_newest(log: &MachineLog, trace: &Trace) -> Option<DateTime<Utc>> {
-    let newest = trace.container.events.front()?.time;
+pub fn moved_past_newest(log: &MachineLog, trace: &Trace) -> bool {
+    let Some(newest) = trace.container.events.front().map(|e| e.time) else {
+        return false;
+    };
     let alive_after = log
         .last_error_event
         .as_ref()
         .is_some_and(|e| e.name == EventName::Known(EventKind::Alive) && e.time > newest);
-    let last = log.recorded.last_event_time?;
-    (trace.annotated && !alive_after && last > newest).then_some(last)
+    trace.annotated
+        && !alive_after
+        && log
+            .recorded
+            .last_event_time
+            .is_some_and(|last| last > newest)
 }
 
 /// metal-hammer's autoreboot (cmd/root.go, pkg/kernel/kernel.go): started right after it

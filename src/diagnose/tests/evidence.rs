@@ -203,21 +203,6 @@ fn a_buffered_phoned_home_or_one_metal_hammer_follows_does_not_name_the_firmware
     let firmware = Class::UnannouncedReboot(Reboot::Firmware);
     assert_eq!(diagnosed(&streamed(&disk), V0422)[0].2, firmware);
     assert_eq!(diagnosed(&exported(V0193, &disk), V0193)[0].2, firmware);
-    // v0.19.3 stores the first Phoned Home (within the window) in PXE Booting; in Phoned Home
-    // it stores a DHCP request and only a Phoned Home moves the time unstored: a last event
-    // time the window or more after the boot is the machine phoning home from its disk. The
-    // raw stream says the same.
-    let kept = with(&[
-        (9000, PxeBooting),
-        (9100, PhonedHome),
-        (9200, PhonedHome),
-        (9700, PhonedHome),
-    ]);
-    assert_eq!(diagnosed(&exported(V0193, &kept), V0193)[0].2, firmware);
-    assert_eq!(diagnosed(&streamed(&kept), V0193)[0].2, firmware);
-    let stopped = &kept[..kept.len() - 1];
-    assert_eq!(diagnosed(&exported(V0193, stopped), V0193)[0].2, after);
-    assert_eq!(diagnosed(&streamed(stopped), V0193)[0].2, after);
 }
 
 #[test]
