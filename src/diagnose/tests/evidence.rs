@@ -203,6 +203,16 @@ fn a_buffered_phoned_home_or_one_metal_hammer_follows_does_not_name_the_firmware
     let firmware = Class::UnannouncedReboot(Reboot::Firmware);
     assert_eq!(diagnosed(&streamed(&disk), V0422)[0].2, firmware);
     assert_eq!(diagnosed(&exported(V0193, &disk), V0193)[0].2, firmware);
+    // v0.19.3 stores the first Phoned Home, within the window, and takes the later ones in
+    // unstored: the raw stream shows the disk, the export only a buffered one.
+    let kept = with(&[
+        (9000, PxeBooting),
+        (9100, PhonedHome),
+        (9200, PhonedHome),
+        (9700, PhonedHome),
+    ]);
+    assert_eq!(diagnosed(&streamed(&kept), V0193)[0].2, firmware);
+    assert_eq!(diagnosed(&exported(V0193, &kept), V0193)[0].2, after);
 }
 
 #[test]
