@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::diagnose::{
-    Class, Classes, Decisions, Diagnosis, Fleet, PairVerdict, Reboot, WINDOW, handled_by,
+    Class, Classes, Decisions, Diagnosis, Fleet, PairVerdict, Reboot, handled_by,
     in_autoreboot_window, newer_than, ruling, verdict,
 };
 use crate::event::{EventKind, Location, Pair, State};
@@ -318,8 +318,7 @@ impl Summary {
                 let pair = (step.from, step.event);
                 let first = seen_pairs.insert(pair);
                 let tally = self.count_unexpected(step, trace, first, counting);
-                let measured = step.last_event_time.map(|_| step.within(WINDOW));
-                tally.classes.add_timing(measured);
+                tally.classes.add_newer(diagnosis.newer(i));
                 let class = if i < trace.steps.len() {
                     diagnosis.class(i)
                 } else {
@@ -402,7 +401,7 @@ impl Summary {
             .iter()
             .map(|(pair, t)| {
                 let mut v = verdict(*pair, &t.classes, t.machines, &fleet);
-                v.handled_by = handled_by(*pair, &newer, (t.classes.soon, t.classes.late), t.count);
+                v.handled_by = handled_by(*pair, &newer, t.classes.under_newer, t.count);
                 (*pair, v)
             })
             .collect()

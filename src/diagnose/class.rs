@@ -4,7 +4,7 @@
 
 use chrono::TimeDelta;
 
-use crate::event::{EventKind, State};
+use crate::event::{EventKind, EventName, State};
 use crate::log::MachineLog;
 use crate::replay::{Handling, Step, Trace};
 
@@ -185,18 +185,24 @@ fn delayed(steps: &[Step], roots: &[Option<usize>], i: usize) -> bool {
 /// Whether the machine stayed phoned home after step `i`, a Phoned Home: metal-core phones
 /// home again each minute and metal-api takes each in without storing it (`PhonedHomeState`
 /// moves only the last event time), so no stored step follows to show that it carried on. A
-/// raw stream holds those Phoned Home events (before the next stored one); an export holds
-/// nothing stored after it, and a last event time later than its newest stored event.
+/// raw stream holds those Phoned Home events (before the next stored one, which must not be
+/// the Booting New Kernel said lost: then it came, late); an export holds nothing stored after
+/// it, and a last event time later than its newest stored event that no Alive explains (see
+/// [`moved_past_newest`]).
 fn kept_phoning_home(trace: &Trace, i: usize, moved: bool) -> bool {
     if trace.steps[i].event != EventKind::PhonedHome {
         return false;
     }
     let later = &trace.steps[i + 1..];
+    let next_stored = later.iter().find(|s| s.stored);
+    if next_stored.is_some_and(|s| s.event == EventKind::BootingNewKernel) {
+        return false;
+    }
     let taken_in = later
         .iter()
         .take_while(|s| !s.stored)
         .any(|s| s.event == EventKind::PhonedHome && s.handling == Handling::Expected);
-    taken_in || (trace.annotated && moved && later.iter().all(|s| !s.stored))
+    taken_in || (trace.annotated && moved && next_stored.is_none())
 }
 
 /// Which reboot a network boot straight after Phoned Home (step `i`) is, by what followed:
@@ -205,38 +211,78 @@ fn kept_phoning_home(trace: &Trace, i: usize, moved: bool) -> bool {
 /// first; anything else, or nothing, names no cause. An export's last event time past its
 /// newest stored PXE Booting is no evidence of the disk: metal-api moves it for a repeated
 /// DHCP request (`PXEBootingState`, "swallow repeated pxe booting events") as for a Phoned
-/// Home, and stores neither.
+/// Home, and stores neither. Nor is a Phoned Home less than the window after the last event:
+/// metal-core buffers Phoned Home, so it may be one from before the reboot (v0.42.2 swallows
+/// it as buffered); nor one metal-hammer's events follow.
 fn after_phoned_home(trace: &Trace, i: usize) -> Reboot {
     let steps = &trace.steps;
     if steps[i].event == EventKind::Preparing {
         return Reboot::Reinstall;
     }
-    // What followed: the next stored event of an export; in a raw stream (which holds those
-    // metal-api swallowed too) the next event that can tell, past the DHCP retries and Alive
-    // ticks that an export does not store either.
-    let next = if trace.annotated {
-        steps[i + 1..].iter().find(|s| s.stored)
-    } else {
-        steps[i + 1..]
-            .iter()
-            .find(|s| !matches!(s.event, EventKind::PxeBooting | EventKind::Alive))
+    // What followed: the stored events of an export; in a raw stream (which holds those
+    // metal-api swallowed too) every event, past the DHCP retries and Alive ticks that an
+    // export does not store either.
+    let telling = |s: &&Step| {
+        if trace.annotated {
+            s.stored
+        } else {
+            !matches!(s.event, EventKind::PxeBooting | EventKind::Alive)
+        }
     };
-    match next.map(|s| s.event) {
-        Some(EventKind::Preparing) => Reboot::Reinstall,
-        Some(EventKind::PhonedHome) => Reboot::Firmware,
+    let buffered = |s: &&Step| s.event == EventKind::PhonedHome && s.within(WINDOW);
+    let Some(k) = (i + 1..steps.len()).find(|&k| {
+        let s = &steps[k];
+        telling(&s) && !buffered(&s)
+    }) else {
+        return Reboot::AfterPhonedHome;
+    };
+    match steps[k].event {
+        EventKind::Preparing => Reboot::Reinstall,
+        EventKind::PhonedHome if !hammer_after(trace, k) => Reboot::Firmware,
         _ => Reboot::AfterPhonedHome,
     }
 }
 
+/// Whether metal-hammer's events follow step `k` (a Phoned Home) before anything else but
+/// Phoned Home: then metal-hammer ran, and the machine was not on its disk. A raw stream's
+/// Alive is metal-hammer's ticker; an export stores none.
+fn hammer_after(trace: &Trace, k: usize) -> bool {
+    let next = trace.steps[k + 1..]
+        .iter()
+        .filter(|s| !trace.annotated || s.stored)
+        .find(|s| s.event != EventKind::PhonedHome);
+    next.is_some_and(|s| {
+        matches!(
+            s.event,
+            EventKind::Preparing
+                | EventKind::Registering
+                | EventKind::Waiting
+                | EventKind::Installing
+                | EventKind::BootingNewKernel
+                | EventKind::Crashed
+                | EventKind::Alive
+        )
+    })
+}
+
 /// Whether an export's last event time is later than its newest stored event: metal-api took
-/// in events after it and stored none of them.
+/// in events after it and stored none of them. Not where the export's last error event is an
+/// Alive after that event: metal-api moves the last event time for an unexpected Alive too
+/// (`HandleProvisioningEvent`, the `InvalidEventError` path), and metal-hammer was running.
 pub fn moved_past_newest(log: &MachineLog, trace: &Trace) -> bool {
+    let Some(newest) = trace.container.events.front().map(|e| e.time) else {
+        return false;
+    };
+    let alive_after = log
+        .last_error_event
+        .as_ref()
+        .is_some_and(|e| e.name == EventName::Known(EventKind::Alive) && e.time > newest);
     trace.annotated
+        && !alive_after
         && log
             .recorded
             .last_event_time
-            .zip(trace.container.events.front())
-            .is_some_and(|(last, e)| last > e.time)
+            .is_some_and(|last| last > newest)
 }
 
 /// metal-hammer's autoreboot (cmd/root.go, pkg/kernel/kernel.go): started right after it

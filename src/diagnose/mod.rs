@@ -15,7 +15,7 @@ pub use class::{
     ALIVE_TICK, AUTOREBOOT_AFTER, AUTOREBOOT_LONGEST, AUTOREBOOT_POST, Class, Reboot, WINDOW,
     in_autoreboot_window,
 };
-pub use history::{HandledBy, How, handled_by, newer_than};
+pub use history::{HandledBy, How, Newer, handled_by, newer_than};
 pub use ruling::{Action, Component, Kind, Precedent, ruling};
 pub use verdict::{
     Autoreboot, Basis, Classes, Decisions, Fleet, Lack, MIN_MACHINES, PairVerdict, SHARE, verdict,
@@ -35,6 +35,9 @@ pub struct Diagnosis {
     /// By step: the (state, event) of the root a cascade follows.
     pub roots: Vec<Option<Pair>>,
     pub outside: Option<Class>,
+    /// By step: what the newer release that buffers Phoned Home does with an unexpected
+    /// Phoned Home it would swallow; empty where there is none.
+    pub newer: Vec<Option<Newer>>,
 }
 
 impl Diagnosis {
@@ -66,7 +69,14 @@ impl Diagnosis {
                 .map(|r| r.map(|i| (trace.steps[i].from, trace.steps[i].event)))
                 .collect(),
             outside,
+            newer: history::under_newer(log, trace, rules),
         }
+    }
+
+    /// What the newer release that buffers Phoned Home does with step `i`, where it is a
+    /// Phoned Home that release would swallow.
+    pub fn newer(&self, i: usize) -> Option<Newer> {
+        self.newer.get(i).copied().flatten()
     }
 
     /// The class of step `i`, if the machine was diagnosed.

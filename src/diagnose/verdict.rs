@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
 use super::class::{Class, Reboot};
-use super::history::HandledBy;
+use super::history::{HandledBy, Newer, UnderNewer};
 use super::ruling::{Action, Component, Kind, Precedent, Reason, ruling, several_reboots};
 use crate::event::{EventKind, Pair, State};
 
@@ -54,13 +54,9 @@ pub struct Classes {
     /// count a machine with two kinds twice.
     pub reboot_machines: u64,
     pub autoreboot: Autoreboot,
-    /// The occurrences that came less than metal-api's buffering window after the container's
-    /// last event time (whatever their class): those a release that buffers Phoned Home
-    /// swallows.
-    pub soon: u64,
-    /// The occurrences that came later than that; the rest had no event before them to
-    /// measure from.
-    pub late: u64,
+    /// What the occurrences came to on their machines replayed under the newer release that
+    /// buffers Phoned Home (whatever their class).
+    pub under_newer: UnderNewer,
 }
 
 impl Classes {
@@ -92,14 +88,10 @@ impl Classes {
         }
     }
 
-    /// Counts an occurrence by whether it came less than the buffering window after the
-    /// container's last event time (`None`: no event before it to measure from).
-    pub fn add_timing(&mut self, soon: Option<bool>) {
-        match soon {
-            Some(true) => self.soon += 1,
-            Some(false) => self.late += 1,
-            None => {}
-        }
+    /// Counts an occurrence by what the newer release that buffers Phoned Home does with it
+    /// (`None`: it is no occurrence such a release swallows).
+    pub fn add_newer(&mut self, newer: Option<Newer>) {
+        self.under_newer.add(newer);
     }
 
     /// How many occurrences are cascades.
@@ -138,8 +130,7 @@ impl AddAssign for Classes {
         self.reboot_machines += other.reboot_machines;
         self.autoreboot.inside += other.autoreboot.inside;
         self.autoreboot.outside += other.autoreboot.outside;
-        self.soon += other.soon;
-        self.late += other.late;
+        self.under_newer += other.under_newer;
     }
 }
 

@@ -195,7 +195,7 @@ pub fn handled_release(h: &HandledBy) -> String {
 }
 
 /// What follows the release and its precedent: upgrade, or where it handles only some of the
-/// occurrences, what it does with the rest.
+/// occurrences, what it does with the rest (only what its replay of the machines showed).
 pub fn handled_tail(h: &HandledBy) -> String {
     if !h.partly() {
         return ": upgrade".to_string();
@@ -203,9 +203,18 @@ pub fn handled_tail(h: &HandledBy) -> String {
     let mut tail = String::new();
     if h.later > 0 {
         tail.push_str(&format!(
-            "; it stores the {} that came later, and the next event is unexpected",
-            h.later
+            "; for {} it stores a Phoned Home that came {} minutes or more after the machine's last event as it holds it",
+            h.later,
+            WINDOW.num_minutes()
         ));
+        let t = h.then_unexpected;
+        if t == h.later {
+            tail.push_str(", and the next event other than Phoned Home is then unexpected");
+        } else if t > 0 {
+            tail.push_str(&format!(
+                ", and on {t} of them the next event other than Phoned Home is then unexpected"
+            ));
+        }
     }
     let unknown = h.of.saturating_sub(h.occurrences + h.later);
     if unknown > 0 {
@@ -369,8 +378,8 @@ pub fn basis(e: &Basis) -> String {
             "metal-hammer sends Alive every {} minute while it runs, also while it sleeps before a reboot; metal-api never stores an unexpected Alive",
             minutes(ALIVE_TICK)
         ),
-        Basis::BackOnDisk => "the evidence: a Phoned Home after the network boot with none of metal-hammer's events between (in an export one metal-api stored, in a raw stream the next event past DHCP retries and Alive ticks): the machine came back from its disk".to_string(),
-        Basis::NothingAfter => "nothing after the network boot tells its cause: a Preparing would (a reinstall), a Phoned Home with none of metal-hammer's events between would (the disk); an export's last event time later than its newest stored PXE Booting does not, since metal-api moves it for a repeated DHCP request as for a Phoned Home and stores neither (pxe-booting.go)".to_string(),
+        Basis::BackOnDisk => "the evidence: a Phoned Home after the network boot with none of metal-hammer's events before or after it (in an export one metal-api stored, in a raw stream the next event past DHCP retries and Alive ticks), 5 minutes or more after the machine's last event (a sooner one may be buffered from before the boot): the machine came back from its disk".to_string(),
+        Basis::NothingAfter => "nothing after the network boot tells its cause: a Preparing would (a reinstall), a Phoned Home 5 minutes or more after the last event with none of metal-hammer's events before or after it would (the disk); an export's last event time later than its newest stored PXE Booting does not, since metal-api moves it for a repeated DHCP request as for a Phoned Home and stores neither (pxe-booting.go)".to_string(),
         Basis::OnlyPhonedHome { event } => format!(
             "metal-api can swallow only Phoned Home (buffered by metal-core); a delayed {event} needs a fix where it is sent"
         ),

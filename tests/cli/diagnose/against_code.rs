@@ -131,7 +131,7 @@ fn the_newer_release_swallows_a_late_phoned_home_only_within_five_minutes() {
     );
     assert!(
         line(&v).ends_with(
-            "metal-api v0.42.2 swallows 1 of these 2, those less than 5 minutes after the machine's last event (metal-api#631); it stores the 1 that came later, and the next event is unexpected"
+            "metal-api v0.42.2 swallows 1 of these 2, those less than 5 minutes after the machine's last event (metal-api#631); for 1 it stores a Phoned Home that came 5 minutes or more after the machine's last event as it holds it, and the next event other than Phoned Home is then unexpected"
         ),
         "{v}"
     );
@@ -144,6 +144,99 @@ fn the_newer_release_swallows_a_late_phoned_home_only_within_five_minutes() {
     );
     assert_eq!(v["handled_by"]["how"], "swallowed", "{v}");
     assert!(v["handled_by"].get("occurrences").is_none(), "{v}");
+}
+
+/// The unexpected pairs of `report -o json --rules RULES FILE`, as `State/Event`.
+fn pairs_of(rules: &str, file: &str) -> Vec<String> {
+    let (code, report, stderr) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        "--rules",
+        rules,
+        arg(&trust_iv(file)),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    report["unexpected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{}/{}",
+                p["state"].as_str().unwrap(),
+                p["event"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_newer_release_is_named_only_where_its_own_replay_swallows() {
+    // Waiting, a Phoned Home 4 minutes later, another 8 minutes after Waiting, Installing.
+    // v0.42.2 swallows the first, which does not move its last event time, so it stores the
+    // second, and Installing is unexpected: no upgrade is promised.
+    let file = "swallowed-then-stored.ndjson";
+    let v = verdict_of("metal-api-v0.19.3", file, "Waiting", "Phoned Home");
+    assert!(v.get("handled_by").is_none(), "{v}");
+    assert!(!line(&v).contains("v0.42.2"), "{v}");
+    assert_eq!(
+        pairs_of("metal-api-v0.42.2", file),
+        ["Phoned Home/Installing"]
+    );
+    // 4 min 59 s, exactly 5 minutes (a Planned Reboot after it), 6 minutes (nothing after
+    // it): v0.42.2 swallows the first, stores the others, and finds nothing unexpected, so
+    // nothing is said of a next event.
+    let file = "stored-quietly.ndjson";
+    let v = verdict_of("metal-api-v0.19.3", file, "Waiting", "Phoned Home");
+    assert_eq!(v["handled_by"]["occurrences"], 1, "{v}");
+    assert!(
+        line(&v).ends_with(
+            "metal-api v0.42.2 swallows 1 of these 3, those less than 5 minutes after the machine's last event (metal-api#631); for 2 it stores a Phoned Home that came 5 minutes or more after the machine's last event as it holds it"
+        ),
+        "{v}"
+    );
+    assert!(pairs_of("metal-api-v0.42.2", file).is_empty());
+}
+
+#[test]
+fn booting_new_kernel_is_not_called_lost_where_it_came_or_an_alive_moved_the_time() {
+    // Phoned Home twice in Installing, Booting New Kernel a minute later: it came.
+    for rules in ["metal-api-v0.19.3", "metal-api-v0.42.2"] {
+        let v = verdict_of(rules, "kexec-came.ndjson", "Installing", "Phoned Home");
+        assert_ne!(v["kind"], "lost-event", "{v}");
+        assert!(!v["evidence"].to_string().contains("never came"), "{v}");
+    }
+    // An export whose last event time is the unexpected Alive its last error event holds.
+    let v = verdict_of(
+        "metal-api-v0.42.2",
+        "alive-moved.json",
+        "Installing",
+        "Phoned Home",
+    );
+    assert_ne!(v["kind"], "lost-event", "{v}");
+    assert!(
+        !v["evidence"].to_string().contains("kept phoning home"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_buffered_phoned_home_after_a_network_boot_does_not_name_the_firmware() {
+    // PXE Booting after Phoned Home, a Phoned Home 30 s later (v0.42.2 swallows it as
+    // buffered), then Preparing and Registering: metal-hammer ran.
+    let v = verdict_of(
+        "metal-api-v0.42.2",
+        "buffered-after-boot.ndjson",
+        "Phoned Home",
+        "PXE Booting",
+    );
+    assert_ne!(v["component"], "firmware", "{v}");
+    assert!(!v["evidence"].to_string().contains("from its disk"), "{v}");
+    assert!(
+        line(&v).starts_with("verdict: unannounced-reboot (a reinstall without an event)"),
+        "{v}"
+    );
 }
 
 #[test]
