@@ -289,7 +289,7 @@ struct Copy {
 }
 
 /// Whether a record is (a part of) a raw event stream.
-fn is_raw(log: &MachineLog) -> bool {
+pub(super) fn is_raw(log: &MachineLog) -> bool {
     log.format == Format::Ndjson
 }
 
@@ -305,7 +305,7 @@ fn repeats(events: &[Event]) -> bool {
 
 /// Whether two lines of raw streams are the same event: the same instant to the nanosecond,
 /// name and message. Only a table prints whole seconds or shortens messages.
-fn identical(a: &Event, b: &Event) -> bool {
+pub(super) fn identical(a: &Event, b: &Event) -> bool {
     a.time == b.time
         && a.name == b.name
         && a.message == b.message

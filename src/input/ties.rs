@@ -12,9 +12,10 @@ use std::path::{Component, Path};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
+use super::merge::{identical, is_raw};
 use crate::event::{Event, EventName};
 use crate::input::problems::InputError;
-use crate::log::{Format, MachineLog};
+use crate::log::MachineLog;
 
 /// The order in which `parts` (sorted by path and line) hand on their events of equal time,
 /// by index, and a note for each pair of raw parts whose order at a shared instant matters
@@ -61,17 +62,12 @@ pub(super) fn order(parts: &[MachineLog]) -> (Vec<usize>, Vec<InputError>) {
     (order, notes)
 }
 
-/// Whether a record is (a part of) a raw event stream.
-fn is_raw(log: &MachineLog) -> bool {
-    log.format == Format::Ndjson
-}
+/// A part's oldest and newest time.
+type Span = (DateTime<Utc>, DateTime<Utc>);
 
 /// What a raw part holds, as it is compared with another: its oldest and newest time, then
 /// its events.
-type Content<'a> = (
-    Option<(DateTime<Utc>, DateTime<Utc>)>,
-    Vec<(DateTime<Utc>, &'a EventName, &'a str)>,
-);
+type Content<'a> = (Option<Span>, Vec<(DateTime<Utc>, &'a EventName, &'a str)>);
 
 fn content(p: &MachineLog) -> Content<'_> {
     let span = p.events.first().zip(p.events.last());
@@ -209,7 +205,7 @@ fn undecided(
         position[i] = at;
     }
     let span = |p: &MachineLog| Some((p.events.first()?.time, p.events.last()?.time));
-    let mut raw: Vec<(usize, (DateTime<Utc>, DateTime<Utc>))> = (0..parts.len())
+    let mut raw: Vec<(usize, Span)> = (0..parts.len())
         .filter(|&i| is_raw(&parts[i]))
         .filter_map(|i| Some((i, span(&parts[i])?)))
         .collect();
@@ -252,49 +248,26 @@ fn undecided(
 /// kept or their order (identical lines count once, so parts that overlap as rotated copies
 /// do agree).
 fn tie_that_matters(a: &MachineLog, b: &MachineLog) -> Option<DateTime<Utc>> {
-    let at = |p: &'_ MachineLog, t| -> Vec<Event> {
+    fn at(p: &MachineLog, t: DateTime<Utc>) -> &[Event] {
         let from = p.events.partition_point(|e| e.time < t);
-        p.events[from..]
-            .iter()
-            .take_while(|e| e.time == t)
-            .cloned()
-            .collect()
-    };
-    let kept = |first: &[Event], second: &[Event]| {
+        let to = p.events.partition_point(|e| e.time <= t);
+        &p.events[from..to]
+    }
+    fn kept<'a>(first: &'a [Event], second: &'a [Event]) -> Vec<(&'a EventName, &'a str)> {
         let mut kept: Vec<&Event> = Vec::new();
         for e in first.iter().chain(second) {
-            if !kept.iter().any(|k| same_line(k, e)) {
+            if !kept.iter().any(|k| identical(k, e)) {
                 kept.push(e);
             }
         }
-        kept.into_iter()
-            .map(|e| (e.name.clone(), e.message.clone()))
-            .collect::<Vec<_>>()
-    };
-    let mut times = a.events.iter().map(|e| e.time).peekable();
-    let mut last = None;
-    while let Some(t) = times.next() {
-        if last == Some(t) {
-            continue;
-        }
-        last = Some(t);
-        if b.events.binary_search_by_key(&t, |e| e.time).is_err() {
-            continue;
-        }
-        let (x, y) = (at(a, t), at(b, t));
-        if kept(&x, &y) != kept(&y, &x) {
-            return Some(t);
-        }
+        kept.into_iter().map(|e| (&e.name, &*e.message)).collect()
     }
-    None
-}
-
-/// Whether two raw lines are one event read twice (as the merge's dedupe takes them).
-fn same_line(a: &Event, b: &Event) -> bool {
-    a.time == b.time
-        && a.name == b.name
-        && a.message == b.message
-        && a.recorded_state == b.recorded_state
+    let mut times: Vec<DateTime<Utc>> = a.events.iter().map(|e| e.time).collect();
+    times.dedup();
+    times.into_iter().find(|&t| {
+        let (x, y) = (at(a, t), at(b, t));
+        !y.is_empty() && kept(x, y) != kept(y, x)
+    })
 }
 
 /// The note for two parts whose events of `at` were put `first`'s first without a reason.
