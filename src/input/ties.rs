@@ -67,11 +67,12 @@ type Span = (DateTime<Utc>, DateTime<Utc>);
 
 /// What a raw part holds, as it is compared with another: its oldest and newest time, then
 /// its events.
-type Content<'a> = (Option<Span>, Vec<(DateTime<Utc>, &'a EventName, &'a str)>);
+type Content<'a> = (Option<Span>, Vec<(&'a EventName, &'a str)>);
 
+/// A raw part's [`Content`].
 fn content(p: &MachineLog) -> Content<'_> {
     let span = p.events.first().zip(p.events.last());
-    let events = p.events.iter().map(|e| (e.time, &e.name, &*e.message));
+    let events = p.events.iter().map(|e| (&e.name, &*e.message));
     (span.map(|(a, b)| (a.time, b.time)), events.collect())
 }
 
