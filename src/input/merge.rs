@@ -201,7 +201,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         .map(|p| (p.machine.clone(), p.line, p.format, p.yaml));
     // Events of equal time keep the order of the records they come from: laid out in
     // `ties::order`, the stable sort by time below keeps it.
-    let (order, notes) = ties::order(&parts);
+    let (order, notes) = ties::order(&parts, identical);
     let mut all: Vec<Copy> = Vec::with_capacity(parts.iter().map(|p| p.events.len()).sum());
     let mut parts: Vec<Option<MachineLog>> = parts.into_iter().map(Some).collect();
     for record in order {
@@ -289,7 +289,7 @@ struct Copy {
 }
 
 /// Whether a record is (a part of) a raw event stream.
-pub(super) fn is_raw(log: &MachineLog) -> bool {
+fn is_raw(log: &MachineLog) -> bool {
     log.format == Format::Ndjson
 }
 
@@ -305,7 +305,7 @@ fn repeats(events: &[Event]) -> bool {
 
 /// Whether two lines of raw streams are the same event: the same instant to the nanosecond,
 /// name and message. Only a table prints whole seconds or shortens messages.
-pub(super) fn identical(a: &Event, b: &Event) -> bool {
+fn identical(a: &Event, b: &Event) -> bool {
     a.time == b.time
         && a.name == b.name
         && a.message == b.message

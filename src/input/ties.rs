@@ -12,15 +12,15 @@ use std::path::{Component, Path};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use super::merge::{identical, is_raw};
 use crate::event::{Event, EventName};
 use crate::input::problems::InputError;
-use crate::log::MachineLog;
+use crate::log::{Format, MachineLog};
 
 /// The order in which `parts` (sorted by path and line) hand on their events of equal time,
 /// by index, and a note for each pair of raw parts whose order at a shared instant matters
-/// but is decided by neither their names nor their times.
-pub(super) fn order(parts: &[MachineLog]) -> (Vec<usize>, Vec<InputError>) {
+/// but is decided by neither their names nor their times. `identical` is the merge's rule for
+/// two raw lines that are one event read twice.
+pub(super) fn order(parts: &[MachineLog], identical: Same) -> (Vec<usize>, Vec<InputError>) {
     let raw: Vec<usize> = (0..parts.len()).filter(|&i| is_raw(&parts[i])).collect();
     let mut order: Vec<usize> = (0..parts.len()).filter(|&i| !is_raw(&parts[i])).collect();
     if raw.len() < 2 {
@@ -58,8 +58,16 @@ pub(super) fn order(parts: &[MachineLog]) -> (Vec<usize>, Vec<InputError>) {
         order.push(chained[c][next[c]]);
         next[c] += 1;
     }
-    let notes = undecided(parts, &order, &named_apart);
+    let notes = undecided(parts, &order, &named_apart, identical);
     (order, notes)
+}
+
+/// Whether two raw lines are one event read twice.
+pub(super) type Same = fn(&Event, &Event) -> bool;
+
+/// Whether a record is (a part of) a raw event stream.
+fn is_raw(log: &MachineLog) -> bool {
+    log.format == Format::Ndjson
 }
 
 /// A part's oldest and newest time.
@@ -200,6 +208,7 @@ fn undecided(
     parts: &[MachineLog],
     order: &[usize],
     named_apart: &dyn Fn(usize, usize) -> bool,
+    identical: Same,
 ) -> Vec<InputError> {
     let mut position = vec![0; parts.len()];
     for (at, &i) in order.iter().enumerate() {
@@ -217,7 +226,7 @@ fn undecided(
             if named_apart(a, b) {
                 continue;
             }
-            let Some(at) = tie_that_matters(&parts[a], &parts[b]) else {
+            let Some(at) = tie_that_matters(&parts[a], &parts[b], identical) else {
                 continue;
             };
             let (first, second) = if position[a] < position[b] {
@@ -248,13 +257,17 @@ fn undecided(
 /// The first instant both parts hold at which the order of the two changes which events are
 /// kept or their order (identical lines count once, so parts that overlap as rotated copies
 /// do agree).
-fn tie_that_matters(a: &MachineLog, b: &MachineLog) -> Option<DateTime<Utc>> {
+fn tie_that_matters(a: &MachineLog, b: &MachineLog, identical: Same) -> Option<DateTime<Utc>> {
     fn at(p: &MachineLog, t: DateTime<Utc>) -> &[Event] {
         let from = p.events.partition_point(|e| e.time < t);
         let to = p.events.partition_point(|e| e.time <= t);
         &p.events[from..to]
     }
-    fn kept<'a>(first: &'a [Event], second: &'a [Event]) -> Vec<(&'a EventName, &'a str)> {
+    fn kept<'a>(
+        first: &'a [Event],
+        second: &'a [Event],
+        identical: Same,
+    ) -> Vec<(&'a EventName, &'a str)> {
         let mut kept: Vec<&Event> = Vec::new();
         for e in first.iter().chain(second) {
             if !kept.iter().any(|k| identical(k, e)) {
@@ -267,7 +280,7 @@ fn tie_that_matters(a: &MachineLog, b: &MachineLog) -> Option<DateTime<Utc>> {
     times.dedup();
     times.into_iter().find(|&t| {
         let (x, y) = (at(a, t), at(b, t));
-        !y.is_empty() && kept(x, y) != kept(y, x)
+        !y.is_empty() && kept(x, y, identical) != kept(y, x, identical)
     })
 }
 
