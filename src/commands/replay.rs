@@ -48,6 +48,7 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
         }
         for merged in merger.drain() {
             if inputs.keep.take(&merged.log, &mut stream.counted) {
+                stream.problems.notes.extend(merged.notes);
                 stream
                     .renderer
                     .machine(&replay(&merged.log, &rules), stream.out)?;
@@ -90,6 +91,7 @@ impl Stream<'_> {
                     && let Some(merged) = self.merger.offer(log)
                     && self.keep.take(&merged.log, &mut self.counted)
                 {
+                    self.problems.notes.extend(merged.notes);
                     let trace = replay(&merged.log, self.rules);
                     if let Err(err) = self.renderer.machine(&trace, self.out) {
                         self.write_error = Some(err);

@@ -182,6 +182,7 @@ impl<F> Handler<'_, F> {
         F: Fn(&mut T, Merged),
     {
         if self.keep.take(&merged.log, &mut folded.kept) {
+            folded.problems.notes.extend(merged.notes.iter().cloned());
             (self.per_machine)(&mut folded.value, merged);
         }
     }

@@ -12,9 +12,11 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, TimeDelta, Timelike, Utc};
+use chrono::{TimeDelta, Timelike};
 
-use crate::event::{Event, EventName};
+use super::problems::InputError;
+use super::ties;
+use crate::event::Event;
 use crate::log::{Format, MachineLog, Place, RecordedFlag};
 
 /// A machine ready for replay, and how many of its events were dropped as duplicates.
@@ -25,6 +27,8 @@ pub struct Merged {
     pub duplicates: u64,
     /// How many records the machine was assembled from (1 when it was not merged).
     pub records: usize,
+    /// Ties between raw parts that neither their names nor their times ordered.
+    pub notes: Vec<InputError>,
 }
 
 /// A machine id's key in the census: a fixed hash, so the census stays small and counting
@@ -102,6 +106,7 @@ impl Merger {
                 log,
                 duplicates: 0,
                 records: 1,
+                notes: Vec::new(),
             });
         };
         let name = log.machine.clone();
@@ -195,8 +200,8 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         .first()
         .map(|p| (p.machine.clone(), p.line, p.format, p.yaml));
     // Events of equal time keep the order of the records they come from: laid out in
-    // `tie_order`, the stable sort by time below keeps it.
-    let order = tie_order(&parts);
+    // `ties::order`, the stable sort by time below keeps it.
+    let (order, notes) = ties::order(&parts, identical);
     let mut all: Vec<Copy> = Vec::with_capacity(parts.iter().map(|p| p.events.len()).sum());
     let mut parts: Vec<Option<MachineLog>> = parts.into_iter().map(Some).collect();
     for record in order {
@@ -268,6 +273,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         duplicates: (before - log.events.len()) as u64,
         records,
         log,
+        notes,
     }
 }
 
@@ -304,28 +310,6 @@ fn identical(a: &Event, b: &Event) -> bool {
         && a.name == b.name
         && a.message == b.message
         && a.recorded_state == b.recorded_state
-}
-
-/// The order in which records hand on their events of equal time, by index into `parts`
-/// (which are sorted by path and line). Exports keep that order. A raw stream's parts
-/// (rotated logs, daily files) cannot be ordered by their paths (logrotate's
-/// `events.ndjson.1` is older than `events.ndjson`) nor by the order they were named in, so
-/// they are ordered by what they hold: a part whose events all lie at or before another's
-/// first comes first, that is by their oldest, then their newest event; parts that both
-/// hold a single instant only, by their events. They follow the exports.
-fn tie_order(parts: &[MachineLog]) -> Vec<usize> {
-    type Content<'a> = (
-        Option<(DateTime<Utc>, DateTime<Utc>)>,
-        Vec<(&'a EventName, &'a str)>,
-    );
-    fn content(p: &MachineLog) -> Content<'_> {
-        let span = p.events.first().zip(p.events.last());
-        let events = p.events.iter().map(|e| (&e.name, &*e.message)).collect();
-        (span.map(|(a, b)| (a.time, b.time)), events)
-    }
-    let mut order: Vec<usize> = (0..parts.len()).collect();
-    order.sort_by_cached_key(|&i| is_raw(&parts[i]).then(|| content(&parts[i])));
-    order
 }
 
 /// For each record, the index of its oldest event when the record begins after a gap: every

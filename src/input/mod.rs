@@ -17,6 +17,7 @@ pub mod record;
 mod row;
 pub mod source;
 mod table;
+mod ties;
 pub mod time;
 pub(crate) mod yaml;
 

@@ -264,3 +264,160 @@ fn blank_lines_past_the_head_before_any_format_are_looked_past() {
     assert_eq!(code, 2);
     assert!(stderr.contains("the file is empty"), "{stderr}");
 }
+
+/// Writes `text` to `dir/name`, gzipped where the name ends in `.gz` (as logrotate's
+/// `compress` leaves `events.ndjson.2.gz`).
+fn write_part(dir: &Path, name: &str, text: &str) -> PathBuf {
+    use std::io::Write;
+    if !name.ends_with(".gz") {
+        return write(dir, name, text);
+    }
+    let path = dir.join(name);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&path, gz.finish().unwrap()).unwrap();
+    path
+}
+
+/// `report -o json` over `paths`: the answer, and the notes in JSON and on stderr.
+fn answer_and_notes(paths: &[&Path]) -> (Answer, Value, String) {
+    let args: Vec<&str> = ["report", "-o", "json"]
+        .into_iter()
+        .chain(paths.iter().map(arg))
+        .collect();
+    let (code, json, stderr) = run_json(&args);
+    assert_eq!(code, 0, "{stderr}");
+    (answer(paths), json["inputs"]["notes"].clone(), stderr)
+}
+
+#[test]
+fn a_late_line_in_the_newer_rotated_part_answers_as_the_whole() {
+    // The review's stream: a planned reboot, its PXE boot in the same second, then a
+    // buffered Phoned Home of five seconds before, which the newer part holds.
+    let older = line("m", "00:02:00Z", "Planned Reboot", "");
+    let newer =
+        line("m", "00:02:00Z", "PXE Booting", "") + &line("m", "00:01:55Z", "Phoned Home", "late");
+    let dir = tempfile::tempdir().unwrap();
+    let whole = write(dir.path(), "whole", &(older.clone() + &newer));
+    let expected = answer(&[&whole]);
+    // Checked by hand: Phoned Home, Planned Reboot, PXE Booting — nothing unexpected.
+    assert_eq!(expected.0, vec![]);
+    assert_eq!(expected.2[0], 3);
+    let namings = [
+        ("events.ndjson.1", "events.ndjson"),
+        ("events.ndjson.2.gz", "events.ndjson.1"),
+        ("events.ndjson-20250901", "events.ndjson-20250902"),
+        ("events.ndjson-2025090123.gz", "events.ndjson"),
+        ("2025-09-01.ndjson", "2025-09-02.ndjson"),
+    ];
+    for (i, (old_name, new_name)) in namings.into_iter().enumerate() {
+        let sub = dir.path().join(i.to_string());
+        std::fs::create_dir(&sub).unwrap();
+        let old = write_part(&sub, old_name, &older);
+        let new = write_part(&sub, new_name, &newer);
+        for given in [[&old, &new], [&new, &old]] {
+            let given = given.map(PathBuf::as_path);
+            let (got, notes, stderr) = answer_and_notes(&given);
+            assert_eq!(got, expected, "{old_name} {new_name}");
+            assert_eq!(notes, serde_json::json!([]), "{old_name} {new_name}");
+            assert!(!stderr.contains("note"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn parts_whose_order_neither_names_nor_times_tell_are_named_in_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    // The same parts under names that are no rotations of one file.
+    let older = write(
+        dir.path(),
+        "b.ndjson",
+        &line("m", "00:02:00Z", "Planned Reboot", ""),
+    );
+    let newer = write(
+        dir.path(),
+        "a.ndjson",
+        &(line("m", "00:02:00Z", "PXE Booting", "") + &line("m", "00:01:55Z", "Phoned Home", "")),
+    );
+    for given in [[&older, &newer], [&newer, &older]] {
+        let given = given.map(PathBuf::as_path);
+        let (_, notes, stderr) = answer_and_notes(&given);
+        let (a, b) = (arg(&newer), arg(&older));
+        assert_eq!(notes.as_array().unwrap().len(), 1, "{notes}");
+        assert_eq!(notes[0]["path"], a);
+        assert_eq!(notes[0]["line"], 1, "the PXE boot's line");
+        let said = format!(
+            "fsmlog: note: {a}:1: machine m: events of the same time (2025-09-01T00:02:00Z) \
+             in {a} and {b} are ordered by neither names nor times"
+        );
+        assert!(stderr.contains(&said), "{stderr}");
+        assert!(stderr.contains("or give one stream"), "{stderr}");
+    }
+    // Three parts of the review (`/tmp/rv/t2`): the two of one instant each are named.
+    let head = line("m", "00:01:00Z", "Phoned Home", "");
+    let p0 = write(dir.path(), "p0", &head);
+    let p1 = write(
+        dir.path(),
+        "p1",
+        &line("m", "00:02:00Z", "Planned Reboot", ""),
+    );
+    let p2 = write(dir.path(), "p2", &line("m", "00:02:00Z", "PXE Booting", ""));
+    let (_, notes, _) = answer_and_notes(&[&p0, &p1, &p2]);
+    assert_eq!(notes.as_array().unwrap().len(), 1, "{notes}");
+    let message = notes[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(arg(&p1)) && message.contains(arg(&p2)),
+        "{message}"
+    );
+    assert!(!message.contains(arg(&p0)), "{message}");
+}
+
+#[test]
+fn a_stream_with_late_lines_cut_at_every_line_into_rotated_parts_in_any_order_is_the_whole() {
+    // Each machine's reboot and PXE boot share a second; a buffered line of each arrives
+    // after newer ones.
+    let lines = [
+        line("a", "00:01:00Z", "Phoned Home", "ph"),
+        line("b", "00:00:05Z", "Phoned Home", "ph"),
+        line("a", "00:02:00Z", "Planned Reboot", ""),
+        line("b", "00:02:00Z", "PXE Booting", "dhcp"),
+        line("a", "00:02:00Z", "PXE Booting", "dhcp"),
+        line("a", "00:01:58Z", "Phoned Home", "buffered"),
+        line("b", "00:01:59Z", "Planned Reboot", "late"),
+        line("a", "00:03:00Z", "Preparing", "hammer"),
+        line("b", "00:03:00Z", "Preparing", "hammer"),
+    ];
+    let n = lines.len();
+    let dir = tempfile::tempdir().unwrap();
+    let whole = write(dir.path(), "whole.ndjson", &lines.concat());
+    let expected = answer(&[&whole]);
+    // Checked by hand: a is Phoned Home twice, Planned Reboot, PXE Booting, Preparing; b is
+    // Phoned Home, Planned Reboot, PXE Booting, Preparing: nothing unexpected.
+    assert_eq!(expected.0, vec![]);
+    assert_eq!(expected.2[0], 9);
+    let mut cuts: Vec<Vec<usize>> = (1..n).map(|a| vec![a]).collect();
+    cuts.extend((1..n).flat_map(|a| (a + 1..n).map(move |b| vec![a, b])));
+    for cut in cuts {
+        let mut bounds = vec![0];
+        bounds.extend(&cut);
+        bounds.push(n);
+        let names = ["events.ndjson.2.gz", "events.ndjson.1", "events.ndjson"];
+        let parts: Vec<PathBuf> = bounds
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| {
+                let name = names[names.len() + 1 - bounds.len() + i];
+                write_part(dir.path(), name, &lines[w[0]..w[1]].concat())
+            })
+            .collect();
+        for order in orders(parts.len()) {
+            let given: Vec<&Path> = order.iter().map(|&i| parts[i].as_path()).collect();
+            let (got, notes, _) = answer_and_notes(&given);
+            assert_eq!(got, expected, "cut {cut:?}, order {order:?}");
+            assert_eq!(notes, serde_json::json!([]), "cut {cut:?}");
+        }
+        for part in parts {
+            std::fs::remove_file(part).unwrap();
+        }
+    }
+}
