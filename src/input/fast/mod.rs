@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 mod agrees;
 mod direct;
 mod indent_lines;
+mod line;
 mod runs;
 pub(crate) mod simd;
 pub(crate) mod skim;
@@ -37,6 +38,7 @@ pub(crate) use direct::{
 
 pub use super::problems::{PathsTaken, ReadPath};
 use super::raw::RawItem;
+pub(crate) use line::stream_line;
 use skim::skim;
 
 /// Tells how `path` (a file), or a value in it, was read, where `FSMLOG_TRACE=read` asks.
