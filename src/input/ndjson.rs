@@ -15,6 +15,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use foldhash::fast::RandomState;
 
 use super::fast;
 use super::raw::lenient::Text;
@@ -168,8 +169,9 @@ pub fn stream_agrees(bytes: &[u8]) -> bool {
 struct Stream {
     /// Whether a line may be read straight from its bytes.
     direct: bool,
-    machines: HashMap<String, Held>,
-    messages: HashSet<Arc<str>>,
+    /// By foldhash (randomly seeded, as std's SipHash is, at a fraction of its cost a line).
+    machines: HashMap<String, Held, RandomState>,
+    messages: HashSet<Arc<str>, RandomState>,
     good_lines: usize,
 }
 
@@ -254,7 +256,7 @@ struct Held {
 
 /// The machine's lines so far, begun at `line` when it is new.
 fn entry<'m>(
-    machines: &'m mut HashMap<String, Held>,
+    machines: &'m mut HashMap<String, Held, RandomState>,
     machine: Cow<str>,
     line: usize,
 ) -> &'m mut Held {
