@@ -8,6 +8,9 @@
 //!
 //! A machine's events can come anywhere in the stream, so the stream is grouped in memory
 //! before any machine is replayed: memory grows with the stream's events.
+//!
+//! A line is read where it lies in the reader's buffer, and the compact four-key line a
+//! collector writes straight from its bytes (`fast::stream_line`); anything else by serde.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -81,7 +84,7 @@ fn read_lines(
         let whole = match reader.fill_buf() {
             Ok([]) => break,
             Ok(chunk) => memchr::memchr(b'\n', chunk)
-                .filter(|end| end + 1 <= MAX_LINE)
+                .filter(|end| *end < MAX_LINE)
                 .map(|end| {
                     stream.line(&chunk[..end], ctx, line_no, sink);
                     end + 1

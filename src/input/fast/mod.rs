@@ -8,6 +8,8 @@
 //!   its bytes (`direct::event_array`) without cutting it first;
 //! - **cut at element lines**: a pretty-printed array cut where each element's brackets close
 //!   (`jsonsplit::indented`), once its first element told what it holds;
+//! - **stream line**: a raw stream's compact four-key line (`line::stream_line`), serde where
+//!   it declines (`ndjson::stream_agrees` holds it to serde's answer);
 //! - per machine element, tried in this order: **skimmed** (only the members fsmlog reads kept,
 //!   `skim`, then read directly), **direct** (the whole element read straight from its
 //!   bytes), **simd** (simd-json), and last **serde**, the careful parse.
