@@ -10,6 +10,8 @@
 #   SKIP_JQ=1 bash bench/compare.sh       # leave out jq (it takes minutes on 1 GB)
 #   SHAPES_ONLY=1 bash bench/compare.sh   # only the export shapes: real-shaped, lean (two), many files
 #   BASELINE=old/fsmlog bash bench/compare.sh   # the shapes against an older build too
+#   HISTORY_ONLY=1 bash bench/compare.sh  # only the history: a directory of daily raw streams
+#   HISTORY_MACHINES=2000 HISTORY_ONLY=1 bash bench/compare.sh   # a quicker history (10 MB, not 1 GB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,6 +70,42 @@ measure() {
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN{printf "%.0f", b/1e6}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "n/a" }'; }
 rate() { awk -v s="$1" -v t="$2" 'BEGIN{ if (t > 0) printf "%.0f", s/t; else print "n/a" }'; }
+
+# The history `fsmlog collect` writes (issue 38): the raw stream, one file a UTC day, each in
+# time order per machine; gen_fleet's stream (machines interleaved by time, 64 at a time) cut
+# at its days, about 5 MB a thousand machines. Against `grep -c` on the same files; its
+# peak memory is the figure to watch beside the time (it must not grow with the history).
+HISTORY_MACHINES=${HISTORY_MACHINES:-200000}
+HISTORY="$DIR/history-$HISTORY_MACHINES"
+make_history() {
+  [ -d "$HISTORY" ] && return
+  "$GEN" --machines "$HISTORY_MACHINES" --events 20 --format ndjson --seed 7 --out "$HISTORY.ndjson"
+  mkdir -p "$HISTORY.tmp"
+  # gen_fleet prints its keys sorted; a collector writes machine, time, event, message.
+  sed -E 's/^\{"event":"([^"]*)","machine_id":"([^"]*)","message":"(.*)","time":"([^"]*)"\}$/{"machine":"\2","time":"\4","event":"\1","message":"\3"}/' "$HISTORY.ndjson" |
+    awk -v dir="$HISTORY.tmp" -F'"time":"' '{ day = substr($2, 1, 10); print > (dir "/" day ".ndjson") }'
+  rm -f "$HISTORY.ndjson"
+  mv "$HISTORY.tmp" "$HISTORY"
+}
+history_row() {
+  local f="" g="" size
+  make_history
+  cat "$HISTORY"/* >/dev/null
+  size=$(du -sb "$HISTORY" | awk '{printf "%.0f", $1 / 1e6}')
+  for _ in $(seq "$RUNS"); do
+    f=$(better "$f" "$(once "$FSMLOG" report -o json "$HISTORY")")
+    g=$(better "$g" "$(once grep -rc 'unexpectedly received' "$HISTORY")")
+  done
+  printf '%-58s %8s %10s %7s %9s\n' "input" "fsmlog s" "grep -c s" "ratio" "peak MB"
+  printf '%-58s %8s %10s %6sx %9s\n' "history, $HISTORY_MACHINES machines, $(find "$HISTORY" -type f | wc -l) days, $size MB" \
+    "${f% *}" "${g% *}" "$(ratio "${f% *}" "${g% *}")" "$((${f#* } / 1024))"
+  echo "goal: at most 2x, peak memory under 100 MB for 1 GB"
+}
+if [ -n "${HISTORY_ONLY:-}" ]; then
+  echo "history, $(nproc) cores, best of $RUNS (page cache warm)"
+  history_row
+  exit 0
+fi
 
 # The shapes users export (issue 12): each side by side with `grep -c` on the same bytes, the
 # ratio being the figure to watch; BASELINE=path/to/an/older/fsmlog adds its time and checks
@@ -144,6 +182,8 @@ shape "one machine of 17,000 events (vs fsmlog replay on it)" \
 echo "goals: at most 1.5x on each row but the last (2x); peak memory under 100 MB"
 echo
 [ -n "${SHAPES_ONLY:-}" ] && exit 0
+history_row
+echo
 
 BIG="$DIR/fleet-$MACHINES.json"
 generate "$MACHINES" list-json "$BIG"

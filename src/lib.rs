@@ -50,7 +50,7 @@ pub use event::{EventKind, EventName, State, format_time, unexpected_message};
 pub use export::{Exporter, Layout};
 pub use input::{InputOptions, Record, read_reader};
 #[doc(hidden)]
-pub use input::{direct_agrees, whole_log_agrees};
+pub use input::{direct_agrees, stream_agrees, whole_log_agrees};
 pub use log::{Format, MachineLog};
 pub use render::escape;
 pub use replay::{Container, Liveliness, Replayer, StoredEvent, replay};

@@ -14,6 +14,9 @@ use proptest::prelude::*;
 mod json_values;
 use json_values::*;
 
+#[path = "properties/stream_lines.rs"]
+mod stream_lines;
+
 const FORCED: [Option<Format>; 9] = [
     None,
     Some(Format::LogsJson),

@@ -181,6 +181,11 @@ impl<F> Handler<'_, F> {
     where
         F: Fn(&mut T, Merged),
     {
+        // A census pass that has met a machine twice is followed by a merging pass that
+        // folds every machine again, and its own tally is dropped: the rest of it only counts.
+        if self.plan.census.as_ref().is_some_and(|c| c.recurs()) {
+            return;
+        }
         if self.keep.take(&merged.log, &mut folded.kept) {
             folded.problems.notes.extend(merged.notes.iter().cloned());
             (self.per_machine)(&mut folded.value, merged);

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use chrono::{TimeDelta, Timelike};
@@ -42,6 +43,8 @@ pub fn key(machine: &str) -> u64 {
 #[derive(Debug, Default)]
 pub struct Census {
     counts: Mutex<HashMap<u64, u32>>,
+    /// Whether some machine has been counted twice already.
+    recurs: AtomicBool,
 }
 
 impl Census {
@@ -55,8 +58,18 @@ impl Census {
     pub fn note_keys(&self, keys: &[u64]) {
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         for &k in keys {
-            *counts.entry(k).or_default() += 1;
+            let count = counts.entry(k).or_default();
+            *count += 1;
+            if *count > 1 {
+                self.recurs.store(true, Ordering::Relaxed);
+            }
         }
+    }
+
+    /// Whether some machine has more than one record among those counted so far: then the
+    /// pass counting them is not the last (a merging pass follows).
+    pub fn recurs(&self) -> bool {
+        self.recurs.load(Ordering::Relaxed)
     }
 
     /// The machines with more than one record, and how many each has.

@@ -192,6 +192,19 @@ fn merger_holds_recurring_machines_until_complete() {
     assert!(merger.drain().is_empty());
 }
 
+#[test]
+fn a_census_knows_a_machine_recurs_as_soon_as_it_has_counted_it_twice() {
+    let census = Census::default();
+    census.note(["m", "n"]);
+    assert!(!census.recurs(), "each machine once so far");
+    census.note(["o", "m"]);
+    assert!(census.recurs());
+    assert!(
+        !census.recurring().is_empty(),
+        "the same as the census's answer"
+    );
+}
+
 /// A raw stream's part as its reader hands it on.
 fn raw(source: &str, events: &[Event]) -> MachineLog {
     let mut part = log(source, events.to_vec());

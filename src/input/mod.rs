@@ -13,6 +13,7 @@ mod problems;
 mod raw;
 pub use fast::direct_agrees;
 pub use json::whole_log_agrees;
+pub use ndjson::stream_agrees;
 pub mod record;
 mod row;
 pub mod source;

@@ -8,6 +8,9 @@
 //!
 //! A machine's events can come anywhere in the stream, so the stream is grouped in memory
 //! before any machine is replayed: memory grows with the stream's events.
+//!
+//! A line is read where it lies in the reader's buffer, and the compact four-key line a
+//! collector writes straight from its bytes (`fast::stream_line`); anything else by serde.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -15,11 +18,14 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use foldhash::fast::RandomState;
 
+use super::fast;
+use super::raw::lenient::Text;
 use super::raw::{RawEvent, RawLine, convert_event};
 use super::time::parse_rfc3339;
 use crate::event::Event;
-use crate::input::context::{FileContext, NotALog, read_line_capped};
+use crate::input::context::{FileContext, MAX_LINE, NotALog, read_line_capped};
 use crate::input::record::{InputError, Record};
 use crate::log::{Format, MachineLog};
 
@@ -50,28 +56,62 @@ pub(crate) fn looks_like_stream(head: &[u8]) -> bool {
 
 /// Reads the stream, then hands on every machine, sorted by id.
 pub(crate) fn read(
-    mut reader: impl BufRead,
+    reader: impl BufRead,
     ctx: &FileContext,
     sink: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
-    let mut machines: HashMap<String, Held> = HashMap::new();
-    let mut messages: HashSet<Arc<str>> = HashSet::new();
+    read_lines(reader, ctx, sink, true)
+}
+
+/// Reads the stream, each line straight from its bytes where `direct` allows and the line is
+/// the compact four-key line (`fast::stream_line`), by serde otherwise.
+fn read_lines(
+    mut reader: impl BufRead,
+    ctx: &FileContext,
+    sink: &mut dyn FnMut(Record),
+    direct: bool,
+) -> Result<(), NotALog> {
+    let mut stream = Stream {
+        direct,
+        ..Stream::default()
+    };
     let mut buf = Vec::new();
     let mut line_no = 0;
-    let mut good_lines = 0;
     loop {
-        buf.clear();
         line_no += 1;
+        // A line that lies whole in the reader's buffer is read where it lies; only one that
+        // runs past the buffer's end (or is too long) is copied out.
+        let whole = match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(chunk) => memchr::memchr(b'\n', chunk)
+                .filter(|end| *end < MAX_LINE)
+                .map(|end| {
+                    stream.line(&chunk[..end], ctx, line_no, sink);
+                    end + 1
+                }),
+            Err(err) => {
+                sink(Record::Error(InputError::at(
+                    &ctx.path,
+                    line_no,
+                    format!("cannot read: {err}"),
+                )));
+                break;
+            }
+        };
+        if let Some(taken) = whole {
+            reader.consume(taken);
+            continue;
+        }
+        buf.clear();
         match read_line_capped(&mut reader, &mut buf) {
             Ok(None) => break,
-            Ok(Some(true)) => {}
+            Ok(Some(true)) => stream.line(&buf, ctx, line_no, sink),
             Ok(Some(false)) => {
                 sink(Record::Error(InputError::at(
                     &ctx.path,
                     line_no,
                     "line longer than 1 MiB; skipped",
                 )));
-                continue;
             }
             Err(err) => {
                 sink(Record::Error(InputError::at(
@@ -82,46 +122,11 @@ pub(crate) fn read(
                 break;
             }
         }
-        let text = buf.trim_ascii();
-        if text.is_empty() {
-            continue;
-        }
-        let parsed = serde_json::from_slice::<RawLine>(text)
-            .map_err(|err| format!("invalid event line: {err}"))
-            .and_then(|line| {
-                let gap = line.is_gap();
-                let (machine, event) = line.machine();
-                let machine = machine.ok_or("event line without `machine`")?;
-                if gap {
-                    return Ok((machine, Line::Gap(gap_time(event)?)));
-                }
-                Ok((machine, Line::Event(convert_event(event)?)))
-            });
-        match parsed {
-            Ok((machine, Line::Gap(time))) => {
-                good_lines += 1;
-                entry(&mut machines, machine.0, line_no).gaps.push(time);
-            }
-            Ok((machine, Line::Event(mut event))) => {
-                good_lines += 1;
-                // The whole stream is held until it ends: share each distinct message (there
-                // are few) instead of keeping a copy per event.
-                match messages.get(&*event.message) {
-                    Some(shared) => event.message = Arc::clone(shared),
-                    None => {
-                        messages.insert(Arc::clone(&event.message));
-                    }
-                }
-                let event = event.at_line(line_no);
-                entry(&mut machines, machine.0, line_no).events.push(event);
-            }
-            Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
-        }
     }
-    if good_lines == 0 && ctx.options.format.is_none() {
+    if stream.good_lines == 0 && ctx.options.format.is_none() {
         return Err(NotALog("no event line found".to_string()));
     }
-    let mut machines: Vec<_> = machines.into_iter().collect();
+    let mut machines: Vec<_> = stream.machines.into_iter().collect();
     machines.sort_by(|a, b| a.0.cmp(&b.0));
     for (machine, mut held) in machines {
         // A stream is in arrival order: a stable sort keeps it among equal times.
@@ -135,6 +140,106 @@ pub(crate) fn read(
         sink(Record::Machine(log));
     }
     Ok(())
+}
+
+/// Whether reading `bytes` as a stream with each line straight from its bytes hands on
+/// exactly the records that reading every line with serde does (machines, lines, problems,
+/// in the same order). For the differential property test; the reader never calls it.
+pub fn stream_agrees(bytes: &[u8]) -> bool {
+    let options = crate::input::record::InputOptions {
+        format: Some(Format::Ndjson),
+        ..Default::default()
+    };
+    let ctx = FileContext {
+        path: "stream.ndjson".to_string(),
+        machine: "stream".to_string(),
+        options: &options,
+        read_ahead: true,
+        named: true,
+    };
+    let records = |direct: bool| {
+        let mut out = Vec::new();
+        // A small buffer, so that lines also run past its end.
+        let reader = std::io::BufReader::with_capacity(64, bytes);
+        let read = read_lines(reader, &ctx, &mut |r| out.push(format!("{r:?}")), direct);
+        (read.is_ok(), out)
+    };
+    records(true) == records(false)
+}
+
+/// The stream as read so far: each machine's lines, the messages shared among its events.
+#[derive(Default)]
+struct Stream {
+    /// Whether a line may be read straight from its bytes.
+    direct: bool,
+    /// By foldhash (randomly seeded, as std's SipHash is, at a fraction of its cost a line).
+    machines: HashMap<String, Held, RandomState>,
+    messages: HashSet<Arc<str>, RandomState>,
+    good_lines: usize,
+}
+
+impl Stream {
+    /// Takes one line (with or without its line end).
+    fn line(
+        &mut self,
+        bytes: &[u8],
+        ctx: &FileContext,
+        line_no: usize,
+        sink: &mut dyn FnMut(Record),
+    ) {
+        let text = bytes.trim_ascii();
+        if text.is_empty() {
+            return;
+        }
+        let direct = if self.direct {
+            fast::stream_line(text)
+        } else {
+            None
+        };
+        let parsed = match direct {
+            Some((machine, event)) => convert_event(event).map(|e| (machine, Line::Event(e))),
+            None => careful(text),
+        };
+        match parsed {
+            Ok((machine, Line::Gap(time))) => {
+                self.good_lines += 1;
+                entry(&mut self.machines, machine.0, line_no)
+                    .gaps
+                    .push(time);
+            }
+            Ok((machine, Line::Event(mut event))) => {
+                self.good_lines += 1;
+                // The whole stream is held until it ends: share each distinct message (there
+                // are few) instead of keeping a copy per event.
+                match self.messages.get(&*event.message) {
+                    Some(shared) => event.message = Arc::clone(shared),
+                    None => {
+                        self.messages.insert(Arc::clone(&event.message));
+                    }
+                }
+                let event = event.at_line(line_no);
+                entry(&mut self.machines, machine.0, line_no)
+                    .events
+                    .push(event);
+            }
+            Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
+        }
+    }
+}
+
+/// A line read by serde: its machine, and its event or gap marker.
+fn careful(text: &[u8]) -> Result<(Text<'_>, Line), String> {
+    serde_json::from_slice::<RawLine>(text)
+        .map_err(|err| format!("invalid event line: {err}"))
+        .and_then(|line| {
+            let gap = line.is_gap();
+            let (machine, event) = line.machine();
+            let machine = machine.ok_or("event line without `machine`")?;
+            if gap {
+                return Ok((machine, Line::Gap(gap_time(event)?)));
+            }
+            Ok((machine, Line::Event(convert_event(event)?)))
+        })
 }
 
 /// What a line of the stream is.
@@ -154,7 +259,7 @@ struct Held {
 
 /// The machine's lines so far, begun at `line` when it is new.
 fn entry<'m>(
-    machines: &'m mut HashMap<String, Held>,
+    machines: &'m mut HashMap<String, Held, RandomState>,
     machine: Cow<str>,
     line: usize,
 ) -> &'m mut Held {

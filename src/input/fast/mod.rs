@@ -8,6 +8,8 @@
 //!   its bytes (`direct::event_array`) without cutting it first;
 //! - **cut at element lines**: a pretty-printed array cut where each element's brackets close
 //!   (`jsonsplit::indented`), once its first element told what it holds;
+//! - **stream line**: a raw stream's compact four-key line (`line::stream_line`), serde where
+//!   it declines (`ndjson::stream_agrees` holds it to serde's answer);
 //! - per machine element, tried in this order: **skimmed** (only the members fsmlog reads kept,
 //!   `skim`, then read directly), **direct** (the whole element read straight from its
 //!   bytes), **simd** (simd-json), and last **serde**, the careful parse.
@@ -26,6 +28,7 @@ use std::sync::OnceLock;
 mod agrees;
 mod direct;
 mod indent_lines;
+mod line;
 mod runs;
 pub(crate) mod simd;
 pub(crate) mod skim;
@@ -37,6 +40,7 @@ pub(crate) use direct::{
 
 pub use super::problems::{PathsTaken, ReadPath};
 use super::raw::RawItem;
+pub(crate) use line::stream_line;
 use skim::skim;
 
 /// Tells how `path` (a file), or a value in it, was read, where `FSMLOG_TRACE=read` asks.
