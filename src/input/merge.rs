@@ -163,6 +163,9 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     // again, between two exports).
     let place = newest_said(|p| p.machine_info.place.is_some())
         .and_then(|i| parts[i].machine_info.place.clone());
+    // The BMC: the newest record that says (a `machine ipmi` export beside a list).
+    let bmc = newest_said(|p| p.machine_info.bmc.is_some())
+        .and_then(|i| parts[i].machine_info.bmc.clone());
     let last_event_time = parts
         .iter()
         .filter_map(|p| p.recorded.last_event_time)
@@ -246,6 +249,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     (log.machine_info.allocated, log.machine_info.allocated_as_of) = allocated.unwrap_or_default();
     log.machine_info.no_event_container = no_event_container;
     log.machine_info.machine_object = machine_object;
+    log.machine_info.bmc = bmc;
     // Who has the machine is the allocation's word, and the newest record that says whether
     // there is one decides: a freed machine keeps its place, not its old hostname.
     log.machine_info.place = match (place, log.machine_info.allocated) {
@@ -256,6 +260,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
             image: None,
             cluster: None,
             primary_asn: None,
+            asns: Vec::new(),
             ..(*place).clone()
         })),
         (place, _) => place,

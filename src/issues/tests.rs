@@ -38,8 +38,14 @@ fn machine() -> MachineFacts {
         no_event_container: false,
         place: None,
         machine_object: false,
+        bmc: None,
         unexpected: BTreeMap::new(),
     }
+}
+
+/// The machine's issues, judged as a fleet of one.
+fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
+    super::evaluate(m, policy, &Fleet::of(std::slice::from_ref(m)))
 }
 
 fn kinds(m: &MachineFacts) -> Vec<IssueType> {

@@ -276,8 +276,8 @@ pub fn check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// `issues -o openmetrics`: metal-metrics-exporter's two issue families, by its names, labels
-/// and help texts: for every machine read and every issue type judged, 1 where the machine has
-/// it and 0 where not, so that a resolved issue drops to 0 instead of vanishing.
+/// and help texts: for every machine read and every issue type judged of it, 1 where the
+/// machine has it and 0 where not, so that a resolved issue drops to 0 instead of vanishing.
 pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
     let mut info = Family::new(
         "metal_machine_issues_info",
@@ -299,7 +299,9 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
         "Provide information on machine issues",
     );
     for judged in report.machines {
-        for kind in report.types {
+        // A type whose data the input lacks for the machine (its BMC, its partition) has no
+        // row: neither a false 0 nor a false 1.
+        for kind in report.types.iter().filter(|k| judged.facts.judges(**k)) {
             let has = judged.issues.iter().any(|i| i.kind == *kind);
             issues.add(
                 vec![

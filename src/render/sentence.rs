@@ -86,6 +86,20 @@ pub fn details(issue: &Issue, now: DateTime<Utc>) -> String {
             .map(|((state, event), n)| format!("{event} in {state} ×{n}"))
             .collect::<Vec<_>>()
             .join(", "),
+        Evidence::NoPartition => "the machine object names no partition".to_string(),
+        Evidence::NoBmcMac => "the ipmi export's mac is empty".to_string(),
+        Evidence::NoBmcAddress => "the ipmi export's address is empty".to_string(),
+        Evidence::BmcUpdated { at: None } => "machine ipmi has never been set".to_string(),
+        Evidence::BmcUpdated { at: Some(at) } => format!("last updated {} ago", ago(*at)),
+        Evidence::SharedAsns(shared) => shared
+            .iter()
+            .map(|(asn, ids)| format!("ASN {asn} not unique, shared with {}", ids.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; "),
+        Evidence::SharedBmcAddress { address, machines } => format!(
+            "BMC IP {address} not unique, shared with {}",
+            machines.join(", ")
+        ),
     }
 }
 

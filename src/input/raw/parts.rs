@@ -43,6 +43,7 @@ impl<'a> MachineParts<'a> {
             Slot::Value(_) => Some(true),
         };
         let place = item.place().map(Arc::new);
+        let bmc = item.bmc().map(Arc::new);
         let mut parts = MachineParts {
             id: item.id,
             log: Vec::new(),
@@ -58,6 +59,7 @@ impl<'a> MachineParts<'a> {
                 no_event_container: false,
                 place,
                 machine_object: matches!(format, Format::DescribeJson | Format::ListJson),
+                bmc,
             },
             format,
         };
