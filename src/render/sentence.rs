@@ -9,7 +9,7 @@ use crate::diagnose::{
 };
 use crate::event::{EventKind, State};
 use crate::gate::{Nothing, PairCheck, Violation};
-use crate::issues::{Evidence, Issue};
+use crate::issues::{Evidence, Issue, Needs};
 use crate::window::duration;
 
 /// A sentence for people: what the pair is and why it fails, if it does.
@@ -100,6 +100,28 @@ pub fn details(issue: &Issue, now: DateTime<Utc>) -> String {
             "BMC IP {address} not unique, shared with {}",
             machines.join(", ")
         ),
+    }
+}
+
+/// What an issue type needs, as JSON names it.
+pub fn needs_id(needs: Needs) -> &'static str {
+    match needs {
+        Needs::Events => "events",
+        Needs::MachineExport => "machine-export",
+        Needs::MachineObject => "machine-object",
+        Needs::Allocation => "allocation",
+        Needs::Ipmi => "ipmi",
+    }
+}
+
+/// What an issue type needs, in words: the exports it is judged from.
+pub fn needs(needs: Needs) -> &'static str {
+    match needs {
+        Needs::Events => "any export",
+        Needs::MachineExport => "a machine export (describe, list, ipmi, v2, event API, dump)",
+        Needs::MachineObject => "a v1 machine object (describe, list, ipmi)",
+        Needs::Allocation => "a v1 machine object with its allocation (describe, list, ipmi)",
+        Needs::Ipmi => "metalctl machine ipmi -o json",
     }
 }
 
