@@ -42,6 +42,8 @@ pub struct MachineFacts {
     pub place: Option<Arc<Place>>,
     /// Whether a v1 machine object of it was read (metal-metrics-exporter's machine info).
     pub machine_object: bool,
+    /// Whether a machine object said its partition (`null` or one).
+    pub says_partition: bool,
     /// Its BMC, where a `machine ipmi` export said.
     pub bmc: Option<Arc<Bmc>>,
     /// The machine's unexpected occurrences, as `report` counts them.
@@ -49,6 +51,24 @@ pub struct MachineFacts {
 }
 
 impl MachineFacts {
+    /// Whether metal-api takes the machine for a firewall: allocated, with the role
+    /// `firewall`.
+    pub fn firewall(&self) -> bool {
+        self.allocated == Some(true)
+            && self
+                .place
+                .as_deref()
+                .is_some_and(|p| p.role.as_deref() == Some("firewall"))
+    }
+
+    /// A firewall's networks' ASNs; none for any other machine.
+    fn firewall_asns(&self) -> &[u32] {
+        match self.place.as_deref() {
+            Some(place) if self.firewall() => &place.asns,
+            _ => &[],
+        }
+    }
+
     /// Whether the input holds what the type is judged by, for this machine. A machine
     /// without an event container is judged of every type (as metal-api judges it: of that
     /// one only).
@@ -58,7 +78,7 @@ impl MachineFacts {
         }
         match kind.needs() {
             Needs::MachineExport | Needs::Events => true,
-            Needs::MachineObject => self.machine_object,
+            Needs::MachineObject => self.machine_object && self.says_partition,
             Needs::Allocation => self.machine_object && self.allocated.is_some(),
             Needs::Ipmi => self.bmc.as_deref().is_some_and(|b| {
                 kind != IssueType::BmcInfoOutdated || b.last_updated != BmcUpdated::Unreadable
@@ -127,6 +147,7 @@ impl MachineFacts {
             no_event_container: log.machine_info.no_event_container,
             place: log.machine_info.place.clone(),
             machine_object: log.machine_info.machine_object,
+            says_partition: log.machine_info.says_partition,
             bmc: log.machine_info.bmc.clone(),
             unexpected,
         }
@@ -321,20 +342,21 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Fleet) -> Vec<Issue> 
                 IssueType::BmcInfoOutdated,
                 Evidence::BmcUpdated { at: None },
             ),
-            BmcUpdated::At(at) if now - at > BMC_OUTDATED_AFTER => {
-                add(IssueType::BmcInfoOutdated, Evidence::BmcUpdated { at: Some(at) })
-            }
+            BmcUpdated::At(at) if now - at > BMC_OUTDATED_AFTER => add(
+                IssueType::BmcInfoOutdated,
+                Evidence::BmcUpdated { at: Some(at) },
+            ),
             BmcUpdated::At(_) | BmcUpdated::Unreadable => {}
         }
     }
     if m.judges(IssueType::AsnNotUnique) {
-        let shared = fleet.shared_asns(m);
+        let shared = fleet.shared_asns(&m.machine, m.firewall_asns());
         if !shared.is_empty() {
             add(IssueType::AsnNotUnique, Evidence::SharedAsns(shared));
         }
     }
     if let Some(bmc) = m.bmc.as_deref() {
-        let machines = fleet.shared_bmc_address(m);
+        let machines = fleet.shared_bmc_address(&m.machine, &bmc.address);
         if !machines.is_empty() {
             let address = bmc.address.clone();
             add(
@@ -362,6 +384,16 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Fleet) -> Vec<Issue> 
         );
     }
     issues
+}
+
+/// The machines judged together, as metal-api compares them.
+pub fn fleet_of(machines: &[MachineFacts]) -> Fleet {
+    let mut fleet = Fleet::default();
+    for m in machines {
+        let bmc = m.bmc.as_deref().map(|b| b.address.as_str());
+        fleet.add(&m.machine, m.firewall_asns(), bmc);
+    }
+    fleet
 }
 
 /// A machine's unexpected (state, event) pairs with their counts, most frequent first.
@@ -411,7 +443,7 @@ pub fn audit(
     filter: &Filter,
     all: bool,
 ) -> Vec<Judged> {
-    let fleet = Fleet::of(&machines);
+    let fleet = fleet_of(&machines);
     let mut judged: Vec<Judged> = machines
         .into_iter()
         .map(|facts| {

@@ -176,6 +176,9 @@ pub struct MachineInfo {
     pub place: Option<Arc<Place>>,
     /// Whether a v1 machine object (`metalctl machine list` or `describe`) was read of it.
     pub machine_object: bool,
+    /// Whether a machine object said its partition (`partition`, `null` or one): what
+    /// no-partition is judged by.
+    pub says_partition: bool,
     /// The machine's BMC, where a `metalctl machine ipmi` export said (its `ipmi` object).
     pub bmc: Option<Arc<Bmc>>,
 }

@@ -172,6 +172,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
         .max();
     let no_event_container = parts.iter().all(|p| p.machine_info.no_event_container);
     let machine_object = parts.iter().any(|p| p.machine_info.machine_object);
+    let says_partition = parts.iter().any(|p| p.machine_info.says_partition);
     let annotated = parts.iter().all(|p| p.annotated);
     let skipped_lines = parts.iter().map(|p| p.skipped_lines).sum();
     let last_error_event = parts
@@ -250,6 +251,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     log.machine_info.no_event_container = no_event_container;
     log.machine_info.machine_object = machine_object;
     log.machine_info.bmc = bmc;
+    log.machine_info.says_partition = says_partition;
     // Who has the machine is the allocation's word, and the newest record that says whether
     // there is one decides: a freed machine keeps its place, not its old hostname.
     log.machine_info.place = match (place, log.machine_info.allocated) {

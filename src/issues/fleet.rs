@@ -2,9 +2,7 @@
 //! (`Config.Machines`): asn-not-unique (issues/asn-uniqueness.go) among firewalls, and
 //! bmc-no-distinct-ip (issues/non-distinct-bmc-ip.go) among BMCs.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-use super::MachineFacts;
+use std::collections::{BTreeSet, HashMap};
 
 /// The fleet's firewall ASNs and BMC addresses, each with the machines that hold it.
 #[derive(Debug, Default)]
@@ -16,81 +14,49 @@ pub struct Fleet {
     bmc_addresses: HashMap<String, Vec<String>>,
 }
 
-/// Whether metal-api takes the machine for a firewall: allocated, with the role `firewall`.
-pub fn firewall(m: &MachineFacts) -> bool {
-    m.allocated == Some(true)
-        && m
-            .place
-            .as_deref()
-            .is_some_and(|p| p.role.as_deref() == Some("firewall"))
-}
-
-/// A firewall's ASNs (not 0), each once.
-fn asns(m: &MachineFacts) -> BTreeSet<u32> {
-    match m.place.as_deref() {
-        Some(place) if firewall(m) => place.asns.iter().copied().collect(),
-        _ => BTreeSet::new(),
-    }
-}
-
 impl Fleet {
-    /// Gathers the machines judged together.
-    pub fn of(machines: &[MachineFacts]) -> Fleet {
-        let mut fleet = Fleet::default();
-        for m in machines {
-            if firewall(m)
-                && let Some(place) = m.place.as_deref()
-            {
-                for asn in &place.asns {
-                    fleet.asns.entry(*asn).or_default().push(m.machine.clone());
-                }
-            }
-            if let Some(bmc) = m.bmc.as_deref()
-                && !bmc.address.is_empty()
-            {
-                let ids = fleet.bmc_addresses.entry(bmc.address.clone()).or_default();
-                ids.push(m.machine.clone());
-            }
+    /// Takes a machine into account: a firewall's networks' ASNs (0 none, as in metal-api),
+    /// its BMC's address (empty none).
+    pub fn add(&mut self, machine: &str, firewall_asns: &[u32], bmc_address: Option<&str>) {
+        for asn in firewall_asns.iter().filter(|&&asn| asn != 0) {
+            let ids = self.asns.entry(*asn).or_default();
+            ids.push(machine.to_string());
         }
-        fleet
+        if let Some(address) = bmc_address.filter(|a| !a.is_empty()) {
+            let ids = self.bmc_addresses.entry(address.to_string()).or_default();
+            ids.push(machine.to_string());
+        }
     }
 
-    /// The firewall's ASNs that another firewall announces too, smallest first, each with
-    /// those machines (by id, once per network); empty for a machine that is no firewall.
-    pub fn shared_asns(&self, m: &MachineFacts) -> Vec<(u32, Vec<String>)> {
-        let mut shared = BTreeMap::new();
-        for asn in asns(m) {
-            let mut others: Vec<String> = self
-                .asns
-                .get(&asn)
-                .into_iter()
-                .flatten()
-                .filter(|id| **id != m.machine)
-                .cloned()
-                .collect();
-            if !others.is_empty() {
-                others.sort();
-                shared.insert(asn, others);
-            }
-        }
-        shared.into_iter().collect()
+    /// Of a firewall's ASNs, those another firewall announces too, smallest first, each with
+    /// those machines (by id, once per network).
+    pub fn shared_asns(&self, machine: &str, asns: &[u32]) -> Vec<(u32, Vec<String>)> {
+        let own: BTreeSet<u32> = asns.iter().copied().filter(|&asn| asn != 0).collect();
+        own.into_iter()
+            .filter_map(|asn| {
+                let others = others(self.asns.get(&asn), machine);
+                (!others.is_empty()).then_some((asn, others))
+            })
+            .collect()
     }
 
-    /// The other machines whose BMC has the machine's address, by id; none where it has
-    /// no address.
-    pub fn shared_bmc_address(&self, m: &MachineFacts) -> Vec<String> {
-        let Some(bmc) = m.bmc.as_deref().filter(|b| !b.address.is_empty()) else {
+    /// The other machines whose BMC has this address, by id; none for an empty one.
+    pub fn shared_bmc_address(&self, machine: &str, address: &str) -> Vec<String> {
+        if address.is_empty() {
             return Vec::new();
-        };
-        let mut others: Vec<String> = self
-            .bmc_addresses
-            .get(&bmc.address)
-            .into_iter()
-            .flatten()
-            .filter(|id| **id != m.machine)
-            .cloned()
-            .collect();
-        others.sort();
-        others
+        }
+        others(self.bmc_addresses.get(address), machine)
     }
+}
+
+/// The ids but `machine`'s, sorted.
+fn others(ids: Option<&Vec<String>>, machine: &str) -> Vec<String> {
+    let mut others: Vec<String> = ids
+        .into_iter()
+        .flatten()
+        .filter(|id| *id != machine)
+        .cloned()
+        .collect();
+    others.sort();
+    others
 }

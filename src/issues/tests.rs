@@ -38,6 +38,7 @@ fn machine() -> MachineFacts {
         no_event_container: false,
         place: None,
         machine_object: false,
+        says_partition: false,
         bmc: None,
         unexpected: BTreeMap::new(),
     }
@@ -45,7 +46,7 @@ fn machine() -> MachineFacts {
 
 /// The machine's issues, judged as a fleet of one.
 fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
-    super::evaluate(m, policy, &Fleet::of(std::slice::from_ref(m)))
+    super::evaluate(m, policy, &fleet_of(std::slice::from_ref(m)))
 }
 
 fn kinds(m: &MachineFacts) -> Vec<IssueType> {

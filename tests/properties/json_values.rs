@@ -161,26 +161,28 @@ pub fn machine_value() -> impl Strategy<Value = serde_json::Value> {
         prop::option::of(firewall_allocation()),
         prop::option::of(ipmi()),
     )
-        .prop_map(|(id, events, allocation, other, other_key, labels, firewall, ipmi)| {
-            let mut m = serde_json::json!({"id": id});
-            if let Some((state, tags)) = labels {
-                m["state"] = serde_json::json!({"value": state, "issuer": ""});
-                m["tags"] = serde_json::json!(tags);
-            }
-            if let Some(events) = events {
-                m["events"] = events;
-            }
-            if let Some(allocation) = firewall.or(allocation) {
-                m["allocation"] = allocation;
-            }
-            if let Some(ipmi) = ipmi {
-                m["ipmi"] = ipmi;
-            }
-            if let (Some(other), false) = (other, other_key.is_empty()) {
-                m[other_key] = other;
-            }
-            m
-        })
+        .prop_map(
+            |(id, events, allocation, other, other_key, labels, firewall, ipmi)| {
+                let mut m = serde_json::json!({"id": id});
+                if let Some((state, tags)) = labels {
+                    m["state"] = serde_json::json!({"value": state, "issuer": ""});
+                    m["tags"] = serde_json::json!(tags);
+                }
+                if let Some(events) = events {
+                    m["events"] = events;
+                }
+                if let Some(allocation) = firewall.or(allocation) {
+                    m["allocation"] = allocation;
+                }
+                if let Some(ipmi) = ipmi {
+                    m["ipmi"] = ipmi;
+                }
+                if let (Some(other), false) = (other, other_key.is_empty()) {
+                    m[other_key] = other;
+                }
+                m
+            },
+        )
 }
 
 /// The machine printed as metalctl prints it (or compact), then maybe damaged: a line said

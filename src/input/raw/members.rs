@@ -1,6 +1,6 @@
 //! The members of a machine object that are only shown or judged by the audit, read loosely
 //! (a wrong shape is no value, never a broken machine): its tags, its allocation's networks,
-//! its BMC.
+//! its BMC; and what a skim keeps of a member.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -10,7 +10,18 @@ use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::lenient::{FromScalar, Loose, Text, last_wins};
-use super::shapes::Member;
+
+/// What to do with one member, by its key.
+#[derive(Debug, Clone, Copy)]
+pub enum Member {
+    /// Leave it out.
+    Skip,
+    /// Keep it as it is.
+    Keep,
+    /// Keep of an object value only the members this chooses (all of it where the object
+    /// cannot be skimmed).
+    Within(fn(&[u8]) -> Member),
+}
 
 /// The tags of a machine that metal-metrics-exporter reads (metal-lib's `tag.NewTagMap`:
 /// each tag cut at its first `=`, the last of a repeated key winning; a tag without `=` is

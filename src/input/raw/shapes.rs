@@ -8,7 +8,7 @@ use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::lenient::{EnumText, FromScalar, Loose, Slot, Text, last_wins};
-pub(crate) use super::members::{RawIpmi, RawNetworks, RawTags};
+pub(crate) use super::members::{Member, RawIpmi, RawNetworks, RawTags};
 use crate::input::time::parse_rfc3339;
 use crate::log::{Bmc, BmcUpdated, Format, Place};
 
@@ -18,18 +18,6 @@ fn go_zero_time() -> chrono::DateTime<chrono::Utc> {
         .and_then(|d| d.and_hms_opt(0, 0, 0))
         .map(|t| t.and_utc())
         .unwrap_or_default()
-}
-
-/// What to do with one member, by its key.
-#[derive(Debug, Clone, Copy)]
-pub enum Member {
-    /// Leave it out.
-    Skip,
-    /// Keep it as it is.
-    Keep,
-    /// Keep of an object value only the members this chooses (all of it where the object
-    /// cannot be skimmed).
-    Within(fn(&[u8]) -> Member),
 }
 
 /// One event as metal-api exports it.
@@ -269,7 +257,7 @@ pub(crate) struct RawItem<'a> {
     pub(crate) status: Option<RawV2Status<'a>>,
     /// Where the machine is: only shown, so read loosely (a wrong shape is no place, not a
     /// broken machine).
-    pub(crate) partition: Loose<RawRef<'a>>,
+    pub(crate) partition: Slot<Loose<RawRef<'a>>>,
     /// v1's `rackid`, v2's `rack`.
     pub(crate) rack: Loose<Text<'a>>,
     pub(crate) size: Loose<RawRef<'a>>,
@@ -319,6 +307,12 @@ impl<'a> RawItem<'a> {
         }
     }
 
+    /// Whether the object says its partition: `null`, or a partition read (metal-api's v1
+    /// machine always has the member; one of no readable shape says nothing).
+    pub fn says_partition(&self) -> bool {
+        matches!(self.partition, Slot::Null | Slot::Value(Loose(Some(_))))
+    }
+
     /// The BMC as the object's `ipmi` says, where it is an object.
     pub fn bmc(&self) -> Option<Bmc> {
         let ipmi = self.ipmi.0.as_ref()?;
@@ -344,7 +338,10 @@ impl<'a> RawItem<'a> {
         let text = |t: &Loose<Text>| t.0.as_ref().map(|t| t.0.to_string());
         let id = |r: &Loose<RawRef>| r.0.as_ref().and_then(|r| text(&r.id));
         let mut place = Place {
-            partition: id(&self.partition),
+            partition: match &self.partition {
+                Slot::Value(partition) => id(partition),
+                _ => None,
+            },
             rack: text(&self.rack),
             size: id(&self.size),
             state: self.state.0.as_ref().and_then(|s| text(&s.value)),

@@ -8,10 +8,10 @@ use serde::Serialize;
 use super::common::InputsJson;
 use crate::event::format_time as time;
 use crate::issues::{IssueType, Judged, counts, unexpected_pairs};
-use crate::render::sentence::needs_id;
 use crate::log::Place;
 use crate::render::reports::IssuesReport;
 use crate::render::sentence;
+use crate::render::sentence::needs_id;
 
 #[derive(Serialize)]
 struct IssuesJson<'a> {

@@ -22,7 +22,15 @@ const SIX: [&str; 6] = [
 fn six_of(json: &Value) -> BTreeMap<String, Vec<String>> {
     types_of(json)
         .into_iter()
-        .map(|(m, types)| (m, types.into_iter().filter(|t| SIX.contains(&t.as_str())).collect()))
+        .map(|(m, types)| {
+            (
+                m,
+                types
+                    .into_iter()
+                    .filter(|t| SIX.contains(&t.as_str()))
+                    .collect(),
+            )
+        })
         .collect()
 }
 
@@ -90,8 +98,14 @@ fn the_six_types_are_judged_as_metal_api_judges_them() {
         })
         .collect();
     let of = |m: &str, t: &str| details[&(m.to_string(), t.to_string())].clone();
-    assert_eq!(of("never", "bmc-info-outdated"), "machine ipmi has never been set");
-    assert_eq!(of("at-20m1s", "bmc-info-outdated"), "last updated 20m1s ago");
+    assert_eq!(
+        of("never", "bmc-info-outdated"),
+        "machine ipmi has never been set"
+    );
+    assert_eq!(
+        of("at-20m1s", "bmc-info-outdated"),
+        "last updated 20m1s ago"
+    );
     assert_eq!(
         of("fw-1", "asn-not-unique"),
         "ASN 4200000001 not unique, shared with fw-2"
@@ -158,7 +172,7 @@ fn every_reading_path_judges_the_same() {
 }
 
 /// The `metal_machine_issues` rows of an openmetrics text: (machine, type) → value.
-fn rows(text: &str) -> BTreeMap<(String, String), String> {
+fn rows_of(text: &str) -> BTreeMap<(String, String), String> {
     text.lines()
         .filter(|l| l.starts_with("metal_machine_issues{"))
         .map(|l| {
@@ -184,7 +198,7 @@ fn openmetrics_has_a_row_only_where_the_type_is_judged() {
         &ipmi.to_string_lossy(),
     ]);
     assert_eq!(code, 0, "{stderr}");
-    let rows = rows(&text);
+    let rows = rows_of(&text);
     let expected = expected();
     for (machine, types) in &expected {
         for t in SIX {
@@ -203,20 +217,23 @@ fn openmetrics_has_a_row_only_where_the_type_is_judged() {
     // none of them: no row, neither 0 nor 1.
     let describe = testdata("fleet-v0.19.0/describe-json");
     let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", &describe.to_string_lossy()]);
-    let rows = rows(&text);
+    let rows = rows_of(&text);
     let has = |t: &str| rows.keys().any(|(_, x)| x == t);
     assert!(has("no-partition") && has("asn-not-unique"), "{text}");
     assert!(!SIX[1..4].iter().chain(&SIX[5..]).any(|t| has(t)), "{text}");
     let logs = testdata("fleet-v0.19.0/logs-json");
     let (_, text, _) = stdout_of(&["issues", "-o", "openmetrics", &logs.to_string_lossy()]);
-    let rows = self::rows(&text);
+    let rows = rows_of(&text);
     assert!(!rows.is_empty());
-    assert!(!rows.keys().any(|(_, t)| SIX.contains(&t.as_str())), "{text}");
+    assert!(
+        !rows.keys().any(|(_, t)| SIX.contains(&t.as_str())),
+        "{text}"
+    );
     // Every type is described, as the exporter's info family describes metal-api's.
     for t in SIX {
-        let info = text
-            .lines()
-            .find(|l| l.starts_with("metal_machine_issues_info{") && l.contains(&format!("issueid=\"{t}\"")));
+        let info = text.lines().find(|l| {
+            l.starts_with("metal_machine_issues_info{") && l.contains(&format!("issueid=\"{t}\""))
+        });
         assert!(info.is_some(), "{t}: {text}");
     }
 }

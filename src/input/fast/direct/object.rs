@@ -89,7 +89,12 @@ impl<'a> Reader<'a> {
                         Slot::Value(Loose(Some(r.allocation()?)))
                     }
                 }
-                b"partition" => item.partition = Loose(r.reference()?),
+                b"partition" => {
+                    item.partition = match r.reference()? {
+                        None => Slot::Null,
+                        partition => Slot::Value(Loose(partition)),
+                    }
+                }
                 b"size" => item.size = Loose(r.reference()?),
                 b"rackid" | b"rack" => item.rack = Loose(r.text()?),
                 b"state" => item.state = Loose(r.state()?),
