@@ -1,6 +1,7 @@
-//! A fleet audit: metal-api's own event-derived machine issues (`metalctl machine issues`),
-//! evaluated on the container metal-api held as the export shows it, plus the issues only a
-//! replay can see — machines stuck half-way through provisioning, and machines that keep
+//! A fleet audit: metal-api's own machine issues (`metalctl machine issues`), evaluated on the
+//! container metal-api held as the export shows it and, where the export holds them, on the
+//! machine object and its BMC (compared across the fleet as metal-api compares them), plus the
+//! issues only a replay can see — machines stuck half-way through provisioning, and machines that keep
 //! hitting unexpected transitions. What a machine looks like is gathered while the input is
 //! read; the issues are judged at `--now`, known once everything is read.
 

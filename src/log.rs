@@ -108,6 +108,11 @@ impl MachineLog {
         if later(self.machine_info.allocated_as_of) {
             self.machine_info.allocated = None;
         }
+        // A BMC reported after `cut` is not known as it was then: its types go unjudged.
+        let bmc = self.machine_info.bmc.as_deref();
+        if bmc.is_some_and(|b| matches!(b.last_updated, BmcUpdated::At(t) if t > cut)) {
+            self.machine_info.bmc = None;
+        }
     }
 
     /// The shape the machine was read in: its format, and whether it came as YAML.

@@ -392,3 +392,24 @@ fn asns_and_bmc_addresses_are_compared_across_the_fleet_as_metal_api_compares_th
     let empty: Vec<IssueType> = judged[7].iter().map(|i| i.kind).collect();
     assert_eq!(empty, [IssueType::BmcWithoutIp]);
 }
+
+#[test]
+fn an_earlier_now_forgets_a_bmc_reported_after_it() {
+    let mut log = MachineLog::new("m".to_string(), "-", 1, crate::log::Format::ListJson);
+    let reported = |at: &str| {
+        Some(Arc::new(Bmc {
+            address: "10.0.0.1".to_string(),
+            mac: String::new(),
+            last_updated: BmcUpdated::At(t(at)),
+        }))
+    };
+    log.machine_info.bmc = reported("2025-09-22T11:00:00Z");
+    let mut then = log.clone();
+    then.as_it_was_at(t("2025-09-22T11:00:00Z"));
+    assert!(then.machine_info.bmc.is_some(), "reported at the cut: kept");
+    then.as_it_was_at(t("2025-09-22T10:59:59Z"));
+    assert!(
+        then.machine_info.bmc.is_none(),
+        "reported after the cut: forgotten"
+    );
+}

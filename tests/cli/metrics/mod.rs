@@ -465,7 +465,11 @@ fn issues_are_metal_metrics_exporters_families() {
         // issue. Only the types that need a machine object or an ipmi export may go unjudged.
         let machines = json["machines"].as_array().unwrap();
         let rows = of(&samples, "metal_machine_issues");
-        assert!(rows.len() <= machines.len() * types.len(), "{}", input.display());
+        assert!(
+            rows.len() <= machines.len() * types.len(),
+            "{}",
+            input.display()
+        );
         let needs_more = [
             "no-partition",
             "asn-not-unique",
