@@ -383,7 +383,7 @@ fn asns_and_bmc_addresses_are_compared_across_the_fleet_as_metal_api_compares_th
         with_bmc("bmc-empty-2", "", BmcUpdated::At(t(NOW))),
     ];
     let judged = judged_together(&machines);
-    let of = |i: usize| -> Vec<String> { judged[i].iter().map(|i| details(i)).collect() };
+    let of = |i: usize| -> Vec<String> { judged[i].iter().map(details).collect() };
     assert_eq!(of(0), ["ASN 65001 not unique, shared with fw-b, fw-b"]);
     assert_eq!(of(1), ["ASN 65001 not unique, shared with fw-a"]);
     assert!(of(2).is_empty() && of(3).is_empty() && of(4).is_empty());
@@ -396,14 +396,11 @@ fn asns_and_bmc_addresses_are_compared_across_the_fleet_as_metal_api_compares_th
 #[test]
 fn an_earlier_now_forgets_a_bmc_reported_after_it() {
     let mut log = MachineLog::new("m".to_string(), "-", 1, crate::log::Format::ListJson);
-    let reported = |at: &str| {
-        Some(Arc::new(Bmc {
-            address: "10.0.0.1".to_string(),
-            mac: String::new(),
-            last_updated: BmcUpdated::At(t(at)),
-        }))
-    };
-    log.machine_info.bmc = reported("2025-09-22T11:00:00Z");
+    log.machine_info.bmc = Some(Arc::new(Bmc {
+        address: "10.0.0.1".to_string(),
+        mac: String::new(),
+        last_updated: BmcUpdated::At(t("2025-09-22T11:00:00Z")),
+    }));
     let mut then = log.clone();
     then.as_it_was_at(t("2025-09-22T11:00:00Z"));
     assert!(then.machine_info.bmc.is_some(), "reported at the cut: kept");
