@@ -1,146 +1,24 @@
-//! A fleet audit: metal-api's own event-derived machine issues (`metalctl machine issues`),
-//! evaluated on the container metal-api held as the export shows it, plus the issues only a
-//! replay can see — machines stuck half-way through provisioning, and machines that keep
+//! A fleet audit: metal-api's own machine issues (`metalctl machine issues`), evaluated on the
+//! container metal-api held as the export shows it and, where the export holds them, on the
+//! machine object and its BMC (compared across the fleet as metal-api compares them), plus the
+//! issues only a replay can see — machines stuck half-way through provisioning, and machines that keep
 //! hitting unexpected transitions. What a machine looks like is gathered while the input is
 //! read; the issues are judged at `--now`, known once everything is read.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{EventKind, Pair, State};
-use crate::log::{MachineLog, Place};
+use crate::log::{Bmc, BmcUpdated, MachineLog, Place};
 use crate::replay::{Handling, Trace};
 
-/// How bad an issue is (metal-api's severities).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Minor,
-    Major,
-    Critical,
-}
+mod fleet;
+mod types;
 
-impl Severity {
-    /// metal-api's spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Minor => "minor",
-            Severity::Major => "major",
-            Severity::Critical => "critical",
-        }
-    }
-}
-
-/// The kinds of issue, in the order output lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum IssueType {
-    NoEventContainer,
-    LivelinessDead,
-    LivelinessUnknown,
-    LivelinessNotAvailable,
-    FailedMachineReclaim,
-    Crashloop,
-    LastEventError,
-    Stuck,
-    UnexpectedTransitions,
-}
-
-impl IssueType {
-    /// Every type, in output order.
-    pub const ALL: [IssueType; 9] = [
-        IssueType::NoEventContainer,
-        IssueType::LivelinessDead,
-        IssueType::LivelinessUnknown,
-        IssueType::LivelinessNotAvailable,
-        IssueType::FailedMachineReclaim,
-        IssueType::Crashloop,
-        IssueType::LastEventError,
-        IssueType::Stuck,
-        IssueType::UnexpectedTransitions,
-    ];
-
-    /// The type's id, as metal-api names it (`stuck` and `unexpected-transitions` are
-    /// fsmlog's own).
-    pub fn id(self) -> &'static str {
-        match self {
-            IssueType::NoEventContainer => "no-event-container",
-            IssueType::LivelinessDead => "liveliness-dead",
-            IssueType::LivelinessUnknown => "liveliness-unknown",
-            IssueType::LivelinessNotAvailable => "liveliness-not-available",
-            IssueType::FailedMachineReclaim => "failed-machine-reclaim",
-            IssueType::Crashloop => "crashloop",
-            IssueType::LastEventError => "last-event-error",
-            IssueType::Stuck => "stuck",
-            IssueType::UnexpectedTransitions => "unexpected-transitions",
-        }
-    }
-
-    /// How bad it is.
-    pub fn severity(self) -> Severity {
-        match self {
-            IssueType::FailedMachineReclaim => Severity::Critical,
-            IssueType::NoEventContainer
-            | IssueType::LivelinessDead
-            | IssueType::LivelinessUnknown
-            | IssueType::Crashloop
-            | IssueType::Stuck => Severity::Major,
-            IssueType::LivelinessNotAvailable
-            | IssueType::LastEventError
-            | IssueType::UnexpectedTransitions => Severity::Minor,
-        }
-    }
-
-    /// metal-api's description (fsmlog's for its own two).
-    pub fn description(self) -> &'static str {
-        match self {
-            IssueType::NoEventContainer => "machine has no event container",
-            IssueType::LivelinessDead => "the machine is not sending events anymore",
-            IssueType::LivelinessUnknown => {
-                "the machine is not sending LLDP alive messages anymore"
-            }
-            IssueType::LivelinessNotAvailable => "the machine liveliness is not available",
-            IssueType::FailedMachineReclaim => "machine phones home but not allocated",
-            IssueType::Crashloop => "machine is in a provisioning crash loop (⭕)",
-            IssueType::LastEventError => {
-                "the machine had an error during the provisioning lifecycle"
-            }
-            IssueType::Stuck => "the machine stays in a state it should pass through",
-            IssueType::UnexpectedTransitions => {
-                "the machine received events its state has no rule for"
-            }
-        }
-    }
-}
-
-impl IssueType {
-    /// Where the type is explained: metal-api's troubleshooting page for its own types, and
-    /// for fsmlog's two the README's audit section in fsmlog's repository (`repository` in
-    /// Cargo.toml; empty while it has none, as the exporter writes a type without a link).
-    pub fn refurl(self) -> String {
-        match self {
-            IssueType::Stuck | IssueType::UnexpectedTransitions => {
-                let repository = env!("CARGO_PKG_REPOSITORY");
-                if repository.is_empty() {
-                    String::new()
-                } else {
-                    format!("{repository}#audit-a-fleet")
-                }
-            }
-            _ => format!(
-                "https://docs.metal-stack.io/stable/installation/troubleshoot/#{}",
-                self.id()
-            ),
-        }
-    }
-}
-
-impl fmt::Display for IssueType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
-    }
-}
+pub use fleet::Fleet;
+pub use types::{IssueType, Needs, Severity};
 
 /// What the audit needs of one machine: the container metal-api held (the exported flags,
 /// liveliness and last error where the input carries them, the replayed ones where not).
@@ -165,8 +43,49 @@ pub struct MachineFacts {
     pub place: Option<Arc<Place>>,
     /// Whether a v1 machine object of it was read (metal-metrics-exporter's machine info).
     pub machine_object: bool,
+    /// Whether a machine object said its partition (`null` or one).
+    pub says_partition: bool,
+    /// Its BMC, where a `machine ipmi` export said.
+    pub bmc: Option<Arc<Bmc>>,
     /// The machine's unexpected occurrences, as `report` counts them.
     pub unexpected: BTreeMap<Pair, u64>,
+}
+
+impl MachineFacts {
+    /// Whether metal-api takes the machine for a firewall: allocated, with the role
+    /// `firewall`.
+    pub fn firewall(&self) -> bool {
+        self.allocated == Some(true)
+            && self
+                .place
+                .as_deref()
+                .is_some_and(|p| p.role.as_deref() == Some("firewall"))
+    }
+
+    /// A firewall's networks' ASNs; none for any other machine.
+    fn firewall_asns(&self) -> &[u32] {
+        match self.place.as_deref() {
+            Some(place) if self.firewall() => &place.asns,
+            _ => &[],
+        }
+    }
+
+    /// Whether the input holds what the type is judged by, for this machine. A machine
+    /// without an event container is judged of every type (as metal-api judges it: of that
+    /// one only).
+    pub fn judges(&self, kind: IssueType) -> bool {
+        if self.no_event_container {
+            return true;
+        }
+        match kind.needs() {
+            Needs::MachineExport | Needs::Events => true,
+            Needs::MachineObject => self.machine_object && self.says_partition,
+            Needs::Allocation => self.machine_object && self.allocated.is_some(),
+            Needs::Ipmi => self.bmc.as_deref().is_some_and(|b| {
+                kind != IssueType::BmcInfoOutdated || b.last_updated != BmcUpdated::Unreadable
+            }),
+        }
+    }
 }
 
 impl MachineFacts {
@@ -229,6 +148,8 @@ impl MachineFacts {
             no_event_container: log.machine_info.no_event_container,
             place: log.machine_info.place.clone(),
             machine_object: log.machine_info.machine_object,
+            says_partition: log.machine_info.says_partition,
+            bmc: log.machine_info.bmc.clone(),
             unexpected,
         }
     }
@@ -268,6 +189,21 @@ pub enum Evidence {
     Stuck { state: State, since: DateTime<Utc> },
     /// The unexpected pairs with their counts, most frequent first.
     Unexpected(Vec<(Pair, u64)>),
+    /// A v1 machine object without a partition.
+    NoPartition,
+    /// The `ipmi` object's `mac` is empty.
+    NoBmcMac,
+    /// The `ipmi` object's `address` is empty.
+    NoBmcAddress,
+    /// When the BMC was last reported; `None` for never.
+    BmcUpdated { at: Option<DateTime<Utc>> },
+    /// The firewall's ASNs that other firewalls announce too, with those machines.
+    SharedAsns(Vec<(u32, Vec<String>)>),
+    /// The BMC's address, and the other machines whose BMC has it.
+    SharedBmcAddress {
+        address: String,
+        machines: Vec<String>,
+    },
 }
 
 /// How the audit judges.
@@ -288,6 +224,10 @@ pub const METAL_API_LAST_ERROR_THRESHOLD: TimeDelta = TimeDelta::days(7);
 /// pkg/collector/collector.go): one hour.
 pub const EXPORTER_LAST_ERROR_THRESHOLD: TimeDelta = TimeDelta::hours(1);
 
+/// metal-api's bmc-info-outdated: a BMC not reported for longer than this
+/// (issues/bmc-info-outdated.go, `20*time.Minute`).
+pub const BMC_OUTDATED_AFTER: TimeDelta = TimeDelta::minutes(20);
+
 /// metal-api's liveliness job: more than five minutes without an event is Unknown for an
 /// allocated machine (or one whose allocation the input does not tell), Dead otherwise.
 pub const DEAD_AFTER: TimeDelta = TimeDelta::minutes(5);
@@ -307,8 +247,9 @@ fn transient(state: State) -> bool {
     )
 }
 
-/// Every issue of one machine at `policy.now`, in output order.
-pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
+/// Every issue of one machine of `fleet` at `policy.now`, in output order; a type is judged
+/// only where the input holds what it is judged by ([`MachineFacts::judges`]).
+pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Fleet) -> Vec<Issue> {
     let now = policy.now;
     let mut issues = Vec::new();
     let mut add = |kind: IssueType, evidence: Evidence| issues.push(Issue { kind, evidence });
@@ -316,6 +257,14 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
         // As in metal-api: a machine without an event container has no other issue.
         add(IssueType::NoEventContainer, Evidence::NoEvents);
         return issues;
+    }
+    if m.judges(IssueType::NoPartition)
+        && m.place
+            .as_deref()
+            .and_then(|p| p.partition.as_deref())
+            .is_none_or(str::is_empty)
+    {
+        add(IssueType::NoPartition, Evidence::NoPartition);
     }
     // Liveliness: as exported, else as metal-api's liveliness job would set it now. An
     // exported Alive is stale once the machine has been silent for five minutes.
@@ -380,6 +329,43 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
     {
         add(IssueType::LastEventError, Evidence::LastError { at });
     }
+    if let Some(bmc) = m.bmc.as_deref() {
+        if bmc.mac.is_empty() {
+            add(IssueType::BmcWithoutMac, Evidence::NoBmcMac);
+        }
+        if bmc.address.is_empty() {
+            add(IssueType::BmcWithoutIp, Evidence::NoBmcAddress);
+        }
+        // As metal-api: never reported, or longer ago than 20 minutes (`time.Since`, here
+        // `--now`).
+        match bmc.last_updated {
+            BmcUpdated::Never => add(
+                IssueType::BmcInfoOutdated,
+                Evidence::BmcUpdated { at: None },
+            ),
+            BmcUpdated::At(at) if now - at > BMC_OUTDATED_AFTER => add(
+                IssueType::BmcInfoOutdated,
+                Evidence::BmcUpdated { at: Some(at) },
+            ),
+            BmcUpdated::At(_) | BmcUpdated::Unreadable => {}
+        }
+    }
+    if m.judges(IssueType::AsnNotUnique) {
+        let shared = fleet.shared_asns(&m.machine, m.firewall_asns());
+        if !shared.is_empty() {
+            add(IssueType::AsnNotUnique, Evidence::SharedAsns(shared));
+        }
+    }
+    if let Some(bmc) = m.bmc.as_deref() {
+        let machines = fleet.shared_bmc_address(&m.machine, &bmc.address);
+        if !machines.is_empty() {
+            let address = bmc.address.clone();
+            add(
+                IssueType::BmcNoDistinctIp,
+                Evidence::SharedBmcAddress { address, machines },
+            );
+        }
+    }
     if transient(m.state)
         && let Some(last) = m.last_event_time
         && now - last > policy.stuck_after
@@ -399,6 +385,16 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
         );
     }
     issues
+}
+
+/// The machines judged together, as metal-api compares them.
+pub fn fleet_of(machines: &[MachineFacts]) -> Fleet {
+    let mut fleet = Fleet::default();
+    for m in machines {
+        let bmc = m.bmc.as_deref().map(|b| b.address.as_str());
+        fleet.add(&m.machine, m.firewall_asns(), bmc);
+    }
+    fleet
 }
 
 /// A machine's unexpected (state, event) pairs with their counts, most frequent first.
@@ -448,10 +444,11 @@ pub fn audit(
     filter: &Filter,
     all: bool,
 ) -> Vec<Judged> {
+    let fleet = fleet_of(&machines);
     let mut judged: Vec<Judged> = machines
         .into_iter()
         .map(|facts| {
-            let mut issues: Vec<Issue> = evaluate(&facts, policy)
+            let mut issues: Vec<Issue> = evaluate(&facts, policy, &fleet)
                 .into_iter()
                 .filter(|i| filter.keeps(i.kind))
                 .collect();

@@ -108,6 +108,11 @@ impl MachineLog {
         if later(self.machine_info.allocated_as_of) {
             self.machine_info.allocated = None;
         }
+        // A BMC reported after `cut` is not known as it was then: its types go unjudged.
+        let bmc = self.machine_info.bmc.as_deref();
+        if bmc.is_some_and(|b| matches!(b.last_updated, BmcUpdated::At(t) if t > cut)) {
+            self.machine_info.bmc = None;
+        }
     }
 
     /// The shape the machine was read in: its format, and whether it came as YAML.
@@ -176,6 +181,31 @@ pub struct MachineInfo {
     pub place: Option<Arc<Place>>,
     /// Whether a v1 machine object (`metalctl machine list` or `describe`) was read of it.
     pub machine_object: bool,
+    /// Whether a machine object said its partition (`partition`, `null` or one): what
+    /// no-partition is judged by.
+    pub says_partition: bool,
+    /// The machine's BMC, where a `metalctl machine ipmi` export said (its `ipmi` object).
+    pub bmc: Option<Arc<Bmc>>,
+}
+
+/// What metal-api's BMC issues read of a machine's `ipmi` object: never its user or password.
+/// A member that is absent, `null` or no text is empty, as Go leaves a field it did not read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bmc {
+    pub address: String,
+    pub mac: String,
+    pub last_updated: BmcUpdated,
+}
+
+/// When metal-hammer or metal-bmc last reported the BMC (`ipmi.last_updated`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BmcUpdated {
+    /// Absent, `null`, or Go's zero time (`0001-01-01T00:00:00Z`): never reported.
+    #[default]
+    Never,
+    At(DateTime<Utc>),
+    /// Text that is no time: the type that reads it is not judged.
+    Unreadable,
 }
 
 /// Where a machine is in the fleet and who has it, as its machine object says: metalctl's
@@ -195,6 +225,9 @@ pub struct Place {
     /// the primary ASN it announces.
     pub cluster: Option<String>,
     pub primary_asn: Option<String>,
+    /// The ASNs of the allocation's networks (`allocation.networks[].asn`), those that are
+    /// not 0; an ASN that is no whole number below 2³² (metal-api holds a `uint32`) is left out.
+    pub asns: Vec<u32>,
 }
 
 impl Place {

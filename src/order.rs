@@ -277,6 +277,8 @@ mod tests {
                 no_event_container: false,
                 place,
                 machine_object: false,
+                says_partition: false,
+                bmc: None,
                 unexpected: Default::default(),
             },
             issues: worst

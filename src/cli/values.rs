@@ -71,12 +71,18 @@ values!(Severity {
 
 values!(IssueType {
     NoEventContainer = "no-event-container",
+    NoPartition = "no-partition",
     LivelinessDead = "liveliness-dead",
     LivelinessUnknown = "liveliness-unknown",
     LivelinessNotAvailable = "liveliness-not-available",
     FailedMachineReclaim = "failed-machine-reclaim",
     Crashloop = "crashloop",
     LastEventError = "last-event-error",
+    BmcWithoutMac = "bmc-without-mac",
+    BmcWithoutIp = "bmc-without-ip",
+    BmcInfoOutdated = "bmc-info-outdated",
+    AsnNotUnique = "asn-not-unique",
+    BmcNoDistinctIp = "bmc-no-distinct-ip",
     Stuck = "stuck",
     UnexpectedTransitions = "unexpected-transitions",
 });

@@ -35,8 +35,34 @@ impl std::ops::AddAssign for Gathered {
     }
 }
 
+/// Whether `issues list` asks for the issue types: `list` is the one path, and no file or
+/// directory of that name is there (then it is read, as any path is; `./list` always is).
+fn lists_types(args: &IssuesArgs) -> bool {
+    let list = std::path::Path::new("list");
+    matches!(args.input.paths.as_slice(), [only] if only == list)
+        && std::fs::symlink_metadata(list).is_err()
+}
+
+/// `issues list`: the types fsmlog judges, as metalctl's `machine issues list` lists
+/// metal-api's, and which export each needs; `--only`, `--omit` and `--severity` filter them.
+fn list_types(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
+    let filter = Filter {
+        only: args.only.clone(),
+        omit: args.omit.clone(),
+        severity: args.severity,
+    };
+    let types = judged_types(|kind| filter.keeps(kind));
+    args.out
+        .sink()
+        .write(|out| Ok(render::issue_types(args.output, &types, term, out)?))?;
+    Ok(Ending::default())
+}
+
 /// Reads and replays everything, then judges every machine at `--now`.
 pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
+    if lists_types(args) {
+        return list_types(args, term);
+    }
     let rules = Ruleset::resolve(&args.rules.name)?;
     let inputs = Inputs::resolve(&args.input.sources())?;
     // A `--now` before some of the input judges the machines as they were then (a machine not

@@ -181,12 +181,16 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     // again, between two exports).
     let place = newest_said(|p| p.machine_info.place.is_some())
         .and_then(|i| parts[i].machine_info.place.clone());
+    // The BMC: the newest record that says (a `machine ipmi` export beside a list).
+    let bmc = newest_said(|p| p.machine_info.bmc.is_some())
+        .and_then(|i| parts[i].machine_info.bmc.clone());
     let last_event_time = parts
         .iter()
         .filter_map(|p| p.recorded.last_event_time)
         .max();
     let no_event_container = parts.iter().all(|p| p.machine_info.no_event_container);
     let machine_object = parts.iter().any(|p| p.machine_info.machine_object);
+    let says_partition = parts.iter().any(|p| p.machine_info.says_partition);
     let annotated = parts.iter().all(|p| p.annotated);
     let skipped_lines = parts.iter().map(|p| p.skipped_lines).sum();
     let last_error_event = parts
@@ -264,6 +268,8 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
     (log.machine_info.allocated, log.machine_info.allocated_as_of) = allocated.unwrap_or_default();
     log.machine_info.no_event_container = no_event_container;
     log.machine_info.machine_object = machine_object;
+    log.machine_info.bmc = bmc;
+    log.machine_info.says_partition = says_partition;
     // Who has the machine is the allocation's word, and the newest record that says whether
     // there is one decides: a freed machine keeps its place, not its old hostname.
     log.machine_info.place = match (place, log.machine_info.allocated) {
@@ -274,6 +280,7 @@ pub fn merge(mut parts: Vec<MachineLog>) -> Merged {
             image: None,
             cluster: None,
             primary_asn: None,
+            asns: Vec::new(),
             ..(*place).clone()
         })),
         (place, _) => place,

@@ -38,8 +38,15 @@ fn machine() -> MachineFacts {
         no_event_container: false,
         place: None,
         machine_object: false,
+        says_partition: false,
+        bmc: None,
         unexpected: BTreeMap::new(),
     }
+}
+
+/// The machine's issues, judged as a fleet of one.
+fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
+    super::evaluate(m, policy, &fleet_of(std::slice::from_ref(m)))
 }
 
 fn kinds(m: &MachineFacts) -> Vec<IssueType> {
@@ -256,4 +263,150 @@ fn the_audit_lists_the_worst_first_then_by_id() {
     let all = audit(vec![healthy], &policy(), &Filter::default(), true);
     assert_eq!(all.len(), 1);
     assert!(all[0].issues.is_empty());
+}
+
+/// A machine as a `machine ipmi` export gives it: in partition `fra`, its BMC at `address`,
+/// reported at `updated`.
+fn with_bmc(id: &str, address: &str, updated: BmcUpdated) -> MachineFacts {
+    MachineFacts {
+        machine: id.to_string(),
+        machine_object: true,
+        says_partition: true,
+        place: Some(Arc::new(Place {
+            partition: Some("fra".to_string()),
+            ..Place::default()
+        })),
+        bmc: Some(Arc::new(Bmc {
+            address: address.to_string(),
+            mac: "aa:bb:cc:dd:ee:ff".to_string(),
+            last_updated: updated,
+        })),
+        ..machine()
+    }
+}
+
+/// A firewall (or, with another role, a machine) whose networks announce `asns`.
+fn allocated(id: &str, role: &str, asns: &[u32]) -> MachineFacts {
+    MachineFacts {
+        machine: id.to_string(),
+        machine_object: true,
+        says_partition: true,
+        allocated: Some(true),
+        place: Some(Arc::new(Place {
+            partition: Some("fra".to_string()),
+            role: Some(role.to_string()),
+            asns: asns.to_vec(),
+            ..Place::default()
+        })),
+        ..machine()
+    }
+}
+
+/// Each machine's issues, judged together.
+fn judged_together(machines: &[MachineFacts]) -> Vec<Vec<Issue>> {
+    let fleet = fleet_of(machines);
+    machines
+        .iter()
+        .map(|m| super::evaluate(m, &policy(), &fleet))
+        .collect()
+}
+
+#[test]
+fn bmc_info_is_outdated_after_more_than_twenty_minutes_or_never() {
+    let at = |s: &str| BmcUpdated::At(t(s));
+    let kinds_at = |updated| kinds(&with_bmc("m", "10.0.0.1", updated));
+    assert!(kinds_at(at("2025-09-22T11:40:00Z")).is_empty());
+    assert_eq!(
+        kinds_at(at("2025-09-22T11:39:59Z")),
+        [IssueType::BmcInfoOutdated]
+    );
+    assert_eq!(kinds_at(BmcUpdated::Never), [IssueType::BmcInfoOutdated]);
+    // A time in the future of `--now` is no age.
+    assert!(kinds_at(at("2025-09-22T13:00:00Z")).is_empty());
+    // A time that could not be read is not judged: no issue, and not judged at all.
+    let odd = with_bmc("m", "10.0.0.1", BmcUpdated::Unreadable);
+    assert!(kinds(&odd).is_empty());
+    assert!(!odd.judges(IssueType::BmcInfoOutdated) && odd.judges(IssueType::BmcWithoutMac));
+    // Without an ipmi export none of the four is judged; no-partition needs the member.
+    let plain = machine();
+    for kind in [
+        IssueType::BmcWithoutMac,
+        IssueType::BmcWithoutIp,
+        IssueType::BmcInfoOutdated,
+        IssueType::BmcNoDistinctIp,
+        IssueType::NoPartition,
+        IssueType::AsnNotUnique,
+    ] {
+        assert!(!plain.judges(kind), "{kind}");
+    }
+    let unsaid = MachineFacts {
+        machine_object: true,
+        ..machine()
+    };
+    assert!(!unsaid.judges(IssueType::NoPartition) && kinds(&unsaid).is_empty());
+    let said = MachineFacts {
+        says_partition: true,
+        ..unsaid
+    };
+    assert_eq!(kinds(&said), [IssueType::NoPartition]);
+}
+
+#[test]
+fn a_machine_without_an_event_container_has_that_issue_alone() {
+    // As metal-api's Find: no other type is evaluated, and every type counts as judged (0).
+    let m = MachineFacts {
+        no_event_container: true,
+        says_partition: true,
+        ..with_bmc("m", "", BmcUpdated::Never)
+    };
+    assert_eq!(kinds(&m), [IssueType::NoEventContainer]);
+    assert!(IssueType::ALL.into_iter().all(|k| m.judges(k)));
+}
+
+#[test]
+fn asns_and_bmc_addresses_are_compared_across_the_fleet_as_metal_api_compares_them() {
+    let machines = [
+        allocated("fw-a", "firewall", &[65001, 0]),
+        // 65001 on two of its networks: named twice, as metal-api appends once per network.
+        allocated("fw-b", "firewall", &[65001, 65001, 65002]),
+        // A machine's ASNs do not count, nor does a freed firewall's.
+        allocated("m", "machine", &[65002]),
+        MachineFacts {
+            allocated: Some(false),
+            ..allocated("fw-freed", "firewall", &[65002])
+        },
+        // 0 is no ASN.
+        allocated("fw-zero", "firewall", &[0]),
+        with_bmc("bmc-1", "10.1.1.1", BmcUpdated::At(t(NOW))),
+        with_bmc("bmc-2", "10.1.1.1", BmcUpdated::At(t(NOW))),
+        with_bmc("bmc-empty-1", "", BmcUpdated::At(t(NOW))),
+        with_bmc("bmc-empty-2", "", BmcUpdated::At(t(NOW))),
+    ];
+    let judged = judged_together(&machines);
+    let of = |i: usize| -> Vec<String> { judged[i].iter().map(details).collect() };
+    assert_eq!(of(0), ["ASN 65001 not unique, shared with fw-b, fw-b"]);
+    assert_eq!(of(1), ["ASN 65001 not unique, shared with fw-a"]);
+    assert!(of(2).is_empty() && of(3).is_empty() && of(4).is_empty());
+    assert_eq!(of(5), ["BMC IP 10.1.1.1 not unique, shared with bmc-2"]);
+    assert_eq!(of(6), ["BMC IP 10.1.1.1 not unique, shared with bmc-1"]);
+    let empty: Vec<IssueType> = judged[7].iter().map(|i| i.kind).collect();
+    assert_eq!(empty, [IssueType::BmcWithoutIp]);
+}
+
+#[test]
+fn an_earlier_now_forgets_a_bmc_reported_after_it() {
+    let mut log = MachineLog::new("m".to_string(), "-", 1, crate::log::Format::ListJson);
+    log.machine_info.bmc = Some(Arc::new(Bmc {
+        address: "10.0.0.1".to_string(),
+        mac: String::new(),
+        last_updated: BmcUpdated::At(t("2025-09-22T11:00:00Z")),
+    }));
+    let mut then = log.clone();
+    then.as_it_was_at(t("2025-09-22T11:00:00Z"));
+    assert!(then.machine_info.bmc.is_some(), "reported at the cut: kept");
+    then.as_it_was_at(t("2025-09-22T10:59:59Z"));
+    assert!(
+        then.machine_info.bmc.is_none(),
+        "reported after the cut: forgotten"
+    );
 }

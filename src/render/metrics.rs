@@ -276,30 +276,18 @@ pub fn check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// `issues -o openmetrics`: metal-metrics-exporter's two issue families, by its names, labels
-/// and help texts: for every machine read and every issue type judged, 1 where the machine has
-/// it and 0 where not, so that a resolved issue drops to 0 instead of vanishing.
+/// and help texts: for every machine read and every issue type judged of it, 1 where the
+/// machine has it and 0 where not, so that a resolved issue drops to 0 instead of vanishing.
 pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
-    let mut info = Family::new(
-        "metal_machine_issues_info",
-        "Provide general information on issues that are evaluated by the metal-api",
-    );
-    for kind in report.types {
-        info.add(
-            vec![
-                ("issueid", kind.id().to_string()),
-                ("description", kind.description().to_string()),
-                ("severity", kind.severity().name().to_string()),
-                ("refurl", kind.refurl()),
-            ],
-            1.0,
-        );
-    }
+    let info = info_family(report.types);
     let mut issues = Family::new(
         "metal_machine_issues",
         "Provide information on machine issues",
     );
     for judged in report.machines {
-        for kind in report.types {
+        // A type whose data the input lacks for the machine (its BMC, its partition) has no
+        // row: neither a false 0 nor a false 1.
+        for kind in report.types.iter().filter(|k| judged.facts.judges(**k)) {
             let has = judged.issues.iter().any(|i| i.kind == *kind);
             issues.add(
                 vec![
@@ -326,6 +314,31 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
         families.push(allocation);
     }
     write(families, report.labels, out)
+}
+
+/// metal-metrics-exporter's `metal_machine_issues_info`: one sample per type.
+fn info_family(types: &[IssueType]) -> Family {
+    let mut info = Family::new(
+        "metal_machine_issues_info",
+        "Provide general information on issues that are evaluated by the metal-api",
+    );
+    for kind in types {
+        info.add(
+            vec![
+                ("issueid", kind.id().to_string()),
+                ("description", kind.description().to_string()),
+                ("severity", kind.severity().name().to_string()),
+                ("refurl", kind.refurl()),
+            ],
+            1.0,
+        );
+    }
+    info
+}
+
+/// `issues list -o openmetrics`: the types as the exporter describes them, and nothing else.
+pub fn issue_types(types: &[IssueType], out: &mut dyn Write) -> io::Result<()> {
+    write(vec![info_family(types)], &[], out)
 }
 
 /// metal-metrics-exporter's labels of `metal_machine_allocation_info` for a machine whose v1

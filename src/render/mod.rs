@@ -32,6 +32,7 @@ pub use trace::trace_renderer;
 
 use std::io::{self, Write};
 
+use crate::issues::IssueType;
 use doc::Doc;
 use format::{
     CheckFormat, DiffFormat, GraphFormat, IssuesFormat, ReportFormat, TableFormat, TextFormat,
@@ -186,6 +187,27 @@ pub fn issues(
         IssuesFormat::Csv => TextFormat::Csv,
     };
     render_doc(&view::issues::doc(report), text, term, out)
+}
+
+/// `issues list` in the chosen format (`-o openmetrics`: the exporter's info family alone).
+pub fn issue_types(
+    format: IssuesFormat,
+    types: &[IssueType],
+    term: &Terminal,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let text = match format {
+        IssuesFormat::Json => return json::issue_types(types, out),
+        IssuesFormat::Openmetrics => return metrics::issue_types(types, out),
+        IssuesFormat::Yaml => return yaml::from_json(out, |w| json::issue_types(types, w)),
+        IssuesFormat::Template => {
+            return template(term, None, |w| json::issue_types(types, w), out);
+        }
+        IssuesFormat::Table => TextFormat::Table,
+        IssuesFormat::Markdown => TextFormat::Markdown,
+        IssuesFormat::Csv => TextFormat::Csv,
+    };
+    render_doc(&view::issues::types(types), text, term, out)
 }
 
 /// `graph` in the chosen format.

@@ -9,7 +9,7 @@ use crate::diagnose::{
 };
 use crate::event::{EventKind, State};
 use crate::gate::{Nothing, PairCheck, Violation};
-use crate::issues::{Evidence, Issue};
+use crate::issues::{Evidence, Issue, Needs};
 use crate::window::duration;
 
 /// A sentence for people: what the pair is and why it fails, if it does.
@@ -87,6 +87,42 @@ pub fn details(issue: &Issue, now: DateTime<Utc>) -> String {
             .map(|((state, event), n)| format!("{event} in {state} ×{n}"))
             .collect::<Vec<_>>()
             .join(", "),
+        Evidence::NoPartition => "the machine object names no partition".to_string(),
+        Evidence::NoBmcMac => "the ipmi export's mac is empty".to_string(),
+        Evidence::NoBmcAddress => "the ipmi export's address is empty".to_string(),
+        Evidence::BmcUpdated { at: None } => "machine ipmi has never been set".to_string(),
+        Evidence::BmcUpdated { at: Some(at) } => format!("last updated {} ago", ago(*at)),
+        Evidence::SharedAsns(shared) => shared
+            .iter()
+            .map(|(asn, ids)| format!("ASN {asn} not unique, shared with {}", ids.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; "),
+        Evidence::SharedBmcAddress { address, machines } => format!(
+            "BMC IP {address} not unique, shared with {}",
+            machines.join(", ")
+        ),
+    }
+}
+
+/// What an issue type needs, as JSON names it.
+pub fn needs_id(needs: Needs) -> &'static str {
+    match needs {
+        Needs::Events => "events",
+        Needs::MachineExport => "machine-export",
+        Needs::MachineObject => "machine-object",
+        Needs::Allocation => "allocation",
+        Needs::Ipmi => "ipmi",
+    }
+}
+
+/// What an issue type needs, in words: the exports it is judged from.
+pub fn needs(needs: Needs) -> &'static str {
+    match needs {
+        Needs::Events => "any export",
+        Needs::MachineExport => "a machine export (describe, list, ipmi, v2, event API, dump)",
+        Needs::MachineObject => "a v1 machine object (describe, list, ipmi)",
+        Needs::Allocation => "a v1 machine object with its allocation (describe, list, ipmi)",
+        Needs::Ipmi => "metalctl machine ipmi -o json",
     }
 }
 

@@ -43,8 +43,15 @@ impl RowTemplate {
         let mut json = Vec::new();
         write_json(&mut json)?;
         let doc: serde_json::Value = serde_json::from_slice(&json)?;
+        // A document that is a list (`issues list`) is its rows, as metal-lib's printer
+        // takes a list; any other without a row key is one row.
         let Some(key) = rows else {
-            return self.row(&doc, out);
+            return match &doc {
+                serde_json::Value::Array(rows) => {
+                    rows.iter().try_for_each(|row| self.row(row, out))
+                }
+                other => self.row(other, out),
+            };
         };
         match doc.get(key) {
             Some(serde_json::Value::Array(rows)) => {

@@ -43,6 +43,58 @@ pub fn anything() -> impl Strategy<Value = serde_json::Value> {
     })
 }
 
+/// An ASN as an allocation's network may hold it: metal-api's (a `uint32`, 0 for none), and
+/// what it never writes (negative, too large, a fraction, an exponent, text, anything).
+fn asn() -> impl Strategy<Value = serde_json::Value> {
+    prop_oneof![
+        3 => (0u64..5_000_000_000).prop_map(serde_json::Value::from),
+        2 => Just(serde_json::json!(4_200_000_001u64)),
+        1 => Just(serde_json::json!(-1)),
+        1 => Just(serde_json::json!(65000.0)),
+        1 => Just(serde_json::json!(1e5)),
+        1 => text(),
+        1 => anything(),
+    ]
+}
+
+/// An allocation as asn-not-unique reads it: its role and its networks' ASNs, among the
+/// members a network has besides (now and then a network that is no object).
+fn firewall_allocation() -> impl Strategy<Value = serde_json::Value> {
+    let network = prop_oneof![
+        4 => asn().prop_map(|asn| serde_json::json!({
+            "asn": asn, "networkid": "internet", "prefixes": ["185.1.2.0/24"], "vrf": 104009
+        })),
+        1 => anything(),
+    ];
+    (
+        prop::sample::select(vec!["firewall", "machine", ""]),
+        prop_oneof![
+            4 => prop::collection::vec(network, 0..3).prop_map(serde_json::Value::from),
+            1 => anything(),
+        ],
+    )
+        .prop_map(|(role, networks)| {
+            serde_json::json!({"role": role, "hostname": "fw", "networks": networks})
+        })
+}
+
+/// The `ipmi` object of `metalctl machine ipmi`: what the BMC issues read (address, mac,
+/// last_updated) beside the credentials and the rest; now and then no object at all.
+fn ipmi() -> impl Strategy<Value = serde_json::Value> {
+    let updated = prop_oneof![
+        Just(serde_json::json!("0001-01-01T00:00:00Z")),
+        Just(serde_json::json!("2025-06-23T05:39:40.435Z")),
+        text(),
+    ];
+    prop_oneof![
+        4 => (text(), text(), updated, text()).prop_map(|(address, mac, updated, secret)| {
+            serde_json::json!({"address": address, "mac": mac, "last_updated": updated,
+                "user": "metal", "password": secret, "fru": {"board_mfg": "x"}})
+        }),
+        1 => anything(),
+    ]
+}
+
 /// A machine as a v1 export holds it, now and then with another format's keys or odd values.
 pub fn machine_value() -> impl Strategy<Value = serde_json::Value> {
     let event = || {
@@ -106,24 +158,31 @@ pub fn machine_value() -> impl Strategy<Value = serde_json::Value> {
                 0..3,
             ),
         )),
+        prop::option::of(firewall_allocation()),
+        prop::option::of(ipmi()),
     )
-        .prop_map(|(id, events, allocation, other, other_key, labels)| {
-            let mut m = serde_json::json!({"id": id});
-            if let Some((state, tags)) = labels {
-                m["state"] = serde_json::json!({"value": state, "issuer": ""});
-                m["tags"] = serde_json::json!(tags);
-            }
-            if let Some(events) = events {
-                m["events"] = events;
-            }
-            if let Some(allocation) = allocation {
-                m["allocation"] = allocation;
-            }
-            if let (Some(other), false) = (other, other_key.is_empty()) {
-                m[other_key] = other;
-            }
-            m
-        })
+        .prop_map(
+            |(id, events, allocation, other, other_key, labels, firewall, ipmi)| {
+                let mut m = serde_json::json!({"id": id});
+                if let Some((state, tags)) = labels {
+                    m["state"] = serde_json::json!({"value": state, "issuer": ""});
+                    m["tags"] = serde_json::json!(tags);
+                }
+                if let Some(events) = events {
+                    m["events"] = events;
+                }
+                if let Some(allocation) = firewall.or(allocation) {
+                    m["allocation"] = allocation;
+                }
+                if let Some(ipmi) = ipmi {
+                    m["ipmi"] = ipmi;
+                }
+                if let (Some(other), false) = (other, other_key.is_empty()) {
+                    m[other_key] = other;
+                }
+                m
+            },
+        )
 }
 
 /// The machine printed as metalctl prints it (or compact), then maybe damaged: a line said

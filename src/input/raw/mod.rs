@@ -4,6 +4,7 @@
 //! `id`) is taken as its text, so that one odd field does not lose the whole machine.
 
 pub(crate) mod lenient;
+mod members;
 mod parts;
 pub(crate) mod shapes;
 

@@ -43,6 +43,8 @@ impl<'a> MachineParts<'a> {
             Slot::Value(_) => Some(true),
         };
         let place = item.place().map(Arc::new);
+        let bmc = item.bmc().map(Arc::new);
+        let says_partition = item.says_partition();
         let mut parts = MachineParts {
             id: item.id,
             log: Vec::new(),
@@ -58,6 +60,8 @@ impl<'a> MachineParts<'a> {
                 no_event_container: false,
                 place,
                 machine_object: matches!(format, Format::DescribeJson | Format::ListJson),
+                says_partition,
+                bmc,
             },
             format,
         };

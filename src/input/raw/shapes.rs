@@ -1,7 +1,6 @@
 //! The shapes of exported machines and events as serde reads them: every key the readers use,
 //! and which fields make which format.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -9,18 +8,16 @@ use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::lenient::{EnumText, FromScalar, Loose, Slot, Text, last_wins};
-use crate::log::{Format, Place};
+pub(crate) use super::members::{Member, RawIpmi, RawNetworks, RawTags};
+use crate::input::time::parse_rfc3339;
+use crate::log::{Bmc, BmcUpdated, Format, Place};
 
-/// What to do with one member, by its key.
-#[derive(Debug, Clone, Copy)]
-pub enum Member {
-    /// Leave it out.
-    Skip,
-    /// Keep it as it is.
-    Keep,
-    /// Keep of an object value only the members this chooses (all of it where the object
-    /// cannot be skimmed).
-    Within(fn(&[u8]) -> Member),
+/// Go's zero `time.Time`, which metal-api writes for a BMC never reported.
+fn go_zero_time() -> chrono::DateTime<chrono::Utc> {
+    chrono::NaiveDate::from_ymd_opt(1, 1, 1)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc())
+        .unwrap_or_default()
 }
 
 /// One event as metal-api exports it.
@@ -210,102 +207,6 @@ impl<'a> FromScalar<'a> for RawState<'a> {
     }
 }
 
-/// The tags of a machine that metal-metrics-exporter reads (metal-lib's `tag.NewTagMap`:
-/// each tag cut at its first `=`, the last of a repeated key winning; a tag without `=` is
-/// its key with an empty value).
-#[derive(Default)]
-pub(crate) struct RawTags<'a> {
-    pub(crate) cluster: Option<Cow<'a, str>>,
-    pub(crate) primary_asn: Option<Cow<'a, str>>,
-}
-
-/// metal-lib's `tag.ClusterID`.
-pub(crate) const CLUSTER_TAG: &str = "cluster.metal-stack.io/id";
-/// metal-lib's `tag.MachineNetworkPrimaryASN`.
-pub(crate) const PRIMARY_ASN_TAG: &str = "machine.metal-stack.io/network.primary.asn";
-
-impl<'a> RawTags<'a> {
-    /// Takes one tag into account.
-    pub(crate) fn add(&mut self, tag: Cow<'a, str>) {
-        let key_len = tag.find('=').unwrap_or(tag.len());
-        let slot = match &tag[..key_len] {
-            CLUSTER_TAG => &mut self.cluster,
-            PRIMARY_ASN_TAG => &mut self.primary_asn,
-            _ => return,
-        };
-        let value_at = (key_len + 1).min(tag.len());
-        *slot = Some(match tag {
-            Cow::Borrowed(t) => Cow::Borrowed(&t[value_at..]),
-            Cow::Owned(t) => Cow::Owned(t[value_at..].to_string()),
-        });
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for RawTags<'a> {
-    /// Only shown, so read loosely: an element that is no string is passed over, and tags
-    /// that are no array are none.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct TagsVisitor<'a>(PhantomData<&'a ()>);
-
-        impl<'de: 'a, 'a> Visitor<'de> for TagsVisitor<'a> {
-            type Value = RawTags<'a>;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut tags = RawTags::default();
-                while let Some(Loose(tag)) = seq.next_element::<Loose<Text<'a>>>()? {
-                    if let Some(tag) = tag {
-                        tags.add(tag.0);
-                    }
-                }
-                Ok(tags)
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(RawTags::default())
-            }
-
-            fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<Self::Value, E> {
-                Ok(RawTags::default())
-            }
-
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(RawTags::default())
-            }
-
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(RawTags::default())
-            }
-
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(RawTags::default())
-            }
-
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(RawTags::default())
-            }
-
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(RawTags::default())
-            }
-
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(RawTags::default())
-            }
-
-            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(RawTags::default())
-            }
-        }
-
-        deserializer.deserialize_any(TagsVisitor(PhantomData))
-    }
-}
-
 /// A machine's allocation: what of it says who has the machine.
 #[derive(Default)]
 pub(crate) struct RawAllocation<'a> {
@@ -313,6 +214,7 @@ pub(crate) struct RawAllocation<'a> {
     pub(crate) project: Loose<Text<'a>>,
     pub(crate) role: Loose<Text<'a>>,
     pub(crate) image: Loose<RawRef<'a>>,
+    pub(crate) networks: RawNetworks<'a>,
 }
 
 last_wins!(RawAllocation {
@@ -320,6 +222,7 @@ last_wins!(RawAllocation {
     project: ["project"],
     role: ["role"],
     image: ["image"],
+    networks: ["networks"],
 });
 
 impl RawAllocation<'_> {
@@ -354,7 +257,7 @@ pub(crate) struct RawItem<'a> {
     pub(crate) status: Option<RawV2Status<'a>>,
     /// Where the machine is: only shown, so read loosely (a wrong shape is no place, not a
     /// broken machine).
-    pub(crate) partition: Loose<RawRef<'a>>,
+    pub(crate) partition: Slot<Loose<RawRef<'a>>>,
     /// v1's `rackid`, v2's `rack`.
     pub(crate) rack: Loose<Text<'a>>,
     pub(crate) size: Loose<RawRef<'a>>,
@@ -362,6 +265,8 @@ pub(crate) struct RawItem<'a> {
     /// labels a machine with.
     pub(crate) state: Loose<RawState<'a>>,
     pub(crate) tags: RawTags<'a>,
+    /// The BMC, in a `metalctl machine ipmi` export.
+    pub(crate) ipmi: Loose<RawIpmi<'a>>,
 }
 
 last_wins!(RawItem {
@@ -385,6 +290,7 @@ last_wins!(RawItem {
     size: ["size"],
     state: ["state"],
     tags: ["tags"],
+    ipmi: ["ipmi"],
 });
 
 impl<'a> RawItem<'a> {
@@ -395,9 +301,36 @@ impl<'a> RawItem<'a> {
         match key {
             b"allocation" => Member::Within(RawAllocation::member),
             b"partition" | b"size" => Member::Within(RawRef::member),
+            b"ipmi" => Member::Within(RawIpmi::member),
             key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => Member::Keep,
             _ => Member::Skip,
         }
+    }
+
+    /// Whether the object says its partition: `null`, or a partition read (metal-api's v1
+    /// machine always has the member; one of no readable shape says nothing).
+    pub fn says_partition(&self) -> bool {
+        matches!(self.partition, Slot::Null | Slot::Value(Loose(Some(_))))
+    }
+
+    /// The BMC as the object's `ipmi` says, where it is an object.
+    pub fn bmc(&self) -> Option<Bmc> {
+        let ipmi = self.ipmi.0.as_ref()?;
+        let text = |t: &Loose<Text>| t.0.as_ref().map_or(String::new(), |t| t.0.to_string());
+        let last_updated = match ipmi.last_updated.0.as_deref() {
+            None | Some("") => BmcUpdated::Never,
+            Some(text) => match parse_rfc3339(text) {
+                // Go's zero time, which `IsZero` tells.
+                Ok(t) if t == go_zero_time() => BmcUpdated::Never,
+                Ok(t) => BmcUpdated::At(t),
+                Err(_) => BmcUpdated::Unreadable,
+            },
+        };
+        Some(Bmc {
+            address: text(&ipmi.address),
+            mac: text(&ipmi.mac),
+            last_updated,
+        })
     }
 
     /// Where the machine is and who has it, as far as the object says.
@@ -405,7 +338,10 @@ impl<'a> RawItem<'a> {
         let text = |t: &Loose<Text>| t.0.as_ref().map(|t| t.0.to_string());
         let id = |r: &Loose<RawRef>| r.0.as_ref().and_then(|r| text(&r.id));
         let mut place = Place {
-            partition: id(&self.partition),
+            partition: match &self.partition {
+                Slot::Value(partition) => id(partition),
+                _ => None,
+            },
             rack: text(&self.rack),
             size: id(&self.size),
             state: self.state.0.as_ref().and_then(|s| text(&s.value)),
@@ -418,6 +354,13 @@ impl<'a> RawItem<'a> {
             place.image = id(&a.image);
             place.cluster = self.tags.cluster.as_deref().map(str::to_string);
             place.primary_asn = self.tags.primary_asn.as_deref().map(str::to_string);
+            place.asns = a
+                .networks
+                .asns
+                .iter()
+                .filter_map(|asn| asn.parse::<u32>().ok())
+                .filter(|&asn| asn != 0)
+                .collect();
         }
         (!place.is_empty()).then_some(place)
     }

@@ -11,6 +11,7 @@ use crate::issues::{IssueType, Judged, counts, unexpected_pairs};
 use crate::log::Place;
 use crate::render::reports::IssuesReport;
 use crate::render::sentence;
+use crate::render::sentence::needs_id;
 
 #[derive(Serialize)]
 struct IssuesJson<'a> {
@@ -119,4 +120,34 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
 /// One of a machine's place fields, where its export said it.
 fn place(j: &Judged, field: impl Fn(&Place) -> &Option<String>) -> Option<&str> {
     j.facts.place.as_deref().and_then(|p| field(p).as_deref())
+}
+
+/// One issue type as metal-api's `GET /v1/machine/issues` lists it (`V1MachineIssue`), and
+/// which export fsmlog needs to judge it.
+#[derive(Serialize)]
+struct IssueTypeJson {
+    id: &'static str,
+    severity: &'static str,
+    description: &'static str,
+    ref_url: String,
+    /// Always empty in a list, as metal-api's.
+    details: &'static str,
+    needs: &'static str,
+}
+
+/// Writes `issues list -o json`: the types, as metalctl's `machine issues list -o json`.
+pub fn issue_types(types: &[IssueType], out: &mut dyn Write) -> io::Result<()> {
+    let list: Vec<IssueTypeJson> = types
+        .iter()
+        .map(|t| IssueTypeJson {
+            id: t.id(),
+            severity: t.severity().name(),
+            description: t.description(),
+            ref_url: t.refurl(),
+            details: "",
+            needs: needs_id(t.needs()),
+        })
+        .collect();
+    super::safe::pretty(&mut *out, &list)?;
+    writeln!(out)
 }

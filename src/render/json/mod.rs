@@ -12,6 +12,6 @@ mod trace;
 pub use check::check;
 pub use diff::diff;
 pub use explain::explain;
-pub use issues::issues;
+pub use issues::{issue_types, issues};
 pub use report::report;
 pub use trace::TraceJson;

@@ -113,6 +113,31 @@ pub fn doc(report: &IssuesReport) -> Doc {
     doc
 }
 
+/// `issues list`: the types as metalctl's `machine issues list` prints them (ID, Severity,
+/// Description, Reference URL), and the export each is judged from.
+pub fn types(types: &[IssueType]) -> Doc {
+    let mut grid = Grid::new(vec![
+        Column::new("ID"),
+        Column::new("Severity"),
+        Column::wrapping("Description"),
+        Column::optional("Reference URL", 0),
+        Column::wrapping("Judged from"),
+    ]);
+    for kind in types {
+        let severity = kind.severity();
+        grid.row(vec![
+            label(kind.id()),
+            label(severity.name()).tone(tone(severity)),
+            label(kind.description()),
+            label(kind.refurl()),
+            label(sentence::needs(kind.needs())),
+        ]);
+    }
+    let mut doc = Doc::default();
+    doc.table(grid);
+    doc
+}
+
 /// Where a machine is, as metalctl's wide issue table names it: its partition and rack
 /// (`fra-equ01 · rack06`), where its export says.
 fn where_text(j: &Judged) -> Option<String> {

@@ -3,6 +3,8 @@
 //! `report` wherever both count the same thing.
 
 mod fleets;
+mod list;
+mod metal_api;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -3,7 +3,8 @@
 
 use crate::input::raw::lenient::{Loose, Slot, Text};
 use crate::input::raw::shapes::{
-    EventsField, RawAllocation, RawEventBlock, RawItem, RawRef, RawState, RawTags,
+    EventsField, RawAllocation, RawEventBlock, RawIpmi, RawItem, RawNetworks, RawRef, RawState,
+    RawTags,
 };
 
 use super::reader::Reader;
@@ -56,6 +57,7 @@ impl<'a> Reader<'a> {
                 b"project" => allocation.project = Loose(r.text()?),
                 b"role" => allocation.role = Loose(r.text()?),
                 b"image" => allocation.image = Loose(r.reference()?),
+                b"networks" => allocation.networks = r.networks()?,
                 _ => r.skip()?,
             }
             Some(())
@@ -87,11 +89,17 @@ impl<'a> Reader<'a> {
                         Slot::Value(Loose(Some(r.allocation()?)))
                     }
                 }
-                b"partition" => item.partition = Loose(r.reference()?),
+                b"partition" => {
+                    item.partition = match r.reference()? {
+                        None => Slot::Null,
+                        partition => Slot::Value(Loose(partition)),
+                    }
+                }
                 b"size" => item.size = Loose(r.reference()?),
                 b"rackid" | b"rack" => item.rack = Loose(r.text()?),
                 b"state" => item.state = Loose(r.state()?),
                 b"tags" => item.tags = r.tags()?,
+                b"ipmi" => item.ipmi = Loose(r.ipmi()?),
                 key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => return None,
                 _ => r.skip()?,
             }
@@ -125,5 +133,72 @@ impl<'a> Reader<'a> {
                 return Some(tags);
             }
         }
+    }
+
+    /// An allocation's networks, of which the ASNs are read; `null` is none. Anything the
+    /// careful path reads loosely (an element that is no object, an ASN that is no plain
+    /// integer or string) is left to it.
+    fn networks(&mut self) -> Option<RawNetworks<'a>> {
+        let mut networks = RawNetworks::default();
+        if self.null() {
+            return Some(networks);
+        }
+        self.eat(b'[')?;
+        self.space();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(networks);
+        }
+        loop {
+            self.space();
+            let mut asn = None;
+            self.object(|r, key| match key {
+                b"asn" => {
+                    asn = r.asn()?;
+                    Some(())
+                }
+                _ => r.skip(),
+            })?;
+            networks.asns.extend(asn);
+            if !self.more(b']')? {
+                return Some(networks);
+            }
+        }
+    }
+
+    /// An ASN as the careful path takes it: a string, or an integer as its digits (a number
+    /// it would write otherwise, negative, with a fraction or long, is left to it).
+    fn asn(&mut self) -> Option<Option<Text<'a>>> {
+        if self.peek()? != b'"' && self.peek()? != b'n' {
+            let rest: &'a [u8] = &self.bytes[self.at..];
+            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            let plain = digits > 0 && digits <= 18 && (digits == 1 || rest[0] != b'0');
+            if !plain || matches!(rest.get(digits), Some(b'.' | b'e' | b'E')) {
+                return None;
+            }
+            let text = std::str::from_utf8(&rest[..digits]).ok()?;
+            self.at += digits;
+            return Some(Some(Text(text.into())));
+        }
+        self.text()
+    }
+
+    /// A machine's `ipmi`, of which the address, MAC and last update are read (never the
+    /// credentials); `null` is none.
+    fn ipmi(&mut self) -> Option<Option<RawIpmi<'a>>> {
+        if self.null() {
+            return Some(None);
+        }
+        let mut ipmi = RawIpmi::default();
+        self.object(|r, key| {
+            match key {
+                b"address" => ipmi.address = Loose(r.text()?),
+                b"mac" => ipmi.mac = Loose(r.text()?),
+                b"last_updated" => ipmi.last_updated = Loose(r.text()?),
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(Some(ipmi))
     }
 }
