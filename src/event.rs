@@ -174,7 +174,7 @@ impl EventKind {
 
     /// The event a v2 export names by its enum number, as metal-stack/api's
     /// `MachineProvisioningEventType` (`proto/metalstack/api/v2/machine.proto`) numbers them;
-    /// 0 is `UNSPECIFIED`, no event, and so is any number the enum does not have.
+    /// 0 is the enum's unset value, no event, and so is any number the enum does not have.
     pub fn from_v2_number(number: u64) -> Option<EventKind> {
         let kind = match number {
             1 => EventKind::Alive,
