@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::Visit;
 
+#[path = "layout/doc.rs"]
+mod doc;
+
 /// A module of the crate: its path of names from the root, and the file it lives in.
 #[derive(Debug, Clone)]
 struct Module {

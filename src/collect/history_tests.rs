@@ -1,3 +1,4 @@
+//! The history directory: day files, alignment across polls, gaps, torn lines, the lock.
 use super::super::shapes::{Event, Events};
 use super::*;
 

@@ -1,3 +1,4 @@
+//! Where to poll and how to sign in, resolved from flags, the environment and metalctl's config.
 use std::collections::HashMap;
 use std::path::Path;
 

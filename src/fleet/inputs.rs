@@ -1,5 +1,5 @@
 //! The inputs every reading command shares, resolved once: the files, the reading options and
-//! the worker threads; and the fold of every machine into a tally, pass by pass.
+//! the worker threads (the fold over them is `fold.rs`'s).
 
 use super::keep::Keep;
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! What reading met besides machines: errors, files left out, and notes on how an ambiguous
 //! input was taken. Every reading command hands them back beside its result, and one place
-//! tells them (`crate::messages`).
+//! tells them (`Ending::tell`, src/ending.rs).
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -1,3 +1,4 @@
+//! The JSON readers against hand-made documents: arrays, elements, batches and their errors.
 use super::*;
 use crate::input::read_reader;
 use crate::input::record::InputOptions;
