@@ -76,7 +76,26 @@ fn assert_metrics_are_the_report(metrics: &Metrics, report: &Value) {
         assert_eq!(transitions[&key], p["count"].as_f64().unwrap(), "{key:?}");
         assert_eq!(machines[&key], p["machines"].as_f64().unwrap(), "{key:?}");
         assert_eq!(cascades[&key], p["cascades"].as_f64().unwrap(), "{key:?}");
+        let verdict = &p["verdict"];
+        if verdict.is_object() {
+            let labels = [
+                ("state", key.0.as_str()),
+                ("event", key.1.as_str()),
+                ("kind", verdict["kind"].as_str().unwrap()),
+                ("action", verdict["action"].as_str().unwrap()),
+                ("component", verdict["component"].as_str().unwrap_or("")),
+            ];
+            assert_eq!(
+                metrics.value("fsmlog_unexpected_verdict_info", &labels),
+                Some(1.0),
+                "{key:?}"
+            );
+        }
     }
+    assert_eq!(
+        metrics.samples["fsmlog_unexpected_verdict_info"].len(),
+        pairs.iter().filter(|p| p["verdict"].is_object()).count()
+    );
     let inputs = &report["inputs"];
     assert_eq!(
         metrics.value("fsmlog_machines", &[]),
