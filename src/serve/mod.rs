@@ -301,3 +301,6 @@ fn reason(status: u16) -> &'static str {
         _ => "Unknown",
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -137,6 +137,7 @@ impl Watcher {
                     min_machines: MIN_MACHINES,
                     pairs,
                     done: Mutex::new(Default::default()),
+                    reading: Mutex::new(()),
                 }),
             ));
         }

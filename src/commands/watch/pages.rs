@@ -32,6 +32,9 @@ pub struct Explainer {
     /// The unexpected pairs of the history: no other is read for.
     pub pairs: BTreeSet<Pair>,
     pub done: Mutex<HashMap<Pair, Arc<[u8]>>>,
+    /// Held while one explanation is read: a second waits for no worker, it is told to come
+    /// back (503), so that explanations never take every worker from a scrape.
+    pub reading: Mutex<()>,
 }
 
 /// The snapshot the loop publishes and the server reads.
@@ -125,9 +128,22 @@ fn explain(explainer: &Explainer, query: Option<&str>) -> Response {
             "the history holds no unexpected occurrence of that pair\n",
         );
     }
-    let mut done = explainer.done.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(text) = done.get(&pair) {
-        return body("text/plain; charset=utf-8", text);
+    let done = |explainer: &Explainer| {
+        let done = explainer.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.get(&pair).cloned()
+    };
+    if let Some(text) = done(explainer) {
+        return body("text/plain; charset=utf-8", &text);
+    }
+    let Ok(_reading) = explainer.reading.try_lock() else {
+        return Response::text(
+            503,
+            "another explanation is being read: try again shortly\n",
+        );
+    };
+    // Read by the one before, while this one was on its way.
+    if let Some(text) = done(explainer) {
+        return body("text/plain; charset=utf-8", &text);
     }
     match explain_text(
         &explainer.dir,
@@ -137,6 +153,7 @@ fn explain(explainer: &Explainer, query: Option<&str>) -> Response {
     ) {
         Ok(text) => {
             let text: Arc<[u8]> = Arc::from(text);
+            let mut done = explainer.done.lock().unwrap_or_else(|e| e.into_inner());
             done.insert(pair, Arc::clone(&text));
             body("text/plain; charset=utf-8", &text)
         }

@@ -205,9 +205,15 @@ fn the_metrics_are_the_report_pair_by_pair_and_again_after_a_restart() {
     let (code, took) = watch.signal("-TERM");
     assert_eq!(code, Some(0), "{}", watch.log().join("\n"));
     assert!(took < Duration::from_secs(5), "{took:?}");
-    for line in watch.log() {
+    let log = watch.log();
+    for line in &log {
         assert!(!line.contains(KEY), "{line}");
+        assert!(line.starts_with("fsmlog: watch: "), "{line}");
     }
+    assert!(
+        log.iter().any(|l| l.contains(": poll written in ")),
+        "{log:?}"
+    );
     assert!(!text.contains(KEY) && !page.contains(KEY));
     drop(watch);
 
