@@ -180,8 +180,12 @@ fn gather(listener: &TcpListener, stop: &AtomicBool, queue: &SyncSender<Job>, li
                     let _ = listener.set_nonblocking(true);
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                // Would block, or out of descriptors: the pending heads first.
-                Err(_) => break,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                // Out of descriptors, say: the pending heads first, and no spinning on it.
+                Err(_) => {
+                    std::thread::sleep(Duration::from_millis(50));
+                    break;
+                }
             }
         }
         let now = Instant::now();

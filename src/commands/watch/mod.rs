@@ -10,8 +10,8 @@ mod pages;
 use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Mutex, OnceLock};
 
 use anyhow::{Context, Result};
 use chrono::Utc;
@@ -99,9 +99,10 @@ impl Watcher {
     fn publish(&mut self) {
         let Some(view) = &self.view else { return };
         let summary = view.summary();
-        let verdicts = summary.verdicts(MIN_MACHINES, &rules_name(view));
+        let rules = view.rules();
+        let verdicts = summary.verdicts(MIN_MACHINES, &rules.name);
         let report = Report {
-            rules: &rules_name(view),
+            rules: &rules.name,
             summary,
             window: view.window(),
             period: Some(Period::Day),
@@ -133,7 +134,7 @@ impl Watcher {
                 generation,
                 Arc::new(Explainer {
                     dir: view.dir().to_path_buf(),
-                    rules: view.rules(),
+                    rules: Arc::clone(&rules),
                     min_machines: MIN_MACHINES,
                     pairs,
                     done: Mutex::new(Default::default()),
@@ -159,22 +160,15 @@ impl Watcher {
     }
 }
 
-fn rules_name(view: &FleetView) -> String {
-    view.rules().name.clone()
-}
-
 /// Text as a file gets it: no colour, nothing shortened.
 fn plain() -> Terminal {
-    static PLAIN: OnceLock<Terminal> = OnceLock::new();
-    PLAIN
-        .get_or_init(|| Terminal {
-            width: None,
-            color: false,
-            shorten: false,
-            headers: true,
-            template: None,
-        })
-        .clone()
+    Terminal {
+        width: None,
+        color: false,
+        shorten: false,
+        headers: true,
+        template: None,
+    }
 }
 
 impl Observer for Watcher {
