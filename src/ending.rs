@@ -27,6 +27,11 @@ pub fn say(line: &str) {
     let _ = writeln!(io::stderr().lock(), "fsmlog: {line}");
 }
 
+/// Writes one log line on stderr as it is (`watch --log-format json`'s lines carry no prefix).
+pub fn log(line: &str) {
+    let _ = writeln!(io::stderr().lock(), "{line}");
+}
+
 /// Everything a command leaves to be told after its output.
 #[derive(Debug, Default)]
 pub struct Ending {

@@ -35,6 +35,7 @@ mod propose;
 mod render;
 mod replay;
 mod rules;
+mod serve;
 #[cfg(feature = "sim")]
 pub mod sim;
 mod sink;

@@ -23,6 +23,13 @@ pub struct CollectArgs {
     /// Poll once and exit: 0 when written, 2 when metal-api cannot be read (nothing written).
     #[arg(long)]
     pub once: bool,
+    #[command(flatten)]
+    pub source: SourceArgs,
+}
+
+/// Where to poll and how to sign in, with metalctl's names (`collect` and `watch`).
+#[derive(Debug, Args)]
+pub struct SourceArgs {
     /// metal-api's URL (requests go to URL/v1/…); else METALCTL_API_URL, else the context's.
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
@@ -48,19 +55,26 @@ pub struct CollectArgs {
     pub partition: Option<String>,
 }
 
+impl SourceArgs {
+    /// The options as the collector takes them.
+    pub fn options(&self) -> SourceOptions {
+        SourceOptions {
+            api_url: self.api_url.clone(),
+            api_token: self.api_token.clone(),
+            hmac: self.hmac.clone(),
+            hmac_auth_type: self.hmac_auth_type.clone(),
+            config: self.config.clone(),
+            context: self.context.clone(),
+            partition: self.partition.clone(),
+        }
+    }
+}
+
 impl CollectArgs {
     /// The collector's plan.
     pub fn plan(&self) -> Plan {
         Plan {
-            source: SourceOptions {
-                api_url: self.api_url.clone(),
-                api_token: self.api_token.clone(),
-                hmac: self.hmac.clone(),
-                hmac_auth_type: self.hmac_auth_type.clone(),
-                config: self.config.clone(),
-                context: self.context.clone(),
-                partition: self.partition.clone(),
-            },
+            source: self.source.options(),
             into: self.into.clone(),
             interval: self.interval,
             timeout: self.timeout,
@@ -68,7 +82,8 @@ impl CollectArgs {
     }
 }
 
-fn parse_duration(text: &str) -> Result<Duration, String> {
+/// A duration longer than zero, as humantime reads it (`90s`, `5m`).
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
     match humantime::parse_duration(text) {
         Ok(d) if !d.is_zero() => Ok(d),
         Ok(_) => Err("a duration longer than zero, e.g. 90s".to_string()),

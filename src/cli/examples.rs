@@ -26,6 +26,11 @@ pub(super) const COLLECT_EXAMPLES: &str = "Examples:
   fsmlog collect --context prod --into history/ --once     one poll, e.g. from a CronJob
   fsmlog report history/                                   every reading command reads it";
 
+pub(super) const WATCH_EXAMPLES: &str = "Examples:
+  METALCTL_HMAC=… fsmlog watch --api-url https://api.example/metal --into history/
+  fsmlog watch --context prod --into /history --listen 0.0.0.0:9119 --log-format json
+  curl -s localhost:9119/metrics                           what Prometheus scrapes";
+
 pub(super) const GRAPH_EXAMPLES: &str = "Examples:
   fsmlog graph -o svg > rules.svg                        the rule set itself
   fsmlog graph -o svg fleet/ > fleet.svg                 what the fleet did, unexpected in red

@@ -7,12 +7,14 @@ mod examples;
 mod input;
 mod metalctl;
 mod values;
+mod watch;
 
 pub use input::{InputArgs, LabelArg};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use collect::CollectArgs;
+pub use watch::{LogFormat, WatchArgs};
 
 use crate::aggregate::Breakdown;
 use crate::render::format::{
@@ -23,7 +25,7 @@ use examples::{
     CHECK_EXAMPLES, COLLECT_EXAMPLES, COMPLETIONS_EXAMPLES, DIFF_EXAMPLES, EXPLAIN_EXAMPLES,
     EXPORT_EXAMPLES, GRAPH_EXAMPLES, IMPORT_GO_EXAMPLES, ISSUES_EXAMPLES, LINT_EXAMPLES,
     LIST_EXAMPLES, MAN_EXAMPLES, PROPOSE_EXAMPLES, REPLAY_EXAMPLES, REPORT_EXAMPLES,
-    RULES_EXAMPLES, SHOW_EXAMPLES,
+    RULES_EXAMPLES, SHOW_EXAMPLES, WATCH_EXAMPLES,
 };
 
 use crate::event::{Pair, parse_pair};
@@ -109,6 +111,12 @@ pub enum Command {
     /// Memory grows with the fleet, not with the history.
     #[command(after_help = COLLECT_EXAMPLES)]
     Collect(CollectArgs),
+    /// `collect`'s loop serving the fleet live: Prometheus metrics, health and readiness, the
+    /// report's page (docs/watch.md).
+    ///
+    /// The history is judged again after each poll that added to it.
+    #[command(after_help = WATCH_EXAMPLES)]
+    Watch(WatchArgs),
     /// The built-in rule sets.
     #[command(subcommand, after_help = RULES_EXAMPLES)]
     Rules(RulesCommand),

@@ -23,7 +23,8 @@ pub use source::SourceOptions;
 use crate::ending::say;
 use crate::render::escape;
 use client::Client;
-use history::{Appended, History};
+pub use history::Appended;
+use history::History;
 
 /// What a collector does.
 #[derive(Debug, Clone)]
@@ -48,12 +49,58 @@ fn client(plan: &Plan) -> Result<Client> {
     Client::new(source, plan.timeout)
 }
 
-fn open(plan: &Plan) -> Result<History> {
+fn open(plan: &Plan, observer: &mut dyn Observer) -> Result<History> {
     let (history, notes) = History::open(&plan.into)?;
     for note in notes {
-        say(&format!("collect: {note}"));
+        observer.said(&note);
     }
     Ok(history)
+}
+
+/// What became of one poll of the loop.
+pub enum Polled<'a> {
+    /// Polled and written, in this long.
+    Written {
+        appended: &'a Appended,
+        took: Duration,
+    },
+    /// Polling or writing failed (`writing`), after this long.
+    Failed {
+        error: &'a anyhow::Error,
+        writing: bool,
+        took: Duration,
+    },
+}
+
+/// Who hears what the loop has to say: `collect` says it on stderr, `watch` logs and judges.
+pub trait Observer {
+    /// After each poll.
+    fn polled(&mut self, polled: Polled<'_>);
+    /// Anything else: a torn line repaired, the wait before trying again, the stop.
+    fn said(&mut self, line: &str);
+}
+
+/// `collect`'s own: each poll and each fault told on stderr.
+struct Told {
+    interval: Duration,
+}
+
+impl Observer for Told {
+    fn polled(&mut self, polled: Polled<'_>) {
+        match polled {
+            Polled::Written { appended, .. } => tell(appended, self.interval),
+            Polled::Failed {
+                error,
+                writing: true,
+                ..
+            } => say(&format!("collect: writing the history failed: {error:#}")),
+            Polled::Failed { error, .. } => say(&format!("collect: the poll failed: {error:#}")),
+        }
+    }
+
+    fn said(&mut self, line: &str) {
+        say(&format!("collect: {line}"));
+    }
 }
 
 fn tell(appended: &Appended, interval: Duration) {
@@ -82,7 +129,12 @@ pub fn once(plan: &Plan) -> Result<()> {
     let client = client(plan)?;
     // Polled first: when metal-api cannot be read, not even the directory is made.
     let machines = client.poll()?;
-    let mut history = open(plan)?;
+    let mut history = open(
+        plan,
+        &mut Told {
+            interval: plan.interval,
+        },
+    )?;
     tell(&history.append(machines)?, plan.interval);
     Ok(())
 }
@@ -90,28 +142,51 @@ pub fn once(plan: &Plan) -> Result<()> {
 /// Polls every interval until `stop` is set, finishing the poll under way. A poll that fails
 /// is said and tried again after a back-off; only a history that cannot be opened ends it.
 pub fn run(plan: &Plan, stop: &AtomicBool) -> Result<()> {
+    let mut told = Told {
+        interval: plan.interval,
+    };
+    run_observed(plan, stop, &mut told)
+}
+
+/// [`run`], each poll and each line handed to `observer`.
+pub fn run_observed(plan: &Plan, stop: &AtomicBool, observer: &mut dyn Observer) -> Result<()> {
     let client = client(plan)?;
-    let mut history = Some(open(plan)?);
+    let mut history = Some(open(plan, observer)?);
     let mut failures: u32 = 0;
     while !stop.load(Ordering::SeqCst) {
         let live = match history.as_mut() {
             Some(live) => live,
-            None => history.insert(open(plan)?),
+            None => history.insert(open(plan, observer)?),
         };
+        let started = Instant::now();
         match client.poll().map(|machines| live.append(machines)) {
             Ok(Ok(appended)) => {
                 failures = 0;
-                tell(&appended, plan.interval);
+                let took = started.elapsed();
+                observer.polled(Polled::Written {
+                    appended: &appended,
+                    took,
+                });
             }
-            Ok(Err(err)) => {
+            Ok(Err(error)) => {
                 failures += 1;
-                say(&format!("collect: writing the history failed: {err:#}"));
+                let took = started.elapsed();
+                observer.polled(Polled::Failed {
+                    error: &error,
+                    writing: true,
+                    took,
+                });
                 // What is on disk is learnt again (a torn line repaired) before the next poll.
                 history = None;
             }
-            Err(err) => {
+            Err(error) => {
                 failures += 1;
-                say(&format!("collect: the poll failed: {err:#}"));
+                let took = started.elapsed();
+                observer.polled(Polled::Failed {
+                    error: &error,
+                    writing: false,
+                    took,
+                });
             }
         }
         let wait = if failures == 0 {
@@ -120,14 +195,14 @@ pub fn run(plan: &Plan, stop: &AtomicBool) -> Result<()> {
             back_off(plan.interval, failures)
         };
         if failures > 0 {
-            say(&format!(
-                "collect: trying again in {}",
+            observer.said(&format!(
+                "trying again in {}",
                 humantime::format_duration(Duration::from_millis(wait.as_millis() as u64))
             ));
         }
         sleep(wait, stop);
     }
-    say("collect: stopped");
+    observer.said("stopped");
     Ok(())
 }
 

@@ -14,6 +14,7 @@ mod report;
 mod rules;
 mod shared;
 mod shell;
+mod watch;
 
 use anyhow::{Result, anyhow};
 
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> Result<Ending> {
         Command::Graph(args) => graph::run(&args),
         Command::Issues(args) => issues::run(&args, &term),
         Command::Collect(args) => collect::run(&args),
+        Command::Watch(args) => watch::run(&args),
         Command::Rules(RulesCommand::Propose(args)) => propose::run(&args, &term),
         Command::Rules(RulesCommand::List) => rules::list(),
         Command::Rules(RulesCommand::Show { rules }) => rules::show(&rules, &term),

@@ -11,30 +11,41 @@ use super::reports::{CheckReport, IssuesReport, Report};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::hidden::{has_hidden, is_hidden};
-use crate::issues::{IssueType, MachineFacts};
+use crate::issues::{IssueType, Judged, MachineFacts};
 
 /// One metric family: its samples' labels (name, value) and values.
-struct Family {
-    name: &'static str,
-    help: &'static str,
-    samples: Vec<(Vec<(&'static str, String)>, f64)>,
+pub(super) struct Family {
+    pub(super) name: &'static str,
+    pub(super) help: &'static str,
+    /// `gauge`, or `counter` (only `watch`'s, whose counters never go down).
+    pub(super) kind: &'static str,
+    pub(super) samples: Vec<(Vec<(&'static str, String)>, f64)>,
 }
 
 impl Family {
-    fn new(name: &'static str, help: &'static str) -> Family {
+    pub(super) fn new(name: &'static str, help: &'static str) -> Family {
         Family {
             name,
             help,
+            kind: "gauge",
             samples: Vec::new(),
         }
     }
 
-    fn sample(mut self, labels: Vec<(&'static str, String)>, value: f64) -> Family {
+    /// A counter: its name ends in `_total`, as the text format's counters do.
+    pub(super) fn counter(name: &'static str, help: &'static str) -> Family {
+        Family {
+            kind: "counter",
+            ..Family::new(name, help)
+        }
+    }
+
+    pub(super) fn sample(mut self, labels: Vec<(&'static str, String)>, value: f64) -> Family {
         self.add(labels, value);
         self
     }
 
-    fn add(&mut self, mut labels: Vec<(&'static str, String)>, value: f64) {
+    pub(super) fn add(&mut self, mut labels: Vec<(&'static str, String)>, value: f64) {
         // As Prometheus' client libraries write them: labels by name.
         labels.sort_by_key(|(name, _)| *name);
         self.samples.push((labels, value));
@@ -109,11 +120,21 @@ fn number(v: f64) -> String {
     }
 }
 
-/// Writes the families, sorted by name, each one's samples by their label values (as the
-/// Prometheus client libraries order them), then `# EOF`. Every sample also carries the
-/// constant labels (`--label`, a cut's), but for a name its family already has: a machine's own
-/// `partition` is kept.
+/// Writes the families as [`write_families`] does, then `# EOF`.
 fn write(
+    families: Vec<Family>,
+    constant: &[(String, String)],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    write_families(families, constant, out)?;
+    out.write_all(b"# EOF\n")
+}
+
+/// Writes the families, sorted by name, each one's samples by their label values (as the
+/// Prometheus client libraries order them). Every sample also carries the constant labels
+/// (`--label`, a cut's), but for a name its family already has: a machine's own `partition` is
+/// kept.
+pub(super) fn write_families(
     mut families: Vec<Family>,
     constant: &[(String, String)],
     out: &mut dyn Write,
@@ -129,7 +150,7 @@ fn write(
             values(a).cmp(&values(b))
         });
         let help = family.help.replace('\\', "\\\\").replace('\n', "\\n");
-        let _ = writeln!(text, "# TYPE {} gauge", family.name);
+        let _ = writeln!(text, "# TYPE {} {}", family.name, family.kind);
         let _ = writeln!(text, "# HELP {} {help}", family.name);
         for (own, value) in &family.samples {
             text.push_str(family.name);
@@ -157,11 +178,11 @@ fn write(
         out.write_all(text.as_bytes())?;
         text.clear();
     }
-    out.write_all(b"# EOF\n")
+    Ok(())
 }
 
-/// The families `report` and `check` share: the fleet read and its unexpected pairs.
-fn fleet(report: &Report) -> Vec<Family> {
+/// The families of the fleet read and its unexpected pairs (`report`'s, and `watch`'s).
+pub(super) fn fleet(report: &Report) -> Vec<Family> {
     let s = report.summary;
     let unknown: u64 = s.unknown_events.values().map(|t| t.count).sum();
     let mut transitions = Family::new(
@@ -280,24 +301,14 @@ pub fn check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
 /// machine has it and 0 where not, so that a resolved issue drops to 0 instead of vanishing.
 pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
     let info = info_family(report.types);
-    let mut issues = Family::new(
-        "metal_machine_issues",
-        "Provide information on machine issues",
+    let issues = issue_family(
+        Family::new(
+            "metal_machine_issues",
+            "Provide information on machine issues",
+        ),
+        report.machines,
+        report.types,
     );
-    for judged in report.machines {
-        // A type whose data the input lacks for the machine (its BMC, its partition) has no
-        // row: neither a false 0 nor a false 1.
-        for kind in report.types.iter().filter(|k| judged.facts.judges(**k)) {
-            let has = judged.issues.iter().any(|i| i.kind == *kind);
-            issues.add(
-                vec![
-                    ("machineid", judged.facts.machine.clone()),
-                    ("issueid", kind.id().to_string()),
-                ],
-                if has { 1.0 } else { 0.0 },
-            );
-        }
-    }
     let mut allocation = Family::new(
         "metal_machine_allocation_info",
         "Provide information about the machine allocation",
@@ -316,14 +327,41 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
     write(families, report.labels, out)
 }
 
+/// `family` with a sample for every machine and every type judged of it: 1 where the machine
+/// has the issue, else 0.
+pub(super) fn issue_family(mut family: Family, machines: &[Judged], types: &[IssueType]) -> Family {
+    for judged in machines {
+        // A type whose data the input lacks for the machine (its BMC, its partition) has no
+        // row: neither a false 0 nor a false 1.
+        for kind in types.iter().filter(|k| judged.facts.judges(**k)) {
+            let has = judged.issues.iter().any(|i| i.kind == *kind);
+            family.add(
+                vec![
+                    ("machineid", judged.facts.machine.clone()),
+                    ("issueid", kind.id().to_string()),
+                ],
+                if has { 1.0 } else { 0.0 },
+            );
+        }
+    }
+    family
+}
+
 /// metal-metrics-exporter's `metal_machine_issues_info`: one sample per type.
-fn info_family(types: &[IssueType]) -> Family {
-    let mut info = Family::new(
-        "metal_machine_issues_info",
-        "Provide general information on issues that are evaluated by the metal-api",
-    );
+pub(super) fn info_family(types: &[IssueType]) -> Family {
+    info_rows(
+        Family::new(
+            "metal_machine_issues_info",
+            "Provide general information on issues that are evaluated by the metal-api",
+        ),
+        types,
+    )
+}
+
+/// `family` with 1 for each type, labelled with its description, severity and `refurl`.
+pub(super) fn info_rows(mut family: Family, types: &[IssueType]) -> Family {
     for kind in types {
-        info.add(
+        family.add(
             vec![
                 ("issueid", kind.id().to_string()),
                 ("description", kind.description().to_string()),
@@ -333,7 +371,7 @@ fn info_family(types: &[IssueType]) -> Family {
             1.0,
         );
     }
-    info
+    family
 }
 
 /// `issues list -o openmetrics`: the types as the exporter describes them, and nothing else.

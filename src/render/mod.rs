@@ -23,12 +23,15 @@ mod tests;
 mod text;
 mod trace;
 pub mod view;
+mod watch;
+pub mod watch_log;
 mod yaml;
 
 pub use reports::{
     CheckReport, DiffReport, ExplainReport, GraphReport, IssuesReport, ProposeReport, Report,
 };
 pub use trace::trace_renderer;
+pub use watch::{Collected, WatchMetrics, watch_metrics};
 
 use std::io::{self, Write};
 

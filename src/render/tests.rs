@@ -416,3 +416,65 @@ fn a_column_left_out_comes_back_when_a_wider_one_made_the_room() {
     let out = written(|out| render_doc(&doc, TextFormat::Table, &narrower, out));
     assert!(out.contains("(Short, Long"), "{out}");
 }
+
+#[test]
+fn watch_metrics_of_the_fixed_result() {
+    let f = fixture();
+    let facts: Vec<MachineFacts> = f
+        .logs
+        .iter()
+        .zip(&f.traces)
+        .map(|(log, trace)| MachineFacts::of(log, trace))
+        .collect();
+    let policy = Policy {
+        now: now(),
+        last_error_threshold: TimeDelta::hours(1),
+        stuck_after: TimeDelta::hours(1),
+    };
+    let judged = audit(facts, &policy, &Filter::default(), true);
+    let verdicts = f.summary.verdicts(2, &f.rules.name);
+    let report = Report {
+        rules: &f.rules.name,
+        summary: &f.summary,
+        window: shown(),
+        period: None,
+        breakdown: None,
+        graph: None,
+        verdicts: &verdicts,
+        problems: &Problems::default(),
+        order: &crate::order::PairOrder::default(),
+        labels: &[],
+    };
+    let collected = super::Collected {
+        polls_ok: 3,
+        polls_failed: 1,
+        last_good_poll: Some(now()),
+        last_poll_seconds: Some(0.25),
+        events: 12,
+    };
+    let metrics = |exporter_issues| {
+        written(|out| {
+            super::watch_metrics(
+                &super::WatchMetrics {
+                    report: &report,
+                    machines: &judged,
+                    exporter_issues,
+                    collected: &collected,
+                    version: "0.1.0",
+                },
+                out,
+            )
+        })
+    };
+    let own = metrics(false);
+    insta::assert_snapshot!("watch_metrics", own);
+    // The exporter's families only when asked, and then nothing else changes.
+    let both = metrics(true);
+    assert!(!own.contains("metal_machine_issues"));
+    let exporter: Vec<&str> = both.lines().filter(|l| !own.contains(l)).collect();
+    assert!(
+        exporter.iter().all(|l| l.contains("metal_machine_issues")),
+        "{exporter:?}"
+    );
+    assert_eq!(both.lines().count(), own.lines().count() + exporter.len());
+}

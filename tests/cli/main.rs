@@ -29,5 +29,6 @@ mod shells;
 mod terminal;
 mod triage;
 mod util;
+mod watch;
 
 pub use util::*;

@@ -2,7 +2,7 @@
 //! stored stream, each event once, across polls, restarts and torn writes; gaps are marked
 //! when polled rarely; faults write nothing and exit 2; secrets reach no file and no message.
 
-mod standin;
+pub(crate) mod standin;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
