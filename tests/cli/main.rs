@@ -8,6 +8,7 @@ mod build_script;
 mod collect;
 mod damaged;
 mod dash;
+mod deploy;
 mod diagnose;
 mod gate;
 mod hostile;

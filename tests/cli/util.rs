@@ -221,6 +221,14 @@ pub fn on_path(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Whether promtool is there (skipped, or failed in CI, where it is not).
+pub fn have_promtool() -> bool {
+    have(
+        "promtool (Debian's prometheus package)",
+        on_path("promtool"),
+    )
+}
+
 pub fn chromium() -> Option<&'static str> {
     ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()

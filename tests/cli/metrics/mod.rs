@@ -185,13 +185,6 @@ fn only_the_exporters_label_names(said: &str) -> bool {
     said.lines().any(|l| l == lint) && said.lines().all(|l| l.is_empty() || l == lint)
 }
 
-fn have_promtool() -> bool {
-    have(
-        "promtool (Debian's prometheus package)",
-        on_path("promtool"),
-    )
-}
-
 /// Every input the checks run on: the fleets in two shapes, the seed, the damaged and
 /// hostile ones.
 fn inputs() -> Vec<PathBuf> {
