@@ -3,6 +3,11 @@
 //! the binary takes, their names meet each other (Secret keys, ports, selectors, the volume),
 //! and the alert rules load and pass their own `promtool test rules` cases.
 
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use serde_json::Value;
+
 use super::*;
 
 fn root(rel: &str) -> PathBuf {
@@ -35,7 +40,10 @@ fn flags_exist(args: &[&str], help: &str, whose: &str) {
     let flags: Vec<&&str> = args.iter().filter(|a| a.starts_with("--")).collect();
     assert!(flags.len() >= 3, "{whose}: {args:?}");
     for flag in flags {
-        assert!(help.contains(&format!("{flag} ")), "{whose}: {flag} is not a flag of watch");
+        assert!(
+            help.contains(&format!("{flag} ")),
+            "{whose}: {flag} is not a flag of watch"
+        );
     }
 }
 
@@ -56,7 +64,10 @@ fn the_kubernetes_manifests_pass_what_watch_takes_and_meet_each_other() {
     let pvc = manifest("pvc.yaml");
 
     let pod = &deployment["spec"]["template"];
-    assert_eq!(deployment["spec"]["replicas"], 1, "one collector a directory");
+    assert_eq!(
+        deployment["spec"]["replicas"], 1,
+        "one collector a directory"
+    );
     assert_eq!(deployment["spec"]["strategy"]["type"], "Recreate");
     assert!(selects(
         &deployment["spec"]["selector"]["matchLabels"],
@@ -81,7 +92,11 @@ fn the_kubernetes_manifests_pass_what_watch_takes_and_meet_each_other() {
         assert!(keys.contains_key(key), "{name}: the Secret has no {key}");
     }
     // Not on the command line, where `ps` and the pod's spec show it.
-    assert!(!args.iter().any(|a| a.contains("hmac") || a.contains("token")));
+    assert!(
+        !args
+            .iter()
+            .any(|a| a.contains("hmac") || a.contains("token"))
+    );
 
     // One port, named `metrics`: the one watch listens on, probed and served.
     let port = &container["ports"][0];
@@ -92,7 +107,10 @@ fn the_kubernetes_manifests_pass_what_watch_takes_and_meet_each_other() {
         port["containerPort"].to_string(),
         "--listen {listen}"
     );
-    assert!(!listen.starts_with("127."), "a pod's port must be reachable: {listen}");
+    assert!(
+        !listen.starts_with("127."),
+        "a pod's port must be reachable: {listen}"
+    );
     assert_eq!(container["livenessProbe"]["httpGet"]["path"], "/healthz");
     assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
     for probe in ["livenessProbe", "readinessProbe"] {
@@ -113,10 +131,16 @@ fn the_kubernetes_manifests_pass_what_watch_takes_and_meet_each_other() {
     let security = &pod["spec"]["securityContext"];
     assert_eq!(security["runAsNonRoot"], true);
     assert_ne!(security["runAsUser"], 0);
-    assert_eq!(container["securityContext"]["allowPrivilegeEscalation"], false);
+    assert_eq!(
+        container["securityContext"]["allowPrivilegeEscalation"],
+        false
+    );
 
     // The Service finds the pod and the ServiceMonitor the Service, on the named port.
-    assert!(selects(&service["spec"]["selector"], &pod["metadata"]["labels"]));
+    assert!(selects(
+        &service["spec"]["selector"],
+        &pod["metadata"]["labels"]
+    ));
     assert_eq!(service["spec"]["ports"][0]["targetPort"], "metrics");
     assert!(selects(
         &monitor["spec"]["selector"]["matchLabels"],
@@ -136,14 +160,20 @@ fn the_dockerfile_runs_watch_as_no_root_from_an_empty_image() {
     let image = &lines[last_from..];
     assert_eq!(image[0], "FROM scratch", "no shell in the image");
     let user = image.iter().find_map(|l| l.strip_prefix("USER ")).unwrap();
-    assert!(!user.starts_with('0') && !user.starts_with("root"), "{user}");
+    assert!(
+        !user.starts_with('0') && !user.starts_with("root"),
+        "{user}"
+    );
     let cmd = image.iter().find_map(|l| l.strip_prefix("CMD ")).unwrap();
     let cmd: Vec<String> = serde_json::from_str(cmd).unwrap();
     let cmd: Vec<&str> = cmd.iter().map(String::as_str).collect();
     flags_exist(&cmd, &help, "Dockerfile");
     let port = after(&cmd, "--listen").rsplit_once(':').unwrap().1;
     assert!(image.contains(&format!("EXPOSE {port}").as_str()), "{port}");
-    let volume = image.iter().find_map(|l| l.strip_prefix("VOLUME ")).unwrap();
+    let volume = image
+        .iter()
+        .find_map(|l| l.strip_prefix("VOLUME "))
+        .unwrap();
     assert_eq!(volume, after(&cmd, "--into"));
     // The context leaves out the target directory (gigabytes) and .git.
     let ignore = std::fs::read_to_string(root(".dockerignore")).unwrap();
@@ -171,7 +201,10 @@ fn the_watch_alerts_load_pass_their_tests_and_are_the_prometheus_rule() {
         "fsmlog_build_info",
     ] {
         assert!(text.contains(family), "{family}");
-        assert!(doc.contains(&format!("`{family}`")), "docs/watch.md: {family}");
+        assert!(
+            doc.contains(&format!("`{family}`")),
+            "docs/watch.md: {family}"
+        );
     }
     if !have_promtool() {
         return;
