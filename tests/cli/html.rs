@@ -448,7 +448,7 @@ fn the_explain_page_holds_what_explain_json_says() {
 
 #[test]
 fn the_explain_page_shows_hostile_input_as_text() {
-    let path = testdata("html/hostile-explain.json");
+    let path = testdata("explain-page/hostile.json");
     let (code, html, stderr) = stdout_of(&["explain", "-o", "html", arg(&path)]);
     assert_eq!(code, 0, "{stderr}");
     // The ids, the partition, the racks and the size are input: never markup, quotes never
