@@ -169,7 +169,7 @@ fn report_in_every_format() {
         );
         // The state and the event in the pairs table, the pair's name under "Verdicts".
         let links = linked.matches(&href).count();
-        let judged = verdicts.get(&(*state, *event)).is_some();
+        let judged = verdicts.contains_key(&(*state, *event));
         assert_eq!(links, 2 + usize::from(judged), "{href}");
         unlinked = unlinked.replace(&href, "");
     }
