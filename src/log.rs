@@ -231,9 +231,37 @@ pub struct Place {
 }
 
 impl Place {
-    /// Whether the export said anything of it.
+    /// Whether the export said anything of it. The ASNs alone say neither where the machine
+    /// is nor who has it (a firewall says its role too), and only the audit reads them: a
+    /// place is there or not whether they were read.
     pub fn is_empty(&self) -> bool {
-        *self == Place::default()
+        let Place {
+            partition,
+            rack,
+            size,
+            hostname,
+            project,
+            role,
+            image,
+            state,
+            cluster,
+            primary_asn,
+            asns: _,
+        } = self;
+        [
+            partition,
+            rack,
+            size,
+            hostname,
+            project,
+            role,
+            image,
+            state,
+            cluster,
+            primary_asn,
+        ]
+        .iter()
+        .all(|field| field.is_none())
     }
 
     /// The value of one of the dimensions a fleet is cut by.

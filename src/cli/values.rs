@@ -129,6 +129,7 @@ values!(TableFormat {
     Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
     Markdown = "markdown",
     Csv = "csv",
+    Html = "html": "One self-contained page, as report's: the pairs, then each pair's note",
     Template = "template": "Each pair of the JSON through --template (Go's text/template, as metalctl's)",
 });
 

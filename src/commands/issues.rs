@@ -10,6 +10,7 @@ use crate::diagnose::Diagnosis;
 use crate::ending::Ending;
 use crate::fleet::Inputs;
 use crate::gate::{Nothing, ReadCounts};
+use crate::input::record::ReadMode;
 use crate::issues::{
     EXPORTER_LAST_ERROR_THRESHOLD, Filter, METAL_API_LAST_ERROR_THRESHOLD, MachineFacts, Policy,
     audit,
@@ -64,7 +65,10 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
         return list_types(args, term);
     }
     let rules = Ruleset::resolve(&args.rules.name)?;
-    let inputs = Inputs::resolve(&args.input.sources())?;
+    let mut sources = args.input.sources();
+    // The BMC and the allocation's networks: no other command reads them (nor pays for them).
+    sources.options.mode = ReadMode::Audit;
+    let inputs = Inputs::resolve(&sources)?;
     // A `--now` before some of the input judges the machines as they were then (a machine not
     // heard of yet is not judged at all); the input is still counted whole, as `report`
     // counts it.

@@ -60,9 +60,15 @@ pub struct InputOptions {
 /// What of each machine a reader reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadMode {
-    /// Everything.
+    /// Everything the commands report on: events, the recorded flags, where the machine is
+    /// and who has it; not what only the audit judges by (see [`ReadMode::Audit`]).
     #[default]
     Whole,
+    /// [`ReadMode::Whole`], and what only `issues` judges by: the ASNs of an allocation's
+    /// networks (asn-not-unique) and the `ipmi` object (the four BMC types). A reader that
+    /// meets them in another mode steps over them unparsed, so that a command that never
+    /// judges them never pays for them.
+    Audit,
     /// The machines without their events (JSON exports and tables): enough to learn which
     /// machines an input holds, and how many records each has, at a fraction of the cost.
     IdsOnly,

@@ -69,7 +69,7 @@ pub enum GraphFormat {
     Mermaid,
 }
 
-/// Output formats of the table views (`explain`, `issues`).
+/// Output formats of `explain`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
     Table,
@@ -78,6 +78,8 @@ pub enum TableFormat {
     Yaml,
     Markdown,
     Csv,
+    /// One self-contained page, as `report`'s: the pairs, then each pair's note.
+    Html,
     /// Each row of the JSON document through `--template` (Go's text/template, as metalctl's).
     Template,
 }

@@ -4,7 +4,7 @@
 //! JavaScript (a few lines of inline script only sort tables), printable. Every string from
 //! input is HTML-escaped.
 
-use crate::event::format_time;
+use crate::event::{Pair, format_time};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -300,14 +300,25 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 });
 "#;
 
-/// Writes the page: a title, the document, and the graph after the first table.
-pub fn page(title: &str, doc: &Doc, graph_svg: &str, out: &mut dyn Write) -> io::Result<()> {
-    let body = body(doc);
-    // The graph after the pairs' table: what happened, then where.
-    let split = body
-        .find("</table></div>")
-        .map_or(body.len(), |i| i + "</table></div>\n".len());
-    let (before, after) = body.split_at(split);
+/// Writes the page: a title, the document, and the graph (where there is one) after the
+/// first table.
+pub fn page(
+    title: &str,
+    doc: &Doc,
+    graph_svg: Option<&str>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut body = body(doc);
+    if let Some(graph_svg) = graph_svg {
+        // The graph after the pairs' table: what happened, then where.
+        let split = body
+            .find("</table></div>")
+            .map_or(body.len(), |i| i + "</table></div>\n".len());
+        body.insert_str(
+            split,
+            &format!("<h2>Where in the lifecycle</h2>\n<div class=\"graph\">\n{graph_svg}</div>\n"),
+        );
+    }
     write!(
         out,
         r#"<!DOCTYPE html>
@@ -320,10 +331,7 @@ pub fn page(title: &str, doc: &Doc, graph_svg: &str, out: &mut dyn Write) -> io:
 </head>
 <body>
 <h1>{title}</h1>
-{before}<h2>Where in the lifecycle</h2>
-<div class="graph">
-{graph_svg}</div>
-{after}<footer>Written by fsmlog {version}. Times in UTC. A self-contained page: no script, style or font is fetched.</footer>
+{body}<footer>Written by fsmlog {version}. Times in UTC. A self-contained page: no script, style or font is fetched.</footer>
 <script>{SCRIPT}</script>
 </body>
 </html>
@@ -333,9 +341,40 @@ pub fn page(title: &str, doc: &Doc, graph_svg: &str, out: &mut dyn Write) -> io:
     )
 }
 
+/// The query that names a pair to an explanation page: `pair=STATE/EVENT`, the state's and
+/// the event's names with every byte but `A-Za-z0-9-._~` written `%XX` (a space is `%20`),
+/// as `explain --pair` names a pair once decoded.
+pub fn explain_query(pair: &Pair) -> String {
+    fn encoded(name: &str, out: &mut String) {
+        for byte in name.bytes() {
+            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                out.push(byte as char);
+            } else {
+                let _ = write!(out, "%{byte:02X}");
+            }
+        }
+    }
+    let mut query = String::from("pair=");
+    encoded(pair.0.name(), &mut query);
+    query.push('/');
+    encoded(pair.1.name(), &mut query);
+    query
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_is_named_to_its_explanation_percent_encoded() {
+        use crate::event::{EventKind, State, parse_pair};
+        let pair = (State::PhonedHome, EventKind::PxeBooting);
+        let query = explain_query(&pair);
+        assert_eq!(query, "pair=Phoned%20Home/PXE%20Booting");
+        // Decoded, it is the pair as `explain --pair` reads it.
+        let decoded = query["pair=".len()..].replace("%20", " ");
+        assert_eq!(parse_pair(&decoded), Ok(pair));
+    }
 
     #[test]
     fn an_anchor_keeps_a_uuid_and_encodes_everything_else() {

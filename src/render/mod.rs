@@ -35,6 +35,7 @@ pub use watch::{Collected, WatchMetrics, watch_metrics};
 
 use std::io::{self, Write};
 
+use crate::event::Pair;
 use crate::issues::IssueType;
 use doc::Doc;
 use format::{
@@ -93,23 +94,35 @@ pub fn report(
         ReportFormat::Template => {
             template(term, Some("unexpected"), |w| json::report(report, w), out)
         }
-        ReportFormat::Html => {
-            let mut svg = Vec::new();
-            if let Some(graph) = report.graph {
-                graph::svg(
-                    &GraphReport {
-                        rules: report.rules,
-                        graph,
-                        machines: report.summary.machines,
-                    },
-                    &mut svg,
-                )?;
-            }
-            let title = format!("fsmlog report · rules {}", report.rules);
-            let doc = view::report::doc_with_problems(report);
-            html::page(&title, &doc, &String::from_utf8_lossy(&svg), out)
-        }
+        ReportFormat::Html => report_page(report, None, out),
     }
+}
+
+/// `report`'s HTML page; with `explain_at` (a path such as `/explain`), each pair, in the
+/// pairs table and under "Verdicts", links to its explanation page there:
+/// `/explain?pair=STATE/EVENT`, the names percent-encoded ([`html::explain_query`]).
+/// `report -o html` writes it without links: a file has no explanation beside it.
+pub fn report_page(
+    report: &Report,
+    explain_at: Option<&str>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let link = |pair: &Pair| format!("{}?{}", explain_at.unwrap_or(""), html::explain_query(pair));
+    let pair_link: Option<&dyn Fn(&Pair) -> String> = explain_at.map(|_| &link as _);
+    let mut svg = Vec::new();
+    if let Some(graph) = report.graph {
+        graph::svg(
+            &GraphReport {
+                rules: report.rules,
+                graph,
+                machines: report.summary.machines,
+            },
+            &mut svg,
+        )?;
+    }
+    let title = format!("fsmlog report · rules {}", report.rules);
+    let doc = view::report::doc_with_problems(report, pair_link);
+    html::page(&title, &doc, Some(&String::from_utf8_lossy(&svg)), out)
 }
 
 /// `diff` in the chosen format.
@@ -163,6 +176,10 @@ pub fn explain(
         TableFormat::Yaml => return yaml::from_json(out, |w| json::explain(report, w)),
         TableFormat::Template => {
             return template(term, Some("pairs"), |w| json::explain(report, w), out);
+        }
+        TableFormat::Html => {
+            let title = format!("fsmlog explain · rules {}", report.rules);
+            return html::page(&title, &view::explain::doc(report), None, out);
         }
         TableFormat::Table => TextFormat::Table,
         TableFormat::Markdown => TextFormat::Markdown,

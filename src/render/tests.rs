@@ -157,6 +157,24 @@ fn report_in_every_format() {
         let out = written(|out| super::report(format, &report, &term, out));
         insta::assert_snapshot!(name, out);
     }
+    // The page the watch serves: each pair links to its explanation, and nothing else moves.
+    let page = written(|out| super::report(ReportFormat::Html, &report, &piped(), out));
+    let linked = written(|out| super::report_page(&report, Some("/explain"), out));
+    let mut unlinked = linked.clone();
+    for (state, event) in f.summary.pairs.keys() {
+        let href = format!(
+            r#"<a href="/explain?pair={}/{}">"#,
+            state.name().replace(' ', "%20"),
+            event.name().replace(' ', "%20")
+        );
+        // The state and the event in the pairs table, the pair's name under "Verdicts".
+        let links = linked.matches(&href).count();
+        let judged = verdicts.contains_key(&(*state, *event));
+        assert_eq!(links, 2 + usize::from(judged), "{href}");
+        unlinked = unlinked.replace(&href, "");
+    }
+    assert_eq!(unlinked.replace("</a>", ""), page.replace("</a>", ""));
+    assert_eq!(written(|out| super::report_page(&report, None, out)), page);
     for width in 80..=120 {
         let term = Terminal {
             width: Some(width),

@@ -290,3 +290,238 @@ fn at_800_px_the_verdict_shows_and_each_example_links_to_its_note() {
         );
     }
 }
+
+// `explain -o html`: the same page, over explain's document.
+
+/// The text of a piece of HTML: its tags left out, its entities read.
+fn text_of(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The cells of a table body's rows: each cell's text, and its sort key where it has one.
+fn rows_of(tbody: &str) -> Vec<Vec<(String, Option<String>)>> {
+    tbody
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split("<td")
+                .skip(1)
+                .map(|cell| {
+                    let key = cell
+                        .split_once("data-key=\"")
+                        .map(|(_, rest)| rest[..rest.find('"').unwrap()].to_string())
+                        .filter(|_| cell.find("data-key") < cell.find('>'));
+                    let body = &cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()];
+                    (text_of(body), key)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_explain_page_holds_what_explain_json_says() {
+    for fleet in ["fleet-v0.42.2/list-json", "fleet-v0.19.0/list-json"] {
+        let path = testdata(fleet);
+        let (code, json, _) = run_json(&["explain", "-o", "json", arg(&path)]);
+        assert_eq!(code, 0);
+        let (code, html, stderr) = stdout_of(&["explain", "-o", "html", arg(&path)]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+        assert!(html.contains("<title>fsmlog explain · rules metal-api-v0."));
+        let pairs = json["pairs"].as_array().unwrap();
+        assert!(!pairs.is_empty(), "{fleet}");
+        // The overview: a row per pair, in the same order, with the same numbers.
+        let tbody = &html[html.find("<tbody>").unwrap()..html.find("</tbody>").unwrap()];
+        let rows = rows_of(tbody);
+        assert_eq!(rows.len(), pairs.len(), "{fleet}");
+        for (row, pair) in rows.iter().zip(pairs) {
+            let cell = |i: usize| row[i].0.as_str();
+            assert_eq!(cell(0), pair["state"], "{fleet}");
+            assert_eq!(cell(1), pair["event"], "{fleet}");
+            assert_eq!(cell(2), pair["count"].to_string(), "{fleet}");
+            assert_eq!(cell(3), pair["machines"].to_string(), "{fleet}");
+            // The gaps, to the millisecond, in the cells' sort keys.
+            let gaps = &pair["gap_seconds"];
+            for (i, which) in [(4, "median"), (5, "p90")] {
+                let want = gaps[which]
+                    .as_f64()
+                    .map(|s| format!("{:020.3}", s * 1000.0));
+                assert_eq!(row[i].1, want, "{fleet} {which}");
+            }
+        }
+        // Each pair's note: its occurrences, its span, its verdict, its neighbours, its days,
+        // where it happened and the machines to look at.
+        let notes = &html[html.find("</tbody>").unwrap()..];
+        let headings: Vec<&str> = notes.split("<h2>").skip(1).collect();
+        assert_eq!(headings.len(), pairs.len(), "{fleet}");
+        for (note, pair) in headings.iter().zip(pairs) {
+            let text = text_of(note);
+            let (state, event) = (
+                pair["state"].as_str().unwrap(),
+                pair["event"].as_str().unwrap(),
+            );
+            let (count, machines) = (
+                pair["count"].as_u64().unwrap(),
+                pair["machines"].as_u64().unwrap(),
+            );
+            let heading = format!(
+                "{event} in {state}: {count} occurrence{} on {machines} machine{}, ",
+                if count == 1 { "" } else { "s" },
+                if machines == 1 { "" } else { "s" }
+            );
+            assert!(text.starts_with(&heading), "{fleet}: {heading} / {text}");
+            for seen in ["first_seen", "last_seen"] {
+                let at = format!("<time datetime=\"{}\">", pair[seen].as_str().unwrap());
+                assert!(note.contains(&at), "{fleet}: {at}");
+            }
+            if let Some(evidence) = pair["verdict"]["evidence"].as_array() {
+                assert!(!evidence.is_empty());
+                for line in evidence {
+                    assert!(text.contains(line.as_str().unwrap()), "{fleet}: {line}");
+                }
+            }
+            for side in ["before", "after"] {
+                for sequence in pair[side].as_array().unwrap() {
+                    let events: Vec<&str> = sequence["events"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|e| e.as_str().unwrap())
+                        .collect();
+                    let shown = format!(
+                        "{:.0}%  {:>4}×  {}",
+                        sequence["share"].as_f64().unwrap() * 100.0,
+                        sequence["count"].as_u64().unwrap(),
+                        events.join(" › ")
+                    );
+                    assert!(text.contains(&shown), "{fleet}: {shown}");
+                }
+            }
+            // The days' bars add up to the days' counts.
+            let by_day: u64 = pair["by_day"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["count"].as_u64().unwrap())
+                .sum();
+            let bars = note.split("by day: ").nth(1).unwrap();
+            let label = bars.split("aria-label=\"").nth(1).unwrap();
+            let label = &label[..label.find('"').unwrap()];
+            let summed: u64 = label.split(' ').map(|n| n.parse::<u64>().unwrap()).sum();
+            assert_eq!(summed, by_day, "{fleet}");
+            // Where: how many values of each dimension, the three commonest by name.
+            for (dimension, values) in pair["where"].as_object().into_iter().flatten() {
+                let values = values.as_object().unwrap();
+                let plural = if values.len() == 1 { "" } else { "s" };
+                let counted = format!("{} {dimension}{plural} (", values.len());
+                assert!(text.contains(&counted), "{fleet}: {counted}");
+                let named = values.keys().filter(|v| text.contains(v.as_str())).count();
+                assert_eq!(named, values.len().min(3), "{fleet}: {dimension}");
+            }
+            for example in pair["examples"].as_array().unwrap() {
+                let look = format!(
+                    "metalctl machine logs {}   # first at ",
+                    example["machine"].as_str().unwrap()
+                );
+                assert!(text.contains(&look), "{fleet}: {look}");
+                let at = format!("<time datetime=\"{}\">", example["time"].as_str().unwrap());
+                assert!(note.contains(&at), "{fleet}: {at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_explain_page_shows_hostile_input_as_text() {
+    let path = testdata("explain-page/hostile.json");
+    let (code, html, stderr) = stdout_of(&["explain", "-o", "html", arg(&path)]);
+    assert_eq!(code, 0, "{stderr}");
+    // The ids, the partition, the racks and the size are input: never markup, quotes never
+    // end an attribute, and characters that reorder text are shown as escapes.
+    for markup in ["<script>alert", "<img", "<b>", "<i>", "\"'"] {
+        assert!(!html.contains(markup), "{markup}");
+    }
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "only the sorting script"
+    );
+    for hidden in ['\u{202e}', '\u{2066}', '\u{2069}'] {
+        assert!(!html.contains(hidden), "{hidden:?}");
+    }
+    for shown in [
+        "&lt;script&gt;alert(&#39;\\&#39;&#39;id&#39;\\&#39;&#39;)&lt;/script&gt;&quot;\\u{202e}",
+        "rack\\u{202e}01&lt;img src=x onerror=alert(1)&gt;",
+        "&lt;b&gt;fra&lt;/b&gt;&quot;&#39;&amp;amp;",
+        "c1-&lt;i&gt;large&lt;/i&gt;",
+        "m-\\u{2066}",
+    ] {
+        assert!(html.contains(shown), "{shown}");
+    }
+    let Some(browser) = chromium() else {
+        have("Chromium", false);
+        return;
+    };
+    // In a browser: no element from input, and nothing off the page at 800 px.
+    let dir = tempfile::tempdir().unwrap();
+    let probe = r#"<script>window.addEventListener("load", function () { document.body.setAttribute("data-probe", JSON.stringify({ injected: document.querySelectorAll("b, i, img").length, scripts: document.querySelectorAll("script").length, sideways: document.documentElement.scrollWidth > document.documentElement.clientWidth, text: document.body.textContent.indexOf("<b>fra</b>\"'&amp;") >= 0 })); });</script>"#;
+    let page = write(dir.path(), "explain.html", &format!("{html}{probe}"));
+    for width in [800, 1280] {
+        let dom = Process::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--virtual-time-budget=3000",
+                "--dump-dom",
+            ])
+            .arg(format!("--window-size={width},1200"))
+            .arg(format!(
+                "--user-data-dir={}",
+                dir.path().join("profile").display()
+            ))
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&dom.stdout);
+        let probed = dom
+            .split("data-probe=\"")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{dom}"));
+        let probed = probed[..probed.find('"').unwrap()].replace("&quot;", "\"");
+        assert_eq!(
+            probed, r#"{"injected":0,"scripts":2,"sideways":false,"text":true}"#,
+            "at {width} px"
+        );
+    }
+}
+
+#[test]
+fn explain_names_its_html_output() {
+    let (code, help, _) = stdout_of(&["explain", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        help.contains("html") && help.contains("One self-contained page, as report's"),
+        "{help}"
+    );
+}

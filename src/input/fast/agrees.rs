@@ -29,25 +29,34 @@ pub fn agrees(bytes: &[u8]) -> Option<bool> {
         }
         None => false,
     });
-    let Some(direct) = machine(bytes) else {
-        return as_event;
-    };
-    let Some(careful) = careful(bytes, &mut second) else {
-        return Some(false);
-    };
-    if as_event == Some(false) {
-        return Some(false);
+    // As a machine, read as every command reads it and as the audit reads it: the reader
+    // steps over what only the audit judges by in the one, and reads it in the other.
+    let mut answer = as_event;
+    for mode in [ReadMode::Whole, ReadMode::Audit] {
+        let Some(direct) = machine(bytes, mode) else {
+            continue;
+        };
+        let Some(careful) = careful(bytes, &mut second) else {
+            return Some(false);
+        };
+        if as_event == Some(false) {
+            return Some(false);
+        }
+        let built = |item: RawItem| {
+            let mut problems = Vec::new();
+            let log = MachineParts::of(item, Some(Format::ListJson)).and_then(|parts| {
+                parts.build("x", 1, None, mode, &mut |_| 1, &mut |r| {
+                    if let Record::Error(e) = r {
+                        problems.push(e.message);
+                    }
+                })
+            });
+            (log, problems)
+        };
+        if built(direct) != built(careful) {
+            return Some(false);
+        }
+        answer = Some(true);
     }
-    let built = |item: RawItem| {
-        let mut problems = Vec::new();
-        let log = MachineParts::of(item, Some(Format::ListJson)).and_then(|parts| {
-            parts.build("x", 1, None, ReadMode::Whole, &mut |_| 1, &mut |r| {
-                if let Record::Error(e) = r {
-                    problems.push(e.message);
-                }
-            })
-        });
-        (log, problems)
-    };
-    Some(built(direct) == built(careful))
+    answer
 }

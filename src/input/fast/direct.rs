@@ -8,6 +8,7 @@
 //! the careful way, so the answer and its errors stay what they were.
 
 use crate::input::raw::shapes::{RawEvent, RawItem};
+use crate::input::record::ReadMode;
 
 mod object;
 mod reader;
@@ -22,11 +23,13 @@ fn utf8(bytes: &[u8]) -> Option<&str> {
     simdutf8::basic::from_utf8(bytes).ok()
 }
 
-/// The machine the element holds, read as the careful path reads it; `None` where this
-/// reader cannot be sure of that.
-pub(crate) fn machine(bytes: &[u8]) -> Option<RawItem<'_>> {
+/// The machine the element holds, read as the careful path reads it (what only the audit
+/// judges by stepped over unless `mode` is [`ReadMode::Audit`]); `None` where this reader
+/// cannot be sure of that.
+pub(crate) fn machine(bytes: &[u8], mode: ReadMode) -> Option<RawItem<'_>> {
     let text = utf8(bytes)?;
     let mut r = Reader::new(text);
+    r.audit = mode == ReadMode::Audit;
     r.space();
     let item = r.item()?;
     r.space();

@@ -8,7 +8,7 @@ use crate::input::raw::lenient::Slot;
 use crate::input::raw::shapes::EventsField;
 
 fn parts(json: &str) -> Option<String> {
-    machine(json.as_bytes()).map(|item| describe(&item))
+    machine(json.as_bytes(), ReadMode::Audit).map(|item| describe(&item))
 }
 
 /// What the careful path reads of the same bytes, in the same words.
@@ -78,7 +78,7 @@ fn a_pretty_printed_machine_reads_as_the_careful_path_reads_it() {
 "id": "m-2"
 }"#;
     assert_eq!(parts(json), careful(json));
-    let item = machine(json.as_bytes()).unwrap();
+    let item = machine(json.as_bytes(), ReadMode::Audit).unwrap();
     let Slot::Value(EventsField::Block(block)) = &item.events else {
         panic!("a block")
     };
@@ -110,7 +110,10 @@ fn what_it_cannot_be_sure_of_goes_the_careful_way() {
     ] {
         assert_eq!(parts(json), None, "{json}");
     }
-    assert_eq!(machine(b"{\"id\": \"\xff\"}").map(|i| describe(&i)), None);
+    assert_eq!(
+        machine(b"{\"id\": \"\xff\"}", ReadMode::Audit).map(|i| describe(&i)),
+        None
+    );
     // Past the first 32 bytes, where the check goes block by block: a stray byte, an
     // overlong form, an encoded surrogate, a sequence cut short, all in a skipped value.
     let pad = "x".repeat(100);
@@ -119,11 +122,15 @@ fn what_it_cannot_be_sure_of_goes_the_careful_way() {
         json.extend_from_slice(bad);
         json.extend_from_slice(format!("{pad}\"}}").as_bytes());
         assert!(std::str::from_utf8(&json).is_err());
-        assert_eq!(machine(&json).map(|i| describe(&i)), None, "{bad:?}");
+        assert_eq!(
+            machine(&json, ReadMode::Audit).map(|i| describe(&i)),
+            None,
+            "{bad:?}"
+        );
         assert!(event(&json).is_none() && event_array(&json).is_none());
     }
     let fine = format!("{{\"id\": \"m\", \"note\": \"{pad}漢é{pad}\"}}");
-    assert!(machine(fine.as_bytes()).is_some());
+    assert!(machine(fine.as_bytes(), ReadMode::Audit).is_some());
 }
 
 #[test]

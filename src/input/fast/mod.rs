@@ -40,6 +40,7 @@ pub(crate) use direct::{
 
 pub use super::problems::{PathsTaken, ReadPath};
 use super::raw::RawItem;
+use super::record::ReadMode;
 pub(crate) use line::stream_line;
 use skim::skim;
 
@@ -67,20 +68,23 @@ pub fn tracing() -> bool {
 /// the machine and the path to `take`; `false` when every one declined and the careful parse
 /// must read it (and name what is wrong). `skimming` says whether skimming still pays for this
 /// batch: where it does not (the machines hold little else than events, or are not
-/// pretty-printed) it is turned off for the rest. `scratch` is a working buffer.
+/// pretty-printed) it is turned off for the rest. `scratch` is a working buffer. What only
+/// the audit judges by is kept and read where `mode` is [`ReadMode::Audit`] only.
 pub(crate) fn machine_element(
     bytes: &[u8],
+    mode: ReadMode,
     scratch: &mut Vec<u8>,
     skimming: &mut bool,
     take: &mut dyn FnMut(RawItem<'_>, ReadPath),
 ) -> bool {
     // Only what is read is parsed: a machine's hardware is most of its bytes.
-    *skimming =
-        *skimming && skim(bytes, RawItem::member, scratch) && scratch.len() < bytes.len() / 5 * 4;
+    *skimming = *skimming
+        && skim(bytes, RawItem::chooser(mode), scratch)
+        && scratch.len() < bytes.len() / 5 * 4;
     let direct = if *skimming {
-        direct_machine(scratch).map(|item| (item, ReadPath::Skimmed))
+        direct_machine(scratch, mode).map(|item| (item, ReadPath::Skimmed))
     } else {
-        direct_machine(bytes).map(|item| (item, ReadPath::Direct))
+        direct_machine(bytes, mode).map(|item| (item, ReadPath::Direct))
     };
     if let Some((item, path)) = direct {
         take(item, path);
@@ -118,6 +122,53 @@ mod tests {
     }
 
     #[test]
+    fn the_bmc_and_the_networks_are_skimmed_and_read_for_the_audit_only() {
+        let disks = vec!["1"; 200].join(", ");
+        let machine = format!(
+            "{{\n    \"id\": \"m\",\n    \"hardware\": {{\n        \"disks\": [{disks}]\n    }},\n    \"allocation\": {{\n        \"role\": \"firewall\",\n        \"networks\": [\n            {{\n                \"asn\": 4200000001,\n                \"prefixes\": [\"10.0.0.0/22\"]\n            }}\n        ]\n    }},\n    \"ipmi\": {{\n        \"address\": \"10.1.1.1:623\",\n        \"password\": \"secret\"\n    }},\n    \"events\": {{\n        \"log\": []\n    }}\n}}"
+        );
+        for (mode, read) in [(ReadMode::Whole, false), (ReadMode::Audit, true)] {
+            let mut scratch = Vec::new();
+            let mut skimming = true;
+            let mut seen = None;
+            assert!(machine_element(
+                machine.as_bytes(),
+                mode,
+                &mut scratch,
+                &mut skimming,
+                &mut |item, path| {
+                    let asns = item.place().map(|p| p.asns);
+                    seen = Some((path, asns, item.bmc().map(|b| b.address)));
+                },
+            ));
+            let skimmed = String::from_utf8_lossy(&scratch).to_string();
+            assert_eq!(skimmed.contains("networks"), read, "{skimmed}");
+            assert_eq!(skimmed.contains("10.1.1.1"), read, "{skimmed}");
+            assert!(!skimmed.contains("secret"), "{skimmed}");
+            let (path, asns, bmc) = seen.unwrap();
+            assert_eq!(path, ReadPath::Skimmed);
+            let want_asns = if read {
+                vec![4_200_000_001]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(asns, Some(want_asns));
+            assert_eq!(bmc, read.then(|| "10.1.1.1:623".to_string()));
+            // Read straight from its bytes (no skim), the same.
+            let mut off = false;
+            let mut direct = None;
+            assert!(machine_element(
+                machine.as_bytes(),
+                mode,
+                &mut scratch,
+                &mut off,
+                &mut |item, path| direct = Some((path, item.ipmi.0.is_some())),
+            ));
+            assert_eq!(direct, Some((ReadPath::Direct, read)));
+        }
+    }
+
+    #[test]
     fn each_fast_path_is_taken_where_it_fits_and_declines_otherwise() {
         let mut scratch = Vec::new();
         let mut took = Vec::new();
@@ -129,6 +180,7 @@ mod tests {
         let mut skimming = true;
         assert!(machine_element(
             pretty.as_bytes(),
+            ReadMode::Whole,
             &mut scratch,
             &mut skimming,
             &mut |item, path| took.push((item.id.as_deref().map(str::to_string), path)),
@@ -144,6 +196,7 @@ mod tests {
         let mut skimming = true;
         assert!(machine_element(
             placed.as_bytes(),
+            ReadMode::Whole,
             &mut scratch,
             &mut skimming,
             &mut |item, path| places.push((item.place(), path)),
@@ -166,6 +219,7 @@ mod tests {
         let mut skimming = false;
         assert!(!machine_element(
             broken,
+            ReadMode::Whole,
             &mut scratch,
             &mut skimming,
             &mut |item, path| took.push((item.id.as_deref().map(str::to_string), path)),

@@ -134,10 +134,16 @@ impl Batch for ElementBatch {
             begin = end;
             // The fast paths first (see `input::paths`); what they all decline goes the
             // careful way below.
-            if machine_element(bytes, &mut scratch, &mut skimming, &mut |item, path| {
-                taken.add(path);
-                self.hand_on(item, bytes, start, sink);
-            }) {
+            if machine_element(
+                bytes,
+                self.mode,
+                &mut scratch,
+                &mut skimming,
+                &mut |item, path| {
+                    taken.add(path);
+                    self.hand_on(item, bytes, start, sink);
+                },
+            ) {
                 continue;
             }
             // Two elements the cut at element lines took for one (the second opened at

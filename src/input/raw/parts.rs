@@ -214,6 +214,14 @@ impl MachineParts<'_> {
             }
             None => None,
         };
+        if mode != ReadMode::Audit {
+            // The fast paths step over what only the audit reads; the careful path reads it
+            // all. Dropped here, a machine is the same whichever path read it.
+            self.info.bmc = None;
+            if let Some(place) = self.info.place.as_mut().filter(|p| !p.asns.is_empty()) {
+                Arc::make_mut(place).asns = Vec::new();
+            }
+        }
         log.recorded = self.recorded(&events);
         log.machine_info = self.info.clone();
         log.events = events;
@@ -325,6 +333,46 @@ mod tests {
             "left out is not known to be none"
         );
         assert!(parts.info.no_event_container);
+    }
+
+    #[test]
+    fn what_only_the_audit_judges_by_is_kept_for_the_audit_only() {
+        let built = |text: &str, mode| {
+            let item: RawItem = serde_json::from_str(text).unwrap();
+            let parts = MachineParts::of(item, None).unwrap();
+            parts
+                .build("x", 1, None, mode, &mut |_| 1, &mut |_| {})
+                .unwrap()
+        };
+        let firewall = r#"{"id": "m", "events": {"log": []}, "partition": {"id": "fra"},
+            "allocation": {"role": "firewall", "networks": [{"asn": 4200000001}, {"asn": 0}]},
+            "ipmi": {"address": "10.0.0.1:623", "mac": "aa:bb:cc:dd:ee:ff", "password": "x"}}"#;
+        let audit = built(firewall, ReadMode::Audit);
+        let place = audit.machine_info.place.as_deref().unwrap();
+        assert_eq!(place.asns, [4_200_000_001]);
+        let bmc = audit.machine_info.bmc.as_deref().unwrap();
+        assert_eq!(
+            (bmc.address.as_str(), bmc.mac.as_str()),
+            ("10.0.0.1:623", "aa:bb:cc:dd:ee:ff")
+        );
+        // Every other command: the careful path read them, but the machine is what the fast
+        // paths, which step over them, hand on.
+        let report = built(firewall, ReadMode::Whole);
+        let place = report.machine_info.place.as_deref().unwrap();
+        assert_eq!(
+            (place.partition.as_deref(), place.role.as_deref()),
+            (Some("fra"), Some("firewall"))
+        );
+        assert!(place.asns.is_empty());
+        assert!(report.machine_info.bmc.is_none());
+        // The ASNs alone are no place, whether they were read or not.
+        let asns_only =
+            r#"{"id": "m", "events": {"log": []}, "allocation": {"networks": [{"asn": 65000}]}}"#;
+        for mode in [ReadMode::Whole, ReadMode::Audit] {
+            let log = built(asns_only, mode);
+            assert_eq!(log.machine_info.place, None, "{mode:?}");
+            assert_eq!(log.machine_info.allocated, Some(true));
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::lenient::{EnumText, FromScalar, Loose, Slot, Text, last_wins};
 pub(crate) use super::members::{Member, RawIpmi, RawNetworks, RawTags};
+use crate::input::record::ReadMode;
 use crate::input::time::parse_rfc3339;
 use crate::log::{Bmc, BmcUpdated, Format, Place};
 
@@ -226,8 +227,17 @@ last_wins!(RawAllocation {
 });
 
 impl RawAllocation<'_> {
-    /// What a skim keeps of an allocation's member: the keys read here.
+    /// What a skim keeps of an allocation's member: the keys read here but the networks,
+    /// which only the audit reads ([`RawAllocation::audit_member`]).
     pub fn member(key: &[u8]) -> Member {
+        match key {
+            b"networks" => Member::Skip,
+            key => RawAllocation::audit_member(key),
+        }
+    }
+
+    /// What a skim keeps of an allocation's member for the audit: the keys read here.
+    pub fn audit_member(key: &[u8]) -> Member {
         match key {
             b"image" => Member::Within(RawRef::member),
             key if RawAllocation::KEYS.iter().any(|k| k.as_bytes() == key) => Member::Keep,
@@ -294,12 +304,31 @@ last_wins!(RawItem {
 });
 
 impl<'a> RawItem<'a> {
-    /// What a skim of an exported object keeps of a member (see [`crate::input::fast::skim`]):
-    /// the keys read here; of the allocation (which can hold user data and networks), the
-    /// partition and the size only what is read.
+    /// What a skim of an exported object keeps of a member (see [`crate::input::fast::skim`])
+    /// for `mode`: what [`RawItem::member`] keeps, or [`RawItem::audit_member`] for the audit.
+    pub fn chooser(mode: ReadMode) -> fn(&[u8]) -> Member {
+        match mode {
+            ReadMode::Audit => RawItem::audit_member,
+            ReadMode::Whole | ReadMode::IdsOnly => RawItem::member,
+        }
+    }
+
+    /// What a skim keeps of a member: what the audit keeps ([`RawItem::audit_member`]) but
+    /// the BMC and the allocation's networks, which only the audit reads.
     pub fn member(key: &[u8]) -> Member {
         match key {
             b"allocation" => Member::Within(RawAllocation::member),
+            b"ipmi" => Member::Skip,
+            key => RawItem::audit_member(key),
+        }
+    }
+
+    /// What a skim keeps of a member for the audit: the keys read here; of the allocation
+    /// (which can hold user data), the partition, the size and the BMC (whose credentials are
+    /// never parsed) only what is read.
+    pub fn audit_member(key: &[u8]) -> Member {
+        match key {
+            b"allocation" => Member::Within(RawAllocation::audit_member),
             b"partition" | b"size" => Member::Within(RawRef::member),
             b"ipmi" => Member::Within(RawIpmi::member),
             key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => Member::Keep,

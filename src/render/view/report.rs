@@ -55,6 +55,21 @@ pub fn totals(rules: &str, s: &Summary, problems: &Problems) -> Vec<Piece> {
     line
 }
 
+/// Where a pair links to on a page (its explanation), if anywhere.
+pub type PairLink<'l> = Option<&'l dyn Fn(&Pair) -> String>;
+
+/// A pair's state or event: our own words, a link where the page has one for the pair.
+fn pair_word(name: &'static str, pair: &Pair, link: PairLink) -> Piece {
+    match link {
+        Some(link) => Value::Link {
+            text: name.to_string(),
+            url: link(pair),
+        }
+        .into(),
+        None => label(name),
+    }
+}
+
 /// The unexpected pairs as a table (the view's data); with a trend column per period.
 pub fn pairs_table(
     s: &Summary,
@@ -62,6 +77,7 @@ pub fn pairs_table(
     verdicts: &Verdicts,
     period: Option<Period>,
     with_message: bool,
+    link: PairLink,
 ) -> Grid {
     let mut columns = vec![
         Column::new("State"),
@@ -108,10 +124,11 @@ pub fn pairs_table(
         columns.push(Column::optional("Where", 1));
     }
     let mut grid = Grid::new(columns);
-    for &((state, event), t) in pairs {
+    for &(pair, t) in pairs {
+        let (state, event) = pair;
         let mut row = vec![
-            label(state.name()),
-            label(event.name()),
+            pair_word(state.name(), pair, link),
+            pair_word(event.name(), pair, link),
             count(t.count).tone(Tone::Bad),
             count(t.machines),
             time(t.first_seen),
@@ -206,10 +223,10 @@ pub fn window_line(shown: &Shown) -> Option<Vec<Piece>> {
 
 /// The whole report.
 pub fn doc(report: &Report) -> Doc {
-    doc_of(report, false)
+    doc_of(report, false, None)
 }
 
-fn doc_of(report: &Report, with_message: bool) -> Doc {
+fn doc_of(report: &Report, with_message: bool, link: PairLink) -> Doc {
     let (rules, s) = (report.rules, report.summary);
     let mut doc = Doc::default();
     doc.push(Block::Title("fsmlog report".to_string()));
@@ -236,6 +253,7 @@ fn doc_of(report: &Report, with_message: bool) -> Doc {
         report.verdicts,
         report.period,
         with_message,
+        link,
     ));
     cascade_lines(&mut doc, s);
     if let Some(dimension) = report.breakdown {
@@ -352,10 +370,10 @@ fn cascade_lines(doc: &mut Doc, s: &Summary) {
 }
 
 /// The report with each pair's first message and the input problems, for a page that is read
-/// without a terminal's stderr beside it.
-pub fn doc_with_problems(report: &Report) -> Doc {
-    let mut doc = doc_of(report, true);
-    verdict_notes(&mut doc, report);
+/// without a terminal's stderr beside it; each pair a link where `link` gives one.
+pub fn doc_with_problems(report: &Report, link: PairLink) -> Doc {
+    let mut doc = doc_of(report, true, link);
+    verdict_notes(&mut doc, report, link);
     let p = report.problems;
     if p.errors.is_empty() && p.skipped.is_empty() {
         return doc;
@@ -390,7 +408,7 @@ pub fn doc_with_problems(report: &Report) -> Doc {
 
 /// Each pair's verdict in full, with its precedents as links and what to run next: the page
 /// has no `explain` beside it.
-fn verdict_notes(doc: &mut Doc, report: &Report) {
+fn verdict_notes(doc: &mut Doc, report: &Report, link: PairLink) {
     let judged: Vec<_> = report
         .pairs()
         .into_iter()
@@ -400,10 +418,18 @@ fn verdict_notes(doc: &mut Doc, report: &Report) {
         return;
     }
     doc.heading(vec![label("Verdicts")]);
-    for ((state, event), t, v) in judged {
-        doc.line(vec![
-            label(format!("{event} in {state}")).tone(Tone::Strong),
-        ]);
+    for (pair, t, v) in judged {
+        let (state, event) = pair;
+        let name = format!("{event} in {state}");
+        let heading = match link {
+            Some(link) => Value::Link {
+                text: name,
+                url: link(pair),
+            }
+            .into(),
+            None => label(name),
+        };
+        doc.line(vec![heading.tone(Tone::Strong)]);
         verdicts::verdict_lines(doc, v);
         // The pair's examples in full: where the table's shortened ids link to.
         let mut examples = vec![label("examples: ")];

@@ -57,7 +57,7 @@ impl<'a> Reader<'a> {
                 b"project" => allocation.project = Loose(r.text()?),
                 b"role" => allocation.role = Loose(r.text()?),
                 b"image" => allocation.image = Loose(r.reference()?),
-                b"networks" => allocation.networks = r.networks()?,
+                b"networks" if r.audit => allocation.networks = r.networks()?,
                 _ => r.skip()?,
             }
             Some(())
@@ -99,7 +99,9 @@ impl<'a> Reader<'a> {
                 b"rackid" | b"rack" => item.rack = Loose(r.text()?),
                 b"state" => item.state = Loose(r.state()?),
                 b"tags" => item.tags = r.tags()?,
-                b"ipmi" => item.ipmi = Loose(r.ipmi()?),
+                b"ipmi" if r.audit => item.ipmi = Loose(r.ipmi()?),
+                // Only the audit reads it (see `ReadMode::Audit`).
+                b"ipmi" => r.skip()?,
                 key if RawItem::KEYS.iter().any(|k| k.as_bytes() == key) => return None,
                 _ => r.skip()?,
             }

@@ -15,6 +15,11 @@ pub(super) struct Reader<'a> {
     pub(super) lines: usize,
     /// How deep [`Reader::skip`] is in the value it steps over.
     pub(super) depth: usize,
+    /// Whether what only the audit judges by is read ([`ReadMode::Audit`]); else it is
+    /// stepped over.
+    ///
+    /// [`ReadMode::Audit`]: crate::input::record::ReadMode::Audit
+    pub(super) audit: bool,
 }
 
 /// How deeply nested a value this reader steps over; a deeper one is left to the careful path
@@ -30,6 +35,7 @@ impl<'a> Reader<'a> {
             at: 0,
             lines: 0,
             depth: 0,
+            audit: false,
         }
     }
 
