@@ -17,7 +17,7 @@ use crate::explain::{ExplainOptions, Explanation};
 use crate::fleet::{Inputs, Keep, Sources, counted, fleet_graph};
 use crate::graph::Graph;
 use crate::input::Problems;
-use crate::input::record::InputOptions;
+use crate::input::record::{InputOptions, ReadMode};
 use crate::issues::{self, EXPORTER_LAST_ERROR_THRESHOLD, Filter, MachineFacts, Policy, audit};
 use crate::render::format::TableFormat;
 use crate::render::terminal::Terminal;
@@ -146,7 +146,10 @@ impl FleetView {
     /// Every machine's issues at `now`, as `issues -o openmetrics DIR` judges them
     /// (metal-metrics-exporter's last-error threshold, every type).
     fn audit(&mut self, now: DateTime<Utc>) -> Result<()> {
-        let inputs = Inputs::resolve(&sources(&self.dir))?;
+        // As `issues` reads: the BMC and the allocation's networks are read for the audit only.
+        let mut sources = sources(&self.dir);
+        sources.options.mode = ReadMode::Audit;
+        let inputs = Inputs::resolve(&sources)?;
         let rules = &self.rules;
         let folded = inputs.fold(|facts: &mut Facts, merged| {
             let trace = replay(&merged.log, rules);
@@ -162,9 +165,8 @@ impl FleetView {
     }
 }
 
-/// One pair's explanation as `explain --pair STATE/EVENT DIR` prints it, in plain text (the
-/// seam an HTML explanation replaces).
-pub fn explain_text(dir: &Path, rules: &Ruleset, pair: Pair, min_machines: u64) -> Result<Vec<u8>> {
+/// One pair's explanation as `explain --pair STATE/EVENT -o html DIR` renders it.
+pub fn explain_page(dir: &Path, rules: &Ruleset, pair: Pair, min_machines: u64) -> Result<Vec<u8>> {
     let inputs = Inputs::resolve(&sources(dir))?;
     let (counting, shown) = counted(&inputs, &WindowSpec::default(), None)?;
     let options = ExplainOptions {
@@ -199,6 +201,6 @@ pub fn explain_text(dir: &Path, rules: &Ruleset, pair: Pair, min_machines: u64) 
         template: None,
     };
     let mut out = Vec::new();
-    render::explain(TableFormat::Table, &report, &plain, &mut out)?;
+    render::explain(TableFormat::Html, &report, &plain, &mut out)?;
     Ok(out)
 }

@@ -22,8 +22,6 @@ use crate::cli::{LogFormat, WatchArgs};
 use crate::collect::{self, Observer, Polled};
 use crate::diagnose::MIN_MACHINES;
 use crate::ending::{Ending, log};
-use crate::render::format::ReportFormat;
-use crate::render::terminal::Terminal;
 use crate::render::watch_log::{Level, LogLine};
 use crate::render::{self, Collected, Report, WatchMetrics, watch_metrics};
 use crate::rules::Ruleset;
@@ -127,7 +125,8 @@ impl Watcher {
         let generation = view.generation();
         if self.page.as_ref().is_none_or(|(g, _)| *g != generation) {
             let mut page = Vec::new();
-            let _ = render::report(ReportFormat::Html, &report, &plain(), &mut page);
+            // Each pair links to its explanation on this server.
+            let _ = render::report_page(&report, Some("/explain"), &mut page);
             self.page = Some((generation, Arc::from(page)));
             let pairs: BTreeSet<_> = summary.pairs_by_count().iter().map(|(p, _)| **p).collect();
             self.explainer = Some((
@@ -157,17 +156,6 @@ impl Watcher {
             page: self.page.as_ref().map(|(_, p)| Arc::clone(p)),
             explainer: self.explainer.as_ref().map(|(_, e)| Arc::clone(e)),
         });
-    }
-}
-
-/// Text as a file gets it: no colour, nothing shortened.
-fn plain() -> Terminal {
-    Terminal {
-        width: None,
-        color: false,
-        shorten: false,
-        headers: true,
-        template: None,
     }
 }
 

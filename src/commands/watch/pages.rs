@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use super::judge::explain_text;
+use super::judge::explain_page;
 use crate::event::{Pair, parse_pair};
 use crate::rules::Ruleset;
 use crate::serve::{Handler, Request, Response};
@@ -133,7 +133,7 @@ fn explain(explainer: &Explainer, query: Option<&str>) -> Response {
         done.get(&pair).cloned()
     };
     if let Some(text) = done(explainer) {
-        return body("text/plain; charset=utf-8", &text);
+        return body("text/html; charset=utf-8", &text);
     }
     let Ok(_reading) = explainer.reading.try_lock() else {
         return Response::text(
@@ -143,9 +143,9 @@ fn explain(explainer: &Explainer, query: Option<&str>) -> Response {
     };
     // Read by the one before, while this one was on its way.
     if let Some(text) = done(explainer) {
-        return body("text/plain; charset=utf-8", &text);
+        return body("text/html; charset=utf-8", &text);
     }
-    match explain_text(
+    match explain_page(
         &explainer.dir,
         &explainer.rules,
         pair,
@@ -155,7 +155,7 @@ fn explain(explainer: &Explainer, query: Option<&str>) -> Response {
             let text: Arc<[u8]> = Arc::from(text);
             let mut done = explainer.done.lock().unwrap_or_else(|e| e.into_inner());
             done.insert(pair, Arc::clone(&text));
-            body("text/plain; charset=utf-8", &text)
+            body("text/html; charset=utf-8", &text)
         }
         Err(_) => Response::text(500, "the history could not be read\n"),
     }

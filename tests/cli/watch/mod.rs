@@ -374,12 +374,25 @@ fn slow_and_malformed_clients_neither_stall_a_scrape_nor_knock_it_over() {
     let pairs = metrics.by_pair("fsmlog_unexpected_transitions_total");
     let ((state, event), _) = pairs.iter().next().expect("an unexpected pair");
     let query = format!("{state}/{event}").replace(' ', "%20");
-    let (status, _, text) = watch.get(&format!("/explain?pair={query}"));
+    let (status, head, text) = watch.get(&format!("/explain?pair={query}"));
     assert_eq!(status, 200, "{text}");
+    assert!(head.contains("Content-Type: text/html"), "{head}");
+    assert!(text.starts_with("<!DOCTYPE html>"), "{text}");
     assert!(
         text.contains(state.as_str()) && text.contains(event.as_str()),
         "{text}"
     );
+    // The report's page links each pair to its explanation here, and the link works.
+    let (status, _, page) = watch.get("/");
+    assert_eq!(status, 200);
+    let at = page
+        .find("href=\"/explain?")
+        .expect("a pair linked to /explain");
+    let link = &page[at + 6..];
+    let link = link[..link.find('"').unwrap()].replace("&amp;", "&");
+    let (status, _, linked) = watch.get(&link);
+    assert_eq!(status, 200, "{link}: {linked}");
+    assert!(linked.starts_with("<!DOCTYPE html>"), "{link}");
     assert_eq!(watch.get("/explain?pair=Waiting/Waiting").0, 404);
     drop(silent);
     drop(half);
