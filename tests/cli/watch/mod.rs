@@ -386,3 +386,38 @@ fn slow_and_malformed_clients_neither_stall_a_scrape_nor_knock_it_over() {
     assert_eq!(watch.get("/healthz").0, 200);
     assert_eq!(watch.signal("-TERM").0, Some(0));
 }
+
+#[test]
+fn a_signal_during_a_poll_metal_api_does_not_answer_ends_it_within_seconds() {
+    let home = tempfile::tempdir().unwrap();
+    let into = home.path().join("history");
+    let standin = Standin::start(simulated_fleet(2, 10), 10, hmac());
+    // The second poll hangs far longer than the docs' few seconds (within --timeout).
+    standin.fail(&[Fault::Status(500), Fault::Slow(Duration::from_secs(25))]);
+    let args = [
+        "--interval",
+        "200ms",
+        "--timeout",
+        "60s",
+        "--api-url",
+        &standin.url,
+        "--into",
+        into.to_str().unwrap(),
+    ];
+    let mut watch = start(home.path(), &args, &[("METALCTL_HMAC", KEY)]);
+    watch.wait_for("the hanging poll", Duration::from_secs(30), |_| {
+        standin.requests().len() >= 2
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let (code, took) = watch.signal("-TERM");
+    assert_eq!(code, Some(0), "{}", watch.log().join("\n"));
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    // Nothing of the unanswered poll was written.
+    assert!(!into.join("machines.json").exists());
+    let log = watch.log();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("stopped before metal-api answered")),
+        "{log:?}"
+    );
+}
