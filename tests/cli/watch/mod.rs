@@ -421,3 +421,23 @@ fn a_signal_during_a_poll_metal_api_does_not_answer_ends_it_within_seconds() {
         "{log:?}"
     );
 }
+
+#[test]
+fn a_password_in_the_url_is_refused_and_never_repeated() {
+    let home = tempfile::tempdir().unwrap();
+    let into = home.path().join("history");
+    let out = crate::fsmlog()
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env("METALCTL_API_TOKEN", TOKEN)
+        .args(["watch", "--listen", "127.0.0.1:0", "--api-url"])
+        .arg("http://op:pa55word@127.0.0.1:9/metal")
+        .arg("--into")
+        .arg(&into)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("pa55word"), "{stderr}");
+    assert!(stderr.contains("holds a user or password"), "{stderr}");
+}
