@@ -3,6 +3,7 @@
 //! serving; slow and malformed clients neither stall a scrape nor knock it over; no secret in
 //! a log line or a response; SIGTERM and SIGINT end it with 0 within seconds.
 
+mod hostile;
 mod prometheus;
 mod running;
 
