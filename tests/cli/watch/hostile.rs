@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::running::start;
+use super::running::{request, start};
 use super::{KEY, hmac, promtool_clean, two_more_polls};
 use crate::collect::standin::{Standin, simulated_fleet};
 
@@ -73,6 +73,15 @@ fn hostile_names_reach_no_endpoint_and_no_log_line_raw() {
         assert_eq!(status, 400, "{text}");
         assert_eq!(raw_hidden(&text), None, "{text:?}");
     }
+    // Said once, as the command line says it: not escaped twice.
+    let (_, _, text) = watch.get("/explain?pair=Wait%20ing/x");
+    assert_eq!(text, "unknown state \"Wait ing\"\n");
+    // The absolute form a proxy sends is the same request.
+    let (status, _, body) = request(
+        &watch.addr,
+        &format!("GET http://{}/healthz HTTP/1.1\r\n\r\n", watch.addr),
+    );
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
     assert_eq!(watch.signal("-TERM").0, Some(0));
     let log = watch.log();
     assert!(
