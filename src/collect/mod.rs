@@ -12,7 +12,9 @@ mod sign;
 mod source;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -139,6 +141,35 @@ pub fn once(plan: &Plan) -> Result<()> {
     Ok(())
 }
 
+/// Polls metal-api on a thread of its own, so that a stop need not wait for an answer that
+/// may take the whole timeout: `None` when `stop` was set first (the request is left to end
+/// with the process; nothing of it is written).
+fn poll_unless_stopped(
+    client: &Arc<Client>,
+    stop: &AtomicBool,
+) -> Option<Result<Vec<shapes::Machine>>> {
+    let (answer, answered) = channel();
+    let asking = Arc::clone(client);
+    let spawned = std::thread::Builder::new()
+        .name("poll".to_string())
+        .spawn(move || {
+            let _ = answer.send(asking.poll());
+        });
+    if spawned.is_err() {
+        return Some(client.poll());
+    }
+    loop {
+        match answered.recv_timeout(Duration::from_millis(50)) {
+            Ok(polled) => return Some(polled),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Some(Err(anyhow::anyhow!("the poll ended without an answer")));
+            }
+            Err(RecvTimeoutError::Timeout) if stop.load(Ordering::SeqCst) => return None,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
 /// Polls every interval until `stop` is set, finishing the poll under way. A poll that fails
 /// is said and tried again after a back-off; only a history that cannot be opened ends it.
 pub fn run(plan: &Plan, stop: &AtomicBool) -> Result<()> {
@@ -150,7 +181,7 @@ pub fn run(plan: &Plan, stop: &AtomicBool) -> Result<()> {
 
 /// [`run`], each poll and each line handed to `observer`.
 pub fn run_observed(plan: &Plan, stop: &AtomicBool, observer: &mut dyn Observer) -> Result<()> {
-    let client = client(plan)?;
+    let client = Arc::new(client(plan)?);
     let mut history = Some(open(plan, observer)?);
     let mut failures: u32 = 0;
     while !stop.load(Ordering::SeqCst) {
@@ -159,7 +190,11 @@ pub fn run_observed(plan: &Plan, stop: &AtomicBool, observer: &mut dyn Observer)
             None => history.insert(open(plan, observer)?),
         };
         let started = Instant::now();
-        match client.poll().map(|machines| live.append(machines)) {
+        let Some(polled) = poll_unless_stopped(&client, stop) else {
+            observer.said("stopped before metal-api answered: nothing of that poll is written");
+            break;
+        };
+        match polled.map(|machines| live.append(machines)) {
             Ok(Ok(appended)) => {
                 failures = 0;
                 let took = started.elapsed();

@@ -157,7 +157,8 @@ pub fn resolve(
     })
 }
 
-/// The URL without trailing slashes; only http and https.
+/// The URL without trailing slashes; only http and https, and no user or password in it: the
+/// URL is named in every error and log line, and metal-api signs in with the HMAC or token.
 fn check_url(url: &str) -> Result<String> {
     let trimmed = url.trim().trim_end_matches('/');
     let lower = trimmed.to_ascii_lowercase();
@@ -165,11 +166,32 @@ fn check_url(url: &str) -> Result<String> {
         .strip_prefix("https://")
         .or_else(|| lower.strip_prefix("http://"));
     match rest {
-        Some(host) if !host.is_empty() => Ok(trimmed.to_string()),
+        Some(host) if !host.is_empty() => {}
         _ => bail!(
             "the metal-api URL {:?} is not an http:// or https:// URL",
-            escape::text(url)
+            escape::text(&without_userinfo(url))
         ),
+    }
+    if without_userinfo(trimmed) != trimmed {
+        bail!(
+            "the metal-api URL {:?} holds a user or password: give it without (metal-api signs \
+             in with --hmac or --api-token, and the URL is named in every error and log line)",
+            escape::text(&without_userinfo(url))
+        );
+    }
+    Ok(trimmed.to_string())
+}
+
+/// The URL with what stands before an `@` in its authority (a user and password) written
+/// `…`, so that no error repeats it.
+fn without_userinfo(url: &str) -> String {
+    let start = url.find("://").map_or(0, |at| at + 3);
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |at| start + at);
+    match url[start..end].rfind('@') {
+        Some(at) => format!("{}…{}", &url[..start], &url[start + at..]),
+        None => url.to_string(),
     }
 }
 

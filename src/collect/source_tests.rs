@@ -151,3 +151,29 @@ fn a_broken_config_is_named_without_its_text() {
     let err = resolve_with(&SourceOptions::default(), &[], None, dir.path()).unwrap_err();
     assert!(err.to_string().contains("not base64"), "{err}");
 }
+
+#[test]
+fn a_url_with_a_user_or_password_is_refused_without_repeating_them() {
+    let cwd = tempfile::tempdir().unwrap();
+    for url in [
+        "https://op:pa55word@api.example/metal",
+        "http://pa55word@api.example",
+        "HTTPS://op:pa55word@api.example:443/?x=@y",
+        "ftp://op:pa55word@api.example",
+    ] {
+        let options = SourceOptions {
+            api_url: Some(url.into()),
+            ..SourceOptions::default()
+        };
+        let vars = [("METALCTL_API_TOKEN", "tok")];
+        let err = resolve_with(&options, &vars, None, cwd.path()).unwrap_err();
+        let text = format!("{err:#}");
+        assert!(!text.contains("pa55word"), "{text}");
+        assert!(text.contains("…@api.example"), "{text}");
+    }
+    assert_eq!(
+        without_userinfo("https://api.example/a@b?c=@d"),
+        "https://api.example/a@b?c=@d"
+    );
+    assert_eq!(without_userinfo("http://u:p@h:1/x"), "http://…@h:1/x");
+}

@@ -1,11 +1,14 @@
 //! `fsmlog watch`'s log lines: one per poll and per fault, as text (`fsmlog: watch: TIME: …`,
 //! what came from elsewhere escaped as every text output escapes it) or as one JSON object a
-//! line (`--log-format json`) with the same fields named.
+//! line (`--log-format json`) with the same fields named, in which every character that
+//! hides or reorders text is a JSON `\uXXXX` escape: a program reads the text as it was, a
+//! terminal showing `kubectl logs` shows no raw bidirectional control.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value};
 
 use super::escape;
+use crate::hidden::{has_hidden, is_hidden};
 
 /// How bad what a line tells is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +59,29 @@ impl LogLine<'_> {
         for (name, value) in &self.fields {
             object.insert((*name).into(), value.clone());
         }
-        Value::Object(object).to_string()
+        json_shown(Value::Object(object).to_string())
     }
+}
+
+/// A JSON text with each character that hides or reorders text written as `\uXXXX` (a pair
+/// of them past U+FFFF). Outside its strings a JSON text holds only ASCII that shows, so each
+/// such character is inside a string, where the escape means the same.
+fn json_shown(json: String) -> String {
+    if !has_hidden(&json) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_hidden(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -93,5 +117,21 @@ mod tests {
         assert_eq!(json["seconds"], 0.5);
         assert_eq!(json["message"], "the poll failed: 500 \u{1b}[31m");
         assert!(!l.render(true).contains('\n'));
+    }
+
+    #[test]
+    fn a_json_line_holds_no_character_that_hides_or_reorders_text() {
+        let hostile = "m-1\u{202e}txt.exe\u{2066}\u{7f}\u{9b}31m\u{200b}\u{e0041}\u{1b}[2J";
+        let mut l = line(hostile);
+        l.fields.push(("machine", Value::from(hostile)));
+        let text = l.render(true);
+        assert!(!text.chars().any(crate::hidden::is_hidden), "{text:?}");
+        assert!(
+            text.contains("\\u202e") && text.contains("\\udb40\\udc41"),
+            "{text}"
+        );
+        let json: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["message"], hostile);
+        assert_eq!(json["machine"], hostile);
     }
 }

@@ -36,7 +36,7 @@ pub fn read_head(bytes: &[u8], limit: usize) -> Head {
                 Some("HEAD") => true,
                 _ => return Head::Refused(405),
             };
-            let target = request.path.unwrap_or("/");
+            let target = origin_form(request.path.unwrap_or("/"));
             let (path, query) = match target.split_once('?') {
                 Some((path, query)) => (path, Some(query.to_string())),
                 None => (target, None),
@@ -51,6 +51,28 @@ pub fn read_head(bytes: &[u8], limit: usize) -> Head {
         }
         Err(httparse::Error::TooManyHeaders) => Head::Refused(431),
         Err(_) => Head::Refused(400),
+    }
+}
+
+/// The target's path and query: the absolute form (`http://host/metrics`, which a server
+/// must accept, RFC 9112 3.2.2) without its scheme and host; any other form as it is.
+fn origin_form(target: &str) -> &str {
+    let scheme = target
+        .get(..8)
+        .filter(|s| s.eq_ignore_ascii_case("https://"))
+        .or_else(|| {
+            target
+                .get(..7)
+                .filter(|s| s.eq_ignore_ascii_case("http://"))
+        });
+    let Some(scheme) = scheme else {
+        return target;
+    };
+    let rest = &target[scheme.len()..];
+    match rest.find(['/', '?']) {
+        Some(at) if rest.as_bytes()[at] == b'/' => &rest[at..],
+        // No path: `/` (a query straight after the host is not one any path here reads).
+        Some(_) | None => "/",
     }
 }
 
@@ -96,6 +118,19 @@ mod tests {
             read_head(b"\x00\x01garbage\r\n\r\n", limit),
             Head::Refused(400)
         );
+        assert_eq!(
+            read_head(b"GET http://10.0.0.1:9119/metrics HTTP/1.1\r\n\r\n", limit),
+            get("/metrics", None)
+        );
+        assert_eq!(
+            read_head(b"GET HTTPS://h/explain?pair=a/b HTTP/1.1\r\n\r\n", limit),
+            get("/explain", Some("pair=a/b"))
+        );
+        assert_eq!(
+            read_head(b"GET http://h HTTP/1.1\r\n\r\n", limit),
+            get("/", None)
+        );
+        assert_eq!(read_head(b"GET * HTTP/1.1\r\n\r\n", limit), get("*", None));
         let long = format!("GET / HTTP/1.1\r\nX: {}", "a".repeat(2000));
         assert_eq!(read_head(long.as_bytes(), limit), Head::Refused(431));
         let many: String = (0..100).map(|n| format!("X-{n}: y\r\n")).collect();

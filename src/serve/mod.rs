@@ -3,11 +3,14 @@
 //! stall a scrape or the poll loop. One thread accepts connections and reads every request
 //! head without blocking (a client that sends nothing, or a byte at a time, costs a slot among
 //! a bounded number, never a thread, and is dropped after `head_time`); a complete head goes to
-//! a fixed pool of workers through a bounded queue; a worker answers it with one response
-//! written under a deadline, then closes the connection. Only GET and HEAD are answered; a
-//! handler that panics answers 500. Nothing here knows what is served.
+//! a fixed pool of workers through a bounded queue; a worker answers it with one response,
+//! written at once where the socket takes it whole, else handed to one thread that writes
+//! every slow client's answer without blocking, under a deadline (`send.rs`); then the
+//! connection is closed. Only GET and HEAD are answered; a handler that panics answers 500.
+//! Nothing here knows what is served.
 
 mod head;
+mod send;
 
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -20,6 +23,7 @@ use std::time::{Duration, Instant};
 
 pub use head::Request;
 use head::{Head, read_head};
+use send::{Progress, Sending, send};
 
 /// A handler's answer.
 #[derive(Debug, Clone)]
@@ -93,16 +97,26 @@ impl Server {
         let stop = Arc::new(AtomicBool::new(false));
         let (queue, jobs) = sync_channel::<Job>(limits.workers * 4);
         let jobs = Arc::new(Mutex::new(jobs));
+        let (handoff, handed) = sync_channel::<Sending>(limits.pending.max(1));
         let mut threads = Vec::new();
         for n in 0..limits.workers.max(1) {
             let jobs = Arc::clone(&jobs);
             let handler = Arc::clone(&handler);
+            let handoff = handoff.clone();
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("http-{n}"))
-                    .spawn(move || work(&jobs, handler.as_ref(), limits))?,
+                    .spawn(move || work(&jobs, handler.as_ref(), &handoff, limits))?,
             );
         }
+        // The workers hold the only senders: the writer ends once they are gone.
+        drop(handoff);
+        let flag = Arc::clone(&stop);
+        threads.push(
+            std::thread::Builder::new()
+                .name("http-send".to_string())
+                .spawn(move || send(&handed, &flag, limits.pending))?,
+        );
         let flag = Arc::clone(&stop);
         threads.push(
             std::thread::Builder::new()
@@ -250,7 +264,12 @@ fn refuse(mut stream: &TcpStream, status: u16) {
 }
 
 /// Answers the requests handed over until the queue closes.
-fn work(jobs: &Mutex<Receiver<Job>>, handler: &dyn Handler, limits: Limits) {
+fn work(
+    jobs: &Mutex<Receiver<Job>>,
+    handler: &dyn Handler,
+    handoff: &SyncSender<Sending>,
+    limits: Limits,
+) {
     loop {
         let job = jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
         let Ok((stream, request, head_only)) = job else {
@@ -259,15 +278,21 @@ fn work(jobs: &Mutex<Receiver<Job>>, handler: &dyn Handler, limits: Limits) {
         let answer = catch_unwind(AssertUnwindSafe(|| handler.respond(&request)))
             .unwrap_or_else(|_| Some(Response::text(500, "internal error\n")))
             .unwrap_or_else(|| Response::text(404, "not found\n"));
-        write_response(&stream, &answer, head_only, limits.write_time);
+        write_response(stream, &answer, head_only, handoff, limits.write_time);
     }
 }
 
-/// Writes the response (without its body for HEAD) in pieces, giving up at the deadline so
-/// that a client that does not read frees the worker.
-fn write_response(mut stream: &TcpStream, response: &Response, head_only: bool, time: Duration) {
-    let deadline = Instant::now() + time;
-    if stream.set_nonblocking(false).is_err() {
+/// Writes what of the response (without its body for HEAD) the socket takes now; the rest
+/// goes to the writer, which gives up at the deadline, so that a client that reads slowly
+/// never holds the worker. Where the writer has no slot left, the connection is dropped.
+fn write_response(
+    stream: TcpStream,
+    response: &Response,
+    head_only: bool,
+    handoff: &SyncSender<Sending>,
+    time: Duration,
+) {
+    if stream.set_nonblocking(true).is_err() {
         return;
     }
     let head = format!(
@@ -277,18 +302,20 @@ fn write_response(mut stream: &TcpStream, response: &Response, head_only: bool, 
         response.content_type,
         response.body.len()
     );
-    let body: &[u8] = if head_only { &[] } else { &response.body };
-    for piece in std::iter::once(head.as_bytes()).chain(body.chunks(16 * 1024)) {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || stream.set_write_timeout(Some(left)).is_err() {
-            return;
-        }
-        if stream.write_all(piece).is_err() {
-            return;
-        }
+    let mut sending = Sending {
+        stream,
+        head: head.into_bytes(),
+        body: if head_only {
+            Arc::from(&[][..])
+        } else {
+            Arc::clone(&response.body)
+        },
+        sent: 0,
+        deadline: Instant::now() + time,
+    };
+    if matches!(sending.advance(), Progress::Moved | Progress::Blocked) {
+        let _ = handoff.try_send(sending);
     }
-    let _ = stream.flush();
-    let _ = stream.shutdown(std::net::Shutdown::Write);
 }
 
 /// The reason phrase of the statuses the server sends.

@@ -2,12 +2,16 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use super::{Handler, Limits, Request, Response, Server};
 
 struct Paths;
+
+/// More than a socket's buffers hold (at most a few MiB each side): a client that does not
+/// read leaves most of it unwritten.
+static BIG: LazyLock<Arc<[u8]>> = LazyLock::new(|| Arc::from(vec![b'x'; 24 << 20]));
 
 impl Handler for Paths {
     fn respond(&self, request: &Request) -> Option<Response> {
@@ -18,6 +22,11 @@ impl Handler for Paths {
                 std::thread::sleep(Duration::from_millis(400));
                 Some(Response::text(200, "slow\n"))
             }
+            "/big" => Some(Response {
+                status: 200,
+                content_type: "text/plain",
+                body: Arc::clone(&BIG),
+            }),
             _ => None,
         }
     }
@@ -104,4 +113,56 @@ fn a_full_queue_is_answered_503_at_once() {
         statuses.iter().all(|s| *s == 200 || *s == 503),
         "{statuses:?}"
     );
+}
+
+#[test]
+fn clients_that_read_slowly_hold_no_worker() {
+    let server = serve(Limits {
+        workers: 1,
+        write_time: Duration::from_secs(3),
+        ..Limits::default()
+    });
+    // More clients than workers ask for an answer bigger than the sockets hold, and do not
+    // read it.
+    let stalled: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = TcpStream::connect(server.addr()).unwrap();
+            s.write_all(b"GET /big HTTP/1.1\r\n\r\n").unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    assert_eq!(get(&server, "/ok"), 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    // One that reads after a pause gets all of it; one that never reads is cut at the
+    // deadline.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut late = stalled.into_iter();
+    let mut reader = late.next().unwrap();
+    reader
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut answer = Vec::new();
+    reader.read_to_end(&mut answer).unwrap();
+    let head = b"HTTP/1.1 200 OK\r\n";
+    assert!(answer.starts_with(head));
+    assert!(answer.ends_with(&BIG[BIG.len() - 100..]));
+    let at = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    assert_eq!(answer.len() - at, BIG.len());
+    std::thread::sleep(Duration::from_secs(3));
+    let mut never = late.next().unwrap();
+    never
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut cut = Vec::new();
+    let _ = never.read_to_end(&mut cut);
+    assert!(cut.len() < BIG.len(), "{}", cut.len());
+    let stopping = Instant::now();
+    server.stop();
+    assert!(stopping.elapsed() < Duration::from_secs(3));
 }

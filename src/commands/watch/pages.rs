@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::judge::explain_page;
 use crate::event::{Pair, parse_pair};
+use crate::render::escape;
 use crate::rules::Ruleset;
 use crate::serve::{Handler, Request, Response};
 
@@ -120,7 +121,7 @@ fn explain(explainer: &Explainer, query: Option<&str>) -> Response {
         .and_then(parse_pair)
     {
         Ok(pair) => pair,
-        Err(e) => return Response::text(400, &format!("{}\n", e.escape_debug())),
+        Err(e) => return Response::text(400, &format!("{}\n", escape::text(&e))),
     };
     if !explainer.pairs.contains(&pair) {
         return Response::text(

@@ -3,6 +3,7 @@
 //! serving; slow and malformed clients neither stall a scrape nor knock it over; no secret in
 //! a log line or a response; SIGTERM and SIGINT end it with 0 within seconds.
 
+mod hostile;
 mod prometheus;
 mod running;
 
@@ -398,4 +399,59 @@ fn slow_and_malformed_clients_neither_stall_a_scrape_nor_knock_it_over() {
     drop(half);
     assert_eq!(watch.get("/healthz").0, 200);
     assert_eq!(watch.signal("-TERM").0, Some(0));
+}
+
+#[test]
+fn a_signal_during_a_poll_metal_api_does_not_answer_ends_it_within_seconds() {
+    let home = tempfile::tempdir().unwrap();
+    let into = home.path().join("history");
+    let standin = Standin::start(simulated_fleet(2, 10), 10, hmac());
+    // The second poll hangs far longer than the docs' few seconds (within --timeout).
+    standin.fail(&[Fault::Status(500), Fault::Slow(Duration::from_secs(25))]);
+    let args = [
+        "--interval",
+        "200ms",
+        "--timeout",
+        "60s",
+        "--api-url",
+        &standin.url,
+        "--into",
+        into.to_str().unwrap(),
+    ];
+    let mut watch = start(home.path(), &args, &[("METALCTL_HMAC", KEY)]);
+    watch.wait_for("the hanging poll", Duration::from_secs(30), |_| {
+        standin.requests().len() >= 2
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let (code, took) = watch.signal("-TERM");
+    assert_eq!(code, Some(0), "{}", watch.log().join("\n"));
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    // Nothing of the unanswered poll was written.
+    assert!(!into.join("machines.json").exists());
+    let log = watch.log();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("stopped before metal-api answered")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_password_in_the_url_is_refused_and_never_repeated() {
+    let home = tempfile::tempdir().unwrap();
+    let into = home.path().join("history");
+    let out = crate::fsmlog()
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env("METALCTL_API_TOKEN", TOKEN)
+        .args(["watch", "--listen", "127.0.0.1:0", "--api-url"])
+        .arg("http://op:pa55word@127.0.0.1:9/metal")
+        .arg("--into")
+        .arg(&into)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("pa55word"), "{stderr}");
+    assert!(stderr.contains("holds a user or password"), "{stderr}");
 }
