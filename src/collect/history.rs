@@ -1,27 +1,26 @@
 //! The history directory: `events/YYYY-MM-DD.ndjson`, fsmlog's raw stream, one UTC day a file,
 //! each machine's events in the order metal-api stored them, a gap marker
-//! (`{"machine","time","gap":true}`) before a window that may not continue what came before;
-//! and `machines.json`, what the newest poll showed of each machine besides its events, as a
-//! v1 list. Events are appended and fsynced before `machines.json` is replaced, so a crash
-//! leaves at worst a torn last line, which opening repairs, and events the next poll aligns
-//! again. One collector writes a directory at a time (a lock on it).
+//! (`{"machine","time","gap":true}`) before a window that may not continue what came before, and
+//! each Alive metal-api showed as the last error event, once, where its time puts it;
+//! `machines.json`, what the newest poll showed of each machine besides its events, as a v1
+//! list; and the tail file (`.fsmlog-tail.json`) (`tail.rs`), what the next poll is aligned to. Events are appended and
+//! fsynced before `machines.json` and the tail file are replaced, so a crash leaves at worst a
+//! torn last line, which opening repairs, and events the next poll aligns again. One collector
+//! writes a directory at a time (a lock on it).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow};
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::align::{Seen, align};
 use super::shapes::{Machine, WINDOW};
+use super::tail::{self, Backlog, Known, Lengths};
 use crate::render::escape;
-
-/// How many of a machine's newest events are kept to align the next window to: more than a
-/// window holds.
-const KEEP: usize = 2 * WINDOW;
 
 /// What one poll added.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -29,6 +28,8 @@ pub struct Appended {
     pub machines: usize,
     pub new_machines: usize,
     pub events: usize,
+    /// Alive last error events kept (lines of their own, never stored by metal-api).
+    pub alive: usize,
     /// Machines whose window may not continue their history.
     pub gaps: Vec<String>,
 }
@@ -37,7 +38,11 @@ pub struct Appended {
 pub struct History {
     dir: PathBuf,
     _lock: File,
-    tails: HashMap<String, VecDeque<Seen>>,
+    known: HashMap<String, Known>,
+    /// Day files not read yet where the tail file could not be used.
+    backlog: Backlog,
+    /// Every day file's length, as the tail file records them.
+    files: Lengths,
     machines: BTreeMap<String, Machine>,
 }
 
@@ -57,26 +62,14 @@ struct GapLine<'a> {
     gap: bool,
 }
 
-/// A line of an event file, read back.
-#[derive(Deserialize)]
-struct ReadLine {
-    machine: String,
-    time: String,
-    #[serde(default)]
-    event: Option<String>,
-    #[serde(default)]
-    message: String,
-    #[serde(default)]
-    gap: bool,
-}
-
 fn shown(path: &Path) -> String {
     escape::text(&path.display().to_string()).into_owned()
 }
 
 impl History {
-    /// Opens (creating) the history in `dir`: takes its lock, repairs a torn last line of each
-    /// event file, and learns each machine's newest events. Returns what it repaired, to say.
+    /// Opens (creating) the history in `dir`: takes its lock and learns each machine's newest
+    /// events from the tail file, or where it cannot be used, repairs a torn last line of each
+    /// event file and reads them. Returns what it met, to say.
     pub fn open(dir: &Path) -> Result<(History, Vec<String>)> {
         let events = dir.join("events");
         fs::create_dir_all(&events)
@@ -84,25 +77,42 @@ impl History {
         let lock = File::open(dir).with_context(|| format!("{}: cannot open", shown(dir)))?;
         lock.try_lock()
             .map_err(|_| anyhow!("{}: another fsmlog collect writes this history", shown(dir)))?;
-        let _ = fs::remove_file(dir.join(".machines.json.tmp"));
-        let mut notes = Vec::new();
-        let mut tails: HashMap<String, VecDeque<Seen>> = HashMap::new();
-        for file in day_files(&events)? {
-            if let Some(cut) = repair(&file)? {
-                notes.push(format!(
-                    "{}: removed a torn last line ({cut} bytes) an interrupted write left; \
-                     its events are collected again",
-                    shown(&file)
-                ));
-            }
-            learn(&file, &mut tails)?;
+        for temp in [".machines.json.tmp", tail::TEMP] {
+            let _ = fs::remove_file(dir.join(temp));
         }
+        let mut notes = Vec::new();
+        let paths = day_files(&events)?;
+        let mut files = lengths(&paths)?;
         let machines = read_machines(&dir.join("machines.json"))?;
+        let (known, backlog) = match tail::read(dir, &files) {
+            Ok(Some(known)) => (known, Backlog::default()),
+            found => {
+                if let Err(why) = found {
+                    notes.push(why);
+                }
+                for file in &paths {
+                    if let Some(cut) = repair(file)? {
+                        notes.push(format!(
+                            "{}: removed a torn last line ({cut} bytes) an interrupted write \
+                             left; its events are collected again",
+                            shown(file)
+                        ));
+                    }
+                }
+                files = lengths(&paths)?;
+                let mut known = HashMap::new();
+                let mut backlog = Backlog::new(paths);
+                backlog.learn(&mut known, &mut machines.keys().map(String::as_str))?;
+                (known, backlog)
+            }
+        };
         Ok((
             History {
                 dir: dir.to_path_buf(),
                 _lock: lock,
-                tails,
+                known,
+                backlog,
+                files,
                 machines,
             },
             notes,
@@ -110,93 +120,128 @@ impl History {
     }
 
     /// Appends what the poll shows that the history does not hold, fsyncs it, then replaces
-    /// `machines.json`. Nothing is written where a time cannot be read.
-    pub fn append(&mut self, polled: Vec<Machine>) -> Result<Appended> {
-        let mut by_id: BTreeMap<String, Machine> = BTreeMap::new();
-        for machine in polled {
-            by_id.insert(machine.id.clone(), machine);
+    /// `machines.json` and the tail file. Nothing is written where a time cannot be read. After
+    /// an error the history must be opened again.
+    pub fn append(&mut self, mut polled: Vec<Machine>) -> Result<Appended> {
+        // By id; of a machine sent twice, the last.
+        polled.reverse();
+        polled.sort_by(|a, b| a.id.cmp(&b.id));
+        polled.dedup_by(|later, kept| later.id == kept.id);
+        if !self.backlog.done() {
+            self.backlog
+                .learn(&mut self.known, &mut polled.iter().map(|m| m.id.as_str()))?;
         }
         let mut days: BTreeMap<NaiveDate, Vec<u8>> = BTreeMap::new();
-        let mut tails = Vec::new();
+        let mut updates = Vec::new();
         let mut appended = Appended {
-            machines: by_id.len(),
+            machines: polled.len(),
             ..Appended::default()
         };
-        for machine in by_id.values() {
-            let window = machine
-                .events
-                .log
-                .iter()
-                .rev()
-                .map(|e| {
-                    Ok(Seen {
-                        time: parse_time(&e.time).ok_or_else(|| {
-                            anyhow!(
-                                "metal-api sent machine {:?} an event time {:?} that is not RFC 3339",
-                                escape::text(&machine.id),
-                                escape::text(&e.time)
-                            )
-                        })?,
-                        event: e.event.clone(),
-                        message: e.message.clone(),
-                    })
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let raw: Vec<_> = machine.events.log.iter().rev().collect();
-            let tail = self.tails.get(&machine.id);
-            let collected: Vec<Seen> = tail
-                .map(|t| t.iter().cloned().collect())
-                .unwrap_or_default();
-            if tail.is_none() {
-                appended.new_machines += 1;
+        let empty = Known::default();
+        for machine in &mut polled {
+            let log = std::mem::take(&mut machine.events.log);
+            let mut times = Vec::with_capacity(log.len());
+            let mut window = Vec::with_capacity(log.len());
+            for e in log.into_iter().rev() {
+                window.push(Seen {
+                    time: event_time(&machine.id, &e.time)?,
+                    event: e.event,
+                    message: e.message,
+                });
+                times.push(e.time);
             }
-            let step = align(&collected, &window, window.len() >= WINDOW);
+            let alive = match &machine.events.last_error_event {
+                Some(e) if e.event == "Alive" => Some((event_time(&machine.id, &e.time)?, e)),
+                _ => None,
+            };
+            let id = machine.id.as_str();
+            let known = self.known.get(id);
+            let is_new = known.is_none();
+            appended.new_machines += usize::from(is_new);
+            let known = known.unwrap_or(&empty);
+            let step = align(&known.tail, &window, window.len() >= WINDOW);
+            let alive = alive.filter(|(time, _)| known.alive_is_new(*time));
+            let new = &window[step.first_new..];
+            let times = &times[step.first_new..];
+            // The Alive goes where its time puts it among the new events.
+            let alive_at =
+                alive.map(|(time, _)| new.iter().position(|e| e.time > time).unwrap_or(new.len()));
             if step.gap {
                 appended.gaps.push(machine.id.clone());
+                // The marker comes before every line that follows it, an older Alive too.
+                let (time, text) = match alive {
+                    Some((time, e)) if alive_at == Some(0) => (time, e.time.as_str()),
+                    _ => (new[0].time, times[0].as_str()),
+                };
                 let line = GapLine {
-                    machine: &machine.id,
-                    time: &raw[step.first_new].time,
+                    machine: id,
+                    time: text,
                     gap: true,
                 };
-                push_line(&mut days, window[step.first_new].time, &line);
+                push_line(&mut days, time, &line);
             }
-            for (seen, event) in window.iter().zip(&raw).skip(step.first_new) {
+            let mut keep_alive = |days: &mut BTreeMap<NaiveDate, Vec<u8>>| {
+                if let Some((time, e)) = alive {
+                    let line = EventLine {
+                        machine: id,
+                        time: &e.time,
+                        event: &e.event,
+                        message: &e.message,
+                    };
+                    push_line(days, time, &line);
+                    appended.alive += 1;
+                }
+            };
+            for (at, (seen, time)) in new.iter().zip(times).enumerate() {
+                if alive_at == Some(at) {
+                    keep_alive(&mut days);
+                }
                 let line = EventLine {
-                    machine: &machine.id,
-                    time: &event.time,
-                    event: &event.event,
-                    message: &event.message,
+                    machine: id,
+                    time,
+                    event: &seen.event,
+                    message: &seen.message,
                 };
                 push_line(&mut days, seen.time, &line);
-                appended.events += 1;
             }
-            if step.first_new < window.len() || tail.is_none() {
-                tails.push((machine.id.clone(), window[step.first_new..].to_vec()));
+            if alive_at == Some(new.len()) {
+                keep_alive(&mut days);
+            }
+            appended.events += new.len();
+            if !new.is_empty() || alive.is_some() || is_new {
+                let kept_alive = alive.map(|(time, _)| time);
+                window.drain(..step.first_new);
+                updates.push((machine.id.clone(), window, kept_alive));
             }
         }
-        self.write_days(&days)?;
-        for machine in by_id.values() {
-            self.machines
-                .insert(machine.id.clone(), machine.without_log());
+        let written = self.write_days(&days)?;
+        self.files.extend(written);
+        for machine in polled {
+            self.machines.insert(machine.id.clone(), machine);
+        }
+        for (id, new, alive) in updates {
+            let known = self.known.entry(id).or_default();
+            known.extend(&new);
+            if alive.is_some() {
+                known.alive = alive;
+            }
         }
         self.write_machines()?;
-        for (id, new) in tails {
-            let tail = self.tails.entry(id).or_default();
-            tail.extend(new);
-            while tail.len() > KEEP {
-                tail.pop_front();
-            }
-        }
+        tail::write(&self.dir, &self.files, &self.known)?;
+        sync_dir(&self.dir)?;
         Ok(appended)
     }
 
-    /// Appends each day's lines to its file and makes them durable.
-    fn write_days(&self, days: &BTreeMap<NaiveDate, Vec<u8>>) -> Result<()> {
+    /// Appends each day's lines to its file (one write each) and makes them durable; returns
+    /// the files' new lengths.
+    fn write_days(&self, days: &BTreeMap<NaiveDate, Vec<u8>>) -> Result<Lengths> {
         let events = self.dir.join("events");
         let mut created = false;
         let mut files = Vec::new();
+        let mut lengths = Lengths::new();
         for (day, lines) in days {
-            let path = events.join(format!("{}.ndjson", day.format("%Y-%m-%d")));
+            let name = format!("{}.ndjson", day.format("%Y-%m-%d"));
+            let path = events.join(&name);
             created |= !path.exists();
             let mut file = OpenOptions::new()
                 .append(true)
@@ -205,19 +250,21 @@ impl History {
                 .with_context(|| format!("{}: cannot open", shown(&path)))?;
             file.write_all(lines)
                 .with_context(|| format!("{}: cannot append", shown(&path)))?;
-            files.push((path, file));
+            files.push((path, name, file));
         }
-        for (path, file) in files {
+        for (path, name, file) in files {
             file.sync_all()
                 .with_context(|| format!("{}: cannot sync", shown(&path)))?;
+            lengths.insert(name, file.metadata()?.len());
         }
         if created {
             sync_dir(&events)?;
         }
-        Ok(())
+        Ok(lengths)
     }
 
-    /// Replaces `machines.json` whole: a temporary file, synced, renamed over it.
+    /// Replaces `machines.json` whole: a temporary file, synced, renamed over it (the
+    /// directory is synced after the tail file).
     fn write_machines(&self) -> Result<()> {
         let path = self.dir.join("machines.json");
         let temp = self.dir.join(".machines.json.tmp");
@@ -229,15 +276,35 @@ impl History {
         file.write_all(&text)
             .and_then(|()| file.sync_all())
             .with_context(|| format!("{}: cannot write", shown(&temp)))?;
-        fs::rename(&temp, &path).with_context(|| format!("{}: cannot replace", shown(&path)))?;
-        sync_dir(&self.dir)
+        fs::rename(&temp, &path).with_context(|| format!("{}: cannot replace", shown(&path)))
     }
 }
 
-fn parse_time(text: &str) -> Option<DateTime<Utc>> {
+/// An event time metal-api sent a machine, read.
+fn event_time(machine: &str, text: &str) -> Result<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(text)
-        .ok()
         .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| {
+            anyhow!(
+                "metal-api sent machine {:?} an event time {:?} that is not RFC 3339",
+                escape::text(machine),
+                escape::text(text)
+            )
+        })
+}
+
+/// The day files' lengths, by name.
+fn lengths(paths: &[PathBuf]) -> Result<Lengths> {
+    paths
+        .iter()
+        .map(|p| {
+            let len = fs::metadata(p)
+                .with_context(|| format!("{}: cannot read", shown(p)))?
+                .len();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            Ok((name.to_string(), len))
+        })
+        .collect()
 }
 
 fn push_line(days: &mut BTreeMap<NaiveDate, Vec<u8>>, time: DateTime<Utc>, line: &impl Serialize) {
@@ -297,47 +364,6 @@ fn repair(path: &Path) -> Result<Option<u64>> {
         .and_then(|()| file.sync_all())
         .with_context(|| format!("{}: cannot repair", shown(path)))?;
     Ok(Some(len - end))
-}
-
-/// Learns the newest events of each machine from one event file.
-fn learn(path: &Path, tails: &mut HashMap<String, VecDeque<Seen>>) -> Result<()> {
-    let file = File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut buf = Vec::new();
-    let mut line_no = 0;
-    loop {
-        buf.clear();
-        if reader
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("{}: cannot read", shown(path)))?
-            == 0
-        {
-            return Ok(());
-        }
-        line_no += 1;
-        if buf.trim_ascii().is_empty() {
-            continue;
-        }
-        let bad = |what: &str| anyhow!("{}:{line_no}: {what}", shown(path));
-        let line: ReadLine = serde_json::from_slice(&buf)
-            .map_err(|e| bad(&format!("not a line of the history ({e})")))?;
-        if line.gap {
-            continue;
-        }
-        let time = parse_time(&line.time).ok_or_else(|| bad("the time is not RFC 3339"))?;
-        let event = line
-            .event
-            .ok_or_else(|| bad("a line with neither event nor gap"))?;
-        let tail = tails.entry(line.machine).or_default();
-        tail.push_back(Seen {
-            time,
-            event,
-            message: line.message,
-        });
-        if tail.len() > KEEP {
-            tail.pop_front();
-        }
-    }
 }
 
 fn read_machines(path: &Path) -> Result<BTreeMap<String, Machine>> {
