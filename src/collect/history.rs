@@ -10,16 +10,16 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
-use super::align::{Seen, align};
+use super::align::{Shown, align};
 use super::shapes::{Machine, WINDOW};
-use super::tail::{self, Backlog, Known, Lengths};
+use super::tail::{self, Backlog, Interner, Known, Lengths};
 use crate::render::escape;
 
 /// What one poll added.
@@ -43,7 +43,11 @@ pub struct History {
     backlog: Backlog,
     /// Every day file's length, as the tail file records them.
     files: Lengths,
-    machines: BTreeMap<String, Machine>,
+    /// What `machines.json` holds, once it has been read: a poll that shows every machine
+    /// known replaces it whole without reading it.
+    machines: Option<BTreeMap<String, Machine>>,
+    /// The one copy of each event name and message the known events hold.
+    names: Interner,
 }
 
 /// A line of an event file, as the history writes it.
@@ -83,9 +87,10 @@ impl History {
         let mut notes = Vec::new();
         let paths = day_files(&events)?;
         let mut files = lengths(&paths)?;
-        let machines = read_machines(&dir.join("machines.json"))?;
-        let (known, backlog) = match tail::read(dir, &files) {
-            Ok(Some(known)) => (known, Backlog::default()),
+        let mut names = Interner::default();
+        let (known, backlog, machines) = match tail::read(dir, &files, &mut names) {
+            // Every machine in machines.json is known to the tail file.
+            Ok(Some(known)) => (known, Backlog::default(), None),
             found => {
                 if let Err(why) = found {
                     notes.push(why);
@@ -100,10 +105,17 @@ impl History {
                     }
                 }
                 files = lengths(&paths)?;
+                let machines = read_machines(&dir.join("machines.json"))?;
                 let mut known = HashMap::new();
                 let mut backlog = Backlog::new(paths);
-                backlog.learn(&mut known, &mut machines.keys().map(String::as_str))?;
-                (known, backlog)
+                let ids = &mut machines.keys().map(String::as_str);
+                backlog.learn(&mut known, &mut names, ids)?;
+                // A machine polled without an event is known all the same (every file was
+                // read to look for one).
+                for id in machines.keys() {
+                    known.entry(id.clone()).or_default();
+                }
+                (known, backlog, Some(machines))
             }
         };
         Ok((
@@ -114,6 +126,7 @@ impl History {
                 backlog,
                 files,
                 machines,
+                names,
             },
             notes,
         ))
@@ -128,139 +141,111 @@ impl History {
         polled.sort_by(|a, b| a.id.cmp(&b.id));
         polled.dedup_by(|later, kept| later.id == kept.id);
         if !self.backlog.done() {
-            self.backlog
-                .learn(&mut self.known, &mut polled.iter().map(|m| m.id.as_str()))?;
+            let ids = &mut polled.iter().map(|m| m.id.as_str());
+            self.backlog.learn(&mut self.known, &mut self.names, ids)?;
         }
-        let mut days: BTreeMap<NaiveDate, Vec<u8>> = BTreeMap::new();
-        let mut updates = Vec::new();
         let mut appended = Appended {
             machines: polled.len(),
             ..Appended::default()
         };
-        let empty = Known::default();
-        for machine in &mut polled {
-            let log = std::mem::take(&mut machine.events.log);
-            let mut times = Vec::with_capacity(log.len());
-            let mut window = Vec::with_capacity(log.len());
-            for e in log.into_iter().rev() {
-                window.push(Seen {
-                    time: event_time(&machine.id, &e.time)?,
-                    event: e.event,
-                    message: e.message,
-                });
-                times.push(e.time);
-            }
-            let alive = match &machine.events.last_error_event {
-                Some(e) if e.event == "Alive" => Some((event_time(&machine.id, &e.time)?, e)),
-                _ => None,
-            };
-            let id = machine.id.as_str();
-            let known = self.known.get(id);
-            let is_new = known.is_none();
-            appended.new_machines += usize::from(is_new);
-            let known = known.unwrap_or(&empty);
-            let step = align(&known.tail, &window, window.len() >= WINDOW);
-            let alive = alive.filter(|(time, _)| known.alive_is_new(*time));
-            let new = &window[step.first_new..];
-            let times = &times[step.first_new..];
-            // The Alive goes where its time puts it among the new events.
-            let alive_at =
-                alive.map(|(time, _)| new.iter().position(|e| e.time > time).unwrap_or(new.len()));
-            if step.gap {
+        // Every time read and every window aligned before a byte is written.
+        let plans = polled
+            .iter()
+            .map(|machine| self.plan(machine))
+            .collect::<Result<Vec<Plan>>>()?;
+        let mut days = Days::new(self.dir.join("events"));
+        for (machine, plan) in polled.iter().zip(&plans) {
+            appended.new_machines += usize::from(plan.is_new);
+            appended.events += plan.times.len();
+            appended.alive += usize::from(plan.alive.is_some());
+            if plan.gap {
                 appended.gaps.push(machine.id.clone());
-                // The marker comes before every line that follows it, an older Alive too.
-                let (time, text) = match alive {
-                    Some((time, e)) if alive_at == Some(0) => (time, e.time.as_str()),
-                    _ => (new[0].time, times[0].as_str()),
-                };
-                let line = GapLine {
-                    machine: id,
-                    time: text,
-                    gap: true,
-                };
-                push_line(&mut days, time, &line);
             }
-            let mut keep_alive = |days: &mut BTreeMap<NaiveDate, Vec<u8>>| {
-                if let Some((time, e)) = alive {
-                    let line = EventLine {
-                        machine: id,
-                        time: &e.time,
-                        event: &e.event,
-                        message: &e.message,
-                    };
-                    push_line(days, time, &line);
-                    appended.alive += 1;
+            write_machine(&mut days, machine, plan)?;
+        }
+        self.files.extend(days.finish()?);
+        let mut machines = match self.machines.take() {
+            Some(machines) => machines,
+            None if self.known.keys().all(|id| {
+                polled
+                    .binary_search_by(|m| m.id.as_str().cmp(id.as_str()))
+                    .is_ok()
+            }) =>
+            {
+                BTreeMap::new()
+            }
+            None => read_machines(&self.dir.join("machines.json"))?,
+        };
+        for (mut machine, plan) in polled.into_iter().zip(plans) {
+            if !plan.times.is_empty() || plan.alive.is_some() || plan.is_new {
+                let known = self.known.entry(machine.id.clone()).or_default();
+                let log = &machine.events.log;
+                let new: Vec<Shown> = plan
+                    .times
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &time)| {
+                        let e = &log[plan.times.len() - 1 - k];
+                        Shown {
+                            time,
+                            event: &e.event,
+                            message: &e.message,
+                        }
+                    })
+                    .collect();
+                known.extend(&new, &mut self.names);
+                if let Some((time, _)) = plan.alive {
+                    known.alive = Some(time);
                 }
-            };
-            for (at, (seen, time)) in new.iter().zip(times).enumerate() {
-                if alive_at == Some(at) {
-                    keep_alive(&mut days);
-                }
-                let line = EventLine {
-                    machine: id,
-                    time,
-                    event: &seen.event,
-                    message: &seen.message,
-                };
-                push_line(&mut days, seen.time, &line);
             }
-            if alive_at == Some(new.len()) {
-                keep_alive(&mut days);
-            }
-            appended.events += new.len();
-            if !new.is_empty() || alive.is_some() || is_new {
-                let kept_alive = alive.map(|(time, _)| time);
-                window.drain(..step.first_new);
-                updates.push((machine.id.clone(), window, kept_alive));
-            }
+            // The events are in the day files: an empty log merges with them without a
+            // duplicate.
+            machine.events.log = Vec::new();
+            machines.insert(machine.id.clone(), machine);
         }
-        let written = self.write_days(&days)?;
-        self.files.extend(written);
-        for machine in polled {
-            self.machines.insert(machine.id.clone(), machine);
-        }
-        for (id, new, alive) in updates {
-            let known = self.known.entry(id).or_default();
-            known.extend(&new);
-            if alive.is_some() {
-                known.alive = alive;
-            }
-        }
+        self.machines = Some(machines);
         self.write_machines()?;
         tail::write(&self.dir, &self.files, &self.known)?;
         sync_dir(&self.dir)?;
         Ok(appended)
     }
 
-    /// Appends each day's lines to its file (one write each) and makes them durable; returns
-    /// the files' new lengths.
-    fn write_days(&self, days: &BTreeMap<NaiveDate, Vec<u8>>) -> Result<Lengths> {
-        let events = self.dir.join("events");
-        let mut created = false;
-        let mut files = Vec::new();
-        let mut lengths = Lengths::new();
-        for (day, lines) in days {
-            let name = format!("{}.ndjson", day.format("%Y-%m-%d"));
-            let path = events.join(&name);
-            created |= !path.exists();
-            let mut file = OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(&path)
-                .with_context(|| format!("{}: cannot open", shown(&path)))?;
-            file.write_all(lines)
-                .with_context(|| format!("{}: cannot append", shown(&path)))?;
-            files.push((path, name, file));
-        }
-        for (path, name, file) in files {
-            file.sync_all()
-                .with_context(|| format!("{}: cannot sync", shown(&path)))?;
-            lengths.insert(name, file.metadata()?.len());
-        }
-        if created {
-            sync_dir(&events)?;
-        }
-        Ok(lengths)
+    /// Where a machine's window continues its history, and whether its last error event is
+    /// an Alive not kept yet.
+    fn plan(&self, machine: &Machine) -> Result<Plan> {
+        let log = &machine.events.log;
+        // metal-api sends the newest first.
+        let window = log
+            .iter()
+            .rev()
+            .map(|e| {
+                Ok(Shown {
+                    time: event_time(&machine.id, &e.time)?,
+                    event: &e.event,
+                    message: &e.message,
+                })
+            })
+            .collect::<Result<Vec<Shown>>>()?;
+        let alive = match &machine.events.last_error_event {
+            Some(e) if e.event == "Alive" => Some(event_time(&machine.id, &e.time)?),
+            _ => None,
+        };
+        let known = self.known.get(&machine.id);
+        let empty = Known::default();
+        let kept = known.unwrap_or(&empty);
+        let step = align(&kept.tail, &window, window.len() >= WINDOW);
+        let times: Vec<DateTime<Utc>> = window[step.first_new..].iter().map(|e| e.time).collect();
+        let alive = alive.filter(|&time| kept.alive_is_new(time)).map(|time| {
+            // Where its time puts it among the new events.
+            let at = times.iter().position(|&t| t > time).unwrap_or(times.len());
+            (time, at)
+        });
+        Ok(Plan {
+            is_new: known.is_none(),
+            gap: step.gap,
+            times,
+            alive,
+        })
     }
 
     /// Replaces `machines.json` whole: a temporary file, synced, renamed over it (the
@@ -268,13 +253,16 @@ impl History {
     fn write_machines(&self) -> Result<()> {
         let path = self.dir.join("machines.json");
         let temp = self.dir.join(".machines.json.tmp");
-        let list: Vec<&Machine> = self.machines.values().collect();
-        let mut text = serde_json::to_vec_pretty(&list)?;
-        text.push(b'\n');
-        let mut file =
+        let list: Vec<&Machine> = self.machines.iter().flat_map(|m| m.values()).collect();
+        let file =
             File::create(&temp).with_context(|| format!("{}: cannot create", shown(&temp)))?;
-        file.write_all(&text)
-            .and_then(|()| file.sync_all())
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        serde_json::to_writer_pretty(&mut out, &list)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| {
+                out.write_all(b"\n")?;
+                Ok(out.into_inner().map_err(|e| e.into_error())?.sync_all()?)
+            })
             .with_context(|| format!("{}: cannot write", shown(&temp)))?;
         fs::rename(&temp, &path).with_context(|| format!("{}: cannot replace", shown(&path)))
     }
@@ -307,10 +295,122 @@ fn lengths(paths: &[PathBuf]) -> Result<Lengths> {
         .collect()
 }
 
-fn push_line(days: &mut BTreeMap<NaiveDate, Vec<u8>>, time: DateTime<Utc>, line: &impl Serialize) {
-    let buf = days.entry(time.date_naive()).or_default();
-    serde_json::to_writer(&mut *buf, line).expect("a line of strings serialises");
-    buf.push(b'\n');
+/// What a poll adds of one machine.
+struct Plan {
+    is_new: bool,
+    /// Events may have been lost before the first new one.
+    gap: bool,
+    /// The new events' times, oldest first; they are the newest of the log.
+    times: Vec<DateTime<Utc>>,
+    /// An Alive last error event to keep, and before which new event.
+    alive: Option<(DateTime<Utc>, usize)>,
+}
+
+/// A machine's new lines: the gap marker, its new events oldest first, the Alive where its
+/// time puts it.
+fn write_machine(days: &mut Days, machine: &Machine, plan: &Plan) -> Result<()> {
+    let id = machine.id.as_str();
+    let log = &machine.events.log;
+    let count = plan.times.len();
+    let alive = plan.alive.and_then(|(time, at)| {
+        let e = machine.events.last_error_event.as_ref()?;
+        Some((time, at, e))
+    });
+    if plan.gap {
+        // The marker comes before every line that follows it, an older Alive too.
+        let (time, text) = match alive {
+            Some((time, 0, e)) => (time, e.time.as_str()),
+            _ => (plan.times[0], log[count - 1].time.as_str()),
+        };
+        let line = GapLine {
+            machine: id,
+            time: text,
+            gap: true,
+        };
+        days.line(time, &line)?;
+    }
+    for at in 0..=count {
+        if let Some((time, _, e)) = alive.filter(|(_, before, _)| *before == at) {
+            let line = EventLine {
+                machine: id,
+                time: &e.time,
+                event: &e.event,
+                message: &e.message,
+            };
+            days.line(time, &line)?;
+        }
+        if at < count {
+            let e = &log[count - 1 - at];
+            let line = EventLine {
+                machine: id,
+                time: &e.time,
+                event: &e.event,
+                message: &e.message,
+            };
+            days.line(plan.times[at], &line)?;
+        }
+    }
+    Ok(())
+}
+
+/// The day files a poll appends to, each through one buffer.
+struct Days {
+    events: PathBuf,
+    open: BTreeMap<NaiveDate, (String, BufWriter<File>)>,
+    created: bool,
+}
+
+impl Days {
+    fn new(events: PathBuf) -> Days {
+        Days {
+            events,
+            open: BTreeMap::new(),
+            created: false,
+        }
+    }
+
+    /// Appends a line to the file of its time's day.
+    fn line(&mut self, time: DateTime<Utc>, line: &impl Serialize) -> Result<()> {
+        let day = time.date_naive();
+        if !self.open.contains_key(&day) {
+            let name = format!("{}.ndjson", day.format("%Y-%m-%d"));
+            let path = self.events.join(&name);
+            self.created |= !path.exists();
+            let file = OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&path)
+                .with_context(|| format!("{}: cannot open", shown(&path)))?;
+            // A poll may touch a file for each of many days: small buffers, not fresh
+            // megabytes each.
+            self.open
+                .insert(day, (name, BufWriter::with_capacity(64 << 10, file)));
+        }
+        let (name, out) = self.open.get_mut(&day).expect("opened above");
+        serde_json::to_writer(&mut *out, line)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| Ok(out.write_all(b"\n")?))
+            .with_context(|| format!("{}: cannot append", escape::text(name)))
+    }
+
+    /// Makes every line durable; returns the files' new lengths.
+    fn finish(self) -> Result<Lengths> {
+        let mut lengths = Lengths::new();
+        for (name, out) in self.open.into_values() {
+            let path = self.events.join(&name);
+            let file = out
+                .into_inner()
+                .map_err(|e| e.into_error())
+                .with_context(|| format!("{}: cannot append", shown(&path)))?;
+            file.sync_all()
+                .with_context(|| format!("{}: cannot sync", shown(&path)))?;
+            lengths.insert(name, file.metadata()?.len());
+        }
+        if self.created {
+            sync_dir(&self.events)?;
+        }
+        Ok(lengths)
+    }
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {

@@ -302,3 +302,30 @@ fn an_alive_error_is_kept_once_where_its_time_puts_it() {
         .collect();
     assert_eq!(kept, want);
 }
+
+#[test]
+fn machines_json_keeps_a_machine_not_polled_and_is_read_only_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = [("2025-01-01T10:00:00Z", "A")];
+    let (mut history, _) = History::open(dir.path()).unwrap();
+    history
+        .append(vec![machine("m", &a), machine("n", &a)])
+        .unwrap();
+    drop(history);
+    let (mut history, _) = History::open(dir.path()).unwrap();
+    history.append(vec![machine("m", &a)]).unwrap();
+    drop(history);
+    let ids = |dir: &Path| -> Vec<String> {
+        let list: Vec<serde_json::Value> =
+            serde_json::from_str(&fs::read_to_string(dir.join("machines.json")).unwrap()).unwrap();
+        list.iter().map(|m| m["id"].as_str().unwrap().into()).collect()
+    };
+    assert_eq!(ids(dir.path()), ["m", "n"]);
+    // A poll of every machine known replaces it without reading it.
+    fs::write(dir.path().join("machines.json"), "not read").unwrap();
+    let (mut history, _) = History::open(dir.path()).unwrap();
+    history
+        .append(vec![machine("n", &a), machine("m", &a)])
+        .unwrap();
+    assert_eq!(ids(dir.path()), ["m", "n"]);
+}

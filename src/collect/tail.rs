@@ -5,16 +5,19 @@
 //! interrupted, or someone changed them), the event files are read instead, newest day first,
 //! and only as far back as the machines asked about need.
 
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::io::{BufRead, BufReader, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow};
-use chrono::{DateTime, SecondsFormat, Utc};
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::align::Seen;
+use super::align::{Seen, Shown};
 use super::shapes::WINDOW;
 use crate::render::escape;
 
@@ -46,8 +49,13 @@ impl Known {
     }
 
     /// Adds newer stored events, keeping the newest [`KEEP`].
-    pub fn extend(&mut self, newer: &[Seen]) {
-        self.tail.extend_from_slice(newer);
+    pub fn extend(&mut self, newer: &[Shown], names: &mut Interner) {
+        let skip = newer.len().saturating_sub(KEEP);
+        self.tail.extend(newer[skip..].iter().map(|e| Seen {
+            time: e.time,
+            event: names.get(e.event),
+            message: names.get(e.message),
+        }));
         let over = self.tail.len().saturating_sub(KEEP);
         self.tail.drain(..over);
     }
@@ -59,6 +67,22 @@ impl Known {
     pub fn alive_is_new(&self, time: DateTime<Utc>) -> bool {
         self.alive.is_none_or(|kept| time > kept)
             && self.tail.first().is_none_or(|oldest| time >= oldest.time)
+    }
+}
+
+/// Event names and messages held once: a fleet's repeat.
+#[derive(Debug, Default)]
+pub struct Interner(HashSet<Arc<str>>);
+
+impl Interner {
+    /// The one copy of `text`.
+    pub fn get(&mut self, text: &str) -> Arc<str> {
+        if let Some(held) = self.0.get(text) {
+            return Arc::clone(held);
+        }
+        let held: Arc<str> = text.into();
+        self.0.insert(Arc::clone(&held));
+        held
     }
 }
 
@@ -74,17 +98,19 @@ struct TailFile<T> {
     machines: T,
 }
 
-/// A machine in the tail file: events as `[time, event, message]`, oldest first.
+/// A machine in the tail file: events as `[time, event, message]`, oldest first, times in
+/// nanoseconds since 1970 (exact, and read without parsing a date).
 #[derive(Serialize, Deserialize)]
 struct TailMachine<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    alive: Option<String>,
+    alive: Option<i64>,
     #[serde(borrow)]
-    events: Vec<(String, std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>)>,
+    events: Vec<(i64, Cow<'a, str>, Cow<'a, str>)>,
 }
 
-fn written(time: DateTime<Utc>) -> String {
-    time.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+/// A time as the tail file writes it; `None` outside 1677–2262.
+fn nanos(time: DateTime<Utc>) -> Option<i64> {
+    time.timestamp_nanos_opt()
 }
 
 fn shown(path: &Path) -> String {
@@ -98,46 +124,51 @@ pub fn write(dir: &Path, files: &Lengths, known: &HashMap<String, Known>) -> Res
     let temp = dir.join(TEMP);
     let mut ids: Vec<&String> = known.keys().collect();
     ids.sort_unstable();
-    let mut out = Vec::with_capacity(known.len() * KEEP * 100);
-    write!(out, "{{\"version\":{VERSION},\"files\":")?;
-    serde_json::to_writer(&mut out, files)?;
-    out.extend_from_slice(b",\"machines\":{");
-    for (i, id) in ids.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    let file = File::create(&temp).with_context(|| format!("{}: cannot create", shown(&temp)))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let put = || -> Result<()> {
+        write!(out, "{{\"version\":{VERSION},\"files\":")?;
+        serde_json::to_writer(&mut out, files)?;
+        out.write_all(b",\"machines\":{")?;
+        for (i, id) in ids.into_iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            let k = &known[id];
+            let outside = || anyhow!("machine {:?}: a time past 2262", escape::text(id));
+            let machine = TailMachine {
+                alive: k.alive.map(|t| nanos(t).ok_or_else(outside)).transpose()?,
+                events: k
+                    .tail
+                    .iter()
+                    .map(|s| {
+                        let time = nanos(s.time).ok_or_else(outside)?;
+                        Ok((time, Cow::Borrowed(&*s.event), Cow::Borrowed(&*s.message)))
+                    })
+                    .collect::<Result<_>>()?,
+            };
+            serde_json::to_writer(&mut out, id)?;
+            out.write_all(b":")?;
+            serde_json::to_writer(&mut out, &machine)?;
+            out.write_all(b"\n")?;
         }
-        let k = &known[id];
-        let machine = TailMachine {
-            alive: k.alive.map(written),
-            events: k
-                .tail
-                .iter()
-                .map(|s| {
-                    (
-                        written(s.time),
-                        s.event.as_str().into(),
-                        s.message.as_str().into(),
-                    )
-                })
-                .collect(),
-        };
-        serde_json::to_writer(&mut out, id)?;
-        out.push(b':');
-        serde_json::to_writer(&mut out, &machine)?;
-        out.push(b'\n');
-    }
-    out.extend_from_slice(b"}}\n");
-    let mut file =
-        File::create(&temp).with_context(|| format!("{}: cannot create", shown(&temp)))?;
-    file.write_all(&out)
-        .and_then(|()| file.sync_all())
-        .with_context(|| format!("{}: cannot write", shown(&temp)))?;
+        out.write_all(b"}}\n")?;
+        out.into_inner()
+            .map_err(|e| e.into_error())?
+            .sync_all()?;
+        Ok(())
+    };
+    put().with_context(|| format!("{}: cannot write", shown(&temp)))?;
     fs::rename(&temp, &path).with_context(|| format!("{}: cannot replace", shown(&path)))
 }
 
 /// Reads the tail file where it matches `files`: `Ok(None)` where it is missing, `Err` with
 /// what to say where it cannot be used.
-pub fn read(dir: &Path, files: &Lengths) -> Result<Option<HashMap<String, Known>>, String> {
+pub fn read(
+    dir: &Path,
+    files: &Lengths,
+    names: &mut Interner,
+) -> Result<Option<HashMap<String, Known>>, String> {
     let path = dir.join(NAME);
     let text = match fs::read(&path) {
         Ok(text) => text,
@@ -163,22 +194,19 @@ pub fn read(dir: &Path, files: &Lengths) -> Result<Option<HashMap<String, Known>
             "does not match the event files (a poll was interrupted, or they were changed)",
         ));
     }
-    let time = |text: &str| {
-        DateTime::parse_from_rfc3339(text)
-            .map(|t| t.with_timezone(&Utc))
-            .map_err(|_| unusable("a time is not RFC 3339"))
-    };
+    let time = |nanos: i64| DateTime::<Utc>::from_timestamp_nanos(nanos);
     let mut known = HashMap::with_capacity(tail.machines.len());
     for (id, machine) in tail.machines {
-        let mut tail = Vec::with_capacity(machine.events.len());
-        for (t, event, message) in machine.events {
-            tail.push(Seen {
-                time: time(&t)?,
-                event: event.into_owned(),
-                message: message.into_owned(),
-            });
-        }
-        let alive = machine.alive.as_deref().map(time).transpose()?;
+        let tail = machine
+            .events
+            .iter()
+            .map(|(t, event, message)| Seen {
+                time: time(*t),
+                event: names.get(event),
+                message: names.get(message),
+            })
+            .collect();
+        let alive = machine.alive.map(time);
         known.insert(id, Known { tail, alive });
     }
     Ok(Some(known))
@@ -195,13 +223,13 @@ pub struct Backlog {
 #[derive(Deserialize)]
 struct ReadLine<'a> {
     #[serde(borrow)]
-    machine: std::borrow::Cow<'a, str>,
+    machine: Cow<'a, str>,
     #[serde(borrow)]
-    time: std::borrow::Cow<'a, str>,
+    time: Cow<'a, str>,
     #[serde(default, borrow)]
-    event: Option<std::borrow::Cow<'a, str>>,
+    event: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    message: std::borrow::Cow<'a, str>,
+    message: Cow<'a, str>,
     #[serde(default)]
     gap: bool,
 }
@@ -217,6 +245,7 @@ impl Backlog {
     pub fn learn(
         &mut self,
         known: &mut HashMap<String, Known>,
+        names: &mut Interner,
         wanted: &mut dyn Iterator<Item = &str>,
     ) -> Result<()> {
         let mut missing: Vec<&str> = wanted
@@ -225,7 +254,7 @@ impl Backlog {
         while !missing.is_empty()
             && let Some(file) = self.unread.pop()
         {
-            learn_file(&file, known)?;
+            learn_file(&file, known, names)?;
             missing.retain(|id| !known.get(*id).is_some_and(Known::complete));
         }
         Ok(())
@@ -238,7 +267,7 @@ impl Backlog {
 }
 
 /// Puts what one day file holds before what newer files taught.
-fn learn_file(path: &Path, known: &mut HashMap<String, Known>) -> Result<()> {
+fn learn_file(path: &Path, known: &mut HashMap<String, Known>, names: &mut Interner) -> Result<()> {
     let file = File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut here: HashMap<String, Known> = HashMap::new();
@@ -275,11 +304,12 @@ fn learn_file(path: &Path, known: &mut HashMap<String, Known>) -> Result<()> {
             machine.alive = Some(machine.alive.map_or(time, |t| t.max(time)));
             continue;
         }
-        machine.extend(&[Seen {
+        let shown = Shown {
             time,
-            event: event.into_owned(),
-            message: line.message.into_owned(),
-        }]);
+            event: &event,
+            message: &line.message,
+        };
+        machine.extend(&[shown], names);
     }
     for (id, older) in here {
         let newer = known.entry(id).or_default();
