@@ -52,15 +52,12 @@ pub fn align(collected: &[Seen], window: &[Shown], full: bool) -> Continuation {
         };
     };
     let longest = collected.len().min(window.len());
-    if let Some(overlap) = (1..=longest)
-        .rev()
-        .find(|&k| {
-            collected[collected.len() - k..]
-                .iter()
-                .zip(&window[..k])
-                .all(|(kept, shown)| kept.is(shown))
-        })
-    {
+    if let Some(overlap) = (1..=longest).rev().find(|&k| {
+        collected[collected.len() - k..]
+            .iter()
+            .zip(&window[..k])
+            .all(|(kept, shown)| kept.is(shown))
+    }) {
         return Continuation {
             first_new: overlap,
             gap: false,

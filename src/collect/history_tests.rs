@@ -318,7 +318,9 @@ fn machines_json_keeps_a_machine_not_polled_and_is_read_only_then() {
     let ids = |dir: &Path| -> Vec<String> {
         let list: Vec<serde_json::Value> =
             serde_json::from_str(&fs::read_to_string(dir.join("machines.json")).unwrap()).unwrap();
-        list.iter().map(|m| m["id"].as_str().unwrap().into()).collect()
+        list.iter()
+            .map(|m| m["id"].as_str().unwrap().into())
+            .collect()
     };
     assert_eq!(ids(dir.path()), ["m", "n"]);
     // A poll of every machine known replaces it without reading it.

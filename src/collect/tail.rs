@@ -153,9 +153,7 @@ pub fn write(dir: &Path, files: &Lengths, known: &HashMap<String, Known>) -> Res
             out.write_all(b"\n")?;
         }
         out.write_all(b"}}\n")?;
-        out.into_inner()
-            .map_err(|e| e.into_error())?
-            .sync_all()?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         Ok(())
     };
     put().with_context(|| format!("{}: cannot write", shown(&temp)))?;
