@@ -7,6 +7,7 @@
 #
 #   bash bench/collect.sh                  # 10,000 machines
 #   MACHINES=1000 bash bench/collect.sh
+#   FSMLOG=/tmp/fsmlog-before bash bench/collect.sh   # another build, not rebuilt
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,8 +17,12 @@ mkdir -p "$DIR"
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "needs python3 (the answer's server)" >&2; exit 2; }
 
-cargo build --release --quiet --bin fsmlog --example gen_fleet
-FSMLOG=target/release/fsmlog
+if [ -n "${FSMLOG:-}" ]; then
+  cargo build --release --quiet --example gen_fleet
+else
+  cargo build --release --quiet --bin fsmlog --example gen_fleet
+  FSMLOG=target/release/fsmlog
+fi
 ANSWER="$DIR/ipmi-find-$MACHINES.json"
 [ -s "$ANSWER" ] || target/release/examples/gen_fleet --machines "$MACHINES" --events 20 \
   --real --format list-json --seed 7 --out "$ANSWER"

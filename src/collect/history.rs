@@ -1,27 +1,26 @@
 //! The history directory: `events/YYYY-MM-DD.ndjson`, fsmlog's raw stream, one UTC day a file,
 //! each machine's events in the order metal-api stored them, a gap marker
-//! (`{"machine","time","gap":true}`) before a window that may not continue what came before;
-//! and `machines.json`, what the newest poll showed of each machine besides its events, as a
-//! v1 list. Events are appended and fsynced before `machines.json` is replaced, so a crash
-//! leaves at worst a torn last line, which opening repairs, and events the next poll aligns
-//! again. One collector writes a directory at a time (a lock on it).
+//! (`{"machine","time","gap":true}`) before a window that may not continue what came before, and
+//! each Alive metal-api showed as the last error event, once, where its time puts it;
+//! `machines.json`, what the newest poll showed of each machine besides its events, as a v1
+//! list; and the tail file (`.fsmlog-tail.json`) (`tail.rs`), what the next poll is aligned to. Events are appended and
+//! fsynced before `machines.json` and the tail file are replaced, so a crash leaves at worst a
+//! torn last line, which opening repairs, and events the next poll aligns again. One collector
+//! writes a directory at a time (a lock on it).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow};
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::align::{Seen, align};
+use super::align::{Shown, align};
 use super::shapes::{Machine, WINDOW};
+use super::tail::{self, Backlog, Interner, Known, Lengths};
 use crate::render::escape;
-
-/// How many of a machine's newest events are kept to align the next window to: more than a
-/// window holds.
-const KEEP: usize = 2 * WINDOW;
 
 /// What one poll added.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -29,6 +28,8 @@ pub struct Appended {
     pub machines: usize,
     pub new_machines: usize,
     pub events: usize,
+    /// Alive last error events kept (lines of their own, never stored by metal-api).
+    pub alive: usize,
     /// Machines whose window may not continue their history.
     pub gaps: Vec<String>,
 }
@@ -37,8 +38,16 @@ pub struct Appended {
 pub struct History {
     dir: PathBuf,
     _lock: File,
-    tails: HashMap<String, VecDeque<Seen>>,
-    machines: BTreeMap<String, Machine>,
+    known: HashMap<String, Known>,
+    /// Day files not read yet where the tail file could not be used.
+    backlog: Backlog,
+    /// Every day file's length, as the tail file records them.
+    files: Lengths,
+    /// What `machines.json` holds, once it has been read: a poll that shows every machine
+    /// known replaces it whole without reading it.
+    machines: Option<BTreeMap<String, Machine>>,
+    /// The one copy of each event name and message the known events hold.
+    names: Interner,
 }
 
 /// A line of an event file, as the history writes it.
@@ -57,26 +66,14 @@ struct GapLine<'a> {
     gap: bool,
 }
 
-/// A line of an event file, read back.
-#[derive(Deserialize)]
-struct ReadLine {
-    machine: String,
-    time: String,
-    #[serde(default)]
-    event: Option<String>,
-    #[serde(default)]
-    message: String,
-    #[serde(default)]
-    gap: bool,
-}
-
 fn shown(path: &Path) -> String {
     escape::text(&path.display().to_string()).into_owned()
 }
 
 impl History {
-    /// Opens (creating) the history in `dir`: takes its lock, repairs a torn last line of each
-    /// event file, and learns each machine's newest events. Returns what it repaired, to say.
+    /// Opens (creating) the history in `dir`: takes its lock and learns each machine's newest
+    /// events from the tail file, or where it cannot be used, repairs a torn last line of each
+    /// event file and reads them. Returns what it met, to say.
     pub fn open(dir: &Path) -> Result<(History, Vec<String>)> {
         let events = dir.join("events");
         fs::create_dir_all(&events)
@@ -84,166 +81,336 @@ impl History {
         let lock = File::open(dir).with_context(|| format!("{}: cannot open", shown(dir)))?;
         lock.try_lock()
             .map_err(|_| anyhow!("{}: another fsmlog collect writes this history", shown(dir)))?;
-        let _ = fs::remove_file(dir.join(".machines.json.tmp"));
-        let mut notes = Vec::new();
-        let mut tails: HashMap<String, VecDeque<Seen>> = HashMap::new();
-        for file in day_files(&events)? {
-            if let Some(cut) = repair(&file)? {
-                notes.push(format!(
-                    "{}: removed a torn last line ({cut} bytes) an interrupted write left; \
-                     its events are collected again",
-                    shown(&file)
-                ));
-            }
-            learn(&file, &mut tails)?;
+        for temp in [".machines.json.tmp", tail::TEMP] {
+            let _ = fs::remove_file(dir.join(temp));
         }
-        let machines = read_machines(&dir.join("machines.json"))?;
+        let mut notes = Vec::new();
+        let paths = day_files(&events)?;
+        let mut files = lengths(&paths)?;
+        let mut names = Interner::default();
+        let (known, backlog, machines) = match tail::read(dir, &files, &mut names) {
+            // Every machine in machines.json is known to the tail file.
+            Ok(Some(known)) => (known, Backlog::default(), None),
+            found => {
+                if let Err(why) = found {
+                    notes.push(why);
+                }
+                for file in &paths {
+                    if let Some(cut) = repair(file)? {
+                        notes.push(format!(
+                            "{}: removed a torn last line ({cut} bytes) an interrupted write \
+                             left; its events are collected again",
+                            shown(file)
+                        ));
+                    }
+                }
+                files = lengths(&paths)?;
+                let machines = read_machines(&dir.join("machines.json"))?;
+                let mut known = HashMap::new();
+                let mut backlog = Backlog::new(paths);
+                let ids = &mut machines.keys().map(String::as_str);
+                backlog.learn(&mut known, &mut names, ids)?;
+                // A machine polled without an event is known all the same (every file was
+                // read to look for one).
+                for id in machines.keys() {
+                    known.entry(id.clone()).or_default();
+                }
+                (known, backlog, Some(machines))
+            }
+        };
         Ok((
             History {
                 dir: dir.to_path_buf(),
                 _lock: lock,
-                tails,
+                known,
+                backlog,
+                files,
                 machines,
+                names,
             },
             notes,
         ))
     }
 
     /// Appends what the poll shows that the history does not hold, fsyncs it, then replaces
-    /// `machines.json`. Nothing is written where a time cannot be read.
-    pub fn append(&mut self, polled: Vec<Machine>) -> Result<Appended> {
-        let mut by_id: BTreeMap<String, Machine> = BTreeMap::new();
-        for machine in polled {
-            by_id.insert(machine.id.clone(), machine);
+    /// `machines.json` and the tail file. Nothing is written where a time cannot be read. After
+    /// an error the history must be opened again.
+    pub fn append(&mut self, mut polled: Vec<Machine>) -> Result<Appended> {
+        // By id; of a machine sent twice, the last.
+        polled.reverse();
+        polled.sort_by(|a, b| a.id.cmp(&b.id));
+        polled.dedup_by(|later, kept| later.id == kept.id);
+        if !self.backlog.done() {
+            let ids = &mut polled.iter().map(|m| m.id.as_str());
+            self.backlog.learn(&mut self.known, &mut self.names, ids)?;
         }
-        let mut days: BTreeMap<NaiveDate, Vec<u8>> = BTreeMap::new();
-        let mut tails = Vec::new();
         let mut appended = Appended {
-            machines: by_id.len(),
+            machines: polled.len(),
             ..Appended::default()
         };
-        for machine in by_id.values() {
-            let window = machine
-                .events
-                .log
-                .iter()
-                .rev()
-                .map(|e| {
-                    Ok(Seen {
-                        time: parse_time(&e.time).ok_or_else(|| {
-                            anyhow!(
-                                "metal-api sent machine {:?} an event time {:?} that is not RFC 3339",
-                                escape::text(&machine.id),
-                                escape::text(&e.time)
-                            )
-                        })?,
-                        event: e.event.clone(),
-                        message: e.message.clone(),
-                    })
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let raw: Vec<_> = machine.events.log.iter().rev().collect();
-            let tail = self.tails.get(&machine.id);
-            let collected: Vec<Seen> = tail
-                .map(|t| t.iter().cloned().collect())
-                .unwrap_or_default();
-            if tail.is_none() {
-                appended.new_machines += 1;
-            }
-            let step = align(&collected, &window, window.len() >= WINDOW);
-            if step.gap {
+        // Every time read and every window aligned before a byte is written.
+        let plans = polled
+            .iter()
+            .map(|machine| self.plan(machine))
+            .collect::<Result<Vec<Plan>>>()?;
+        let mut days = Days::new(self.dir.join("events"));
+        for (machine, plan) in polled.iter().zip(&plans) {
+            appended.new_machines += usize::from(plan.is_new);
+            appended.events += plan.times.len();
+            appended.alive += usize::from(plan.alive.is_some());
+            if plan.gap {
                 appended.gaps.push(machine.id.clone());
-                let line = GapLine {
-                    machine: &machine.id,
-                    time: &raw[step.first_new].time,
-                    gap: true,
-                };
-                push_line(&mut days, window[step.first_new].time, &line);
             }
-            for (seen, event) in window.iter().zip(&raw).skip(step.first_new) {
-                let line = EventLine {
-                    machine: &machine.id,
-                    time: &event.time,
-                    event: &event.event,
-                    message: &event.message,
-                };
-                push_line(&mut days, seen.time, &line);
-                appended.events += 1;
-            }
-            if step.first_new < window.len() || tail.is_none() {
-                tails.push((machine.id.clone(), window[step.first_new..].to_vec()));
-            }
+            write_machine(&mut days, machine, plan)?;
         }
-        self.write_days(&days)?;
-        for machine in by_id.values() {
-            self.machines
-                .insert(machine.id.clone(), machine.without_log());
+        self.files.extend(days.finish()?);
+        let mut machines = match self.machines.take() {
+            Some(machines) => machines,
+            None if self.known.keys().all(|id| {
+                polled
+                    .binary_search_by(|m| m.id.as_str().cmp(id.as_str()))
+                    .is_ok()
+            }) =>
+            {
+                BTreeMap::new()
+            }
+            None => read_machines(&self.dir.join("machines.json"))?,
+        };
+        for (mut machine, plan) in polled.into_iter().zip(plans) {
+            if !plan.times.is_empty() || plan.alive.is_some() || plan.is_new {
+                let known = self.known.entry(machine.id.clone()).or_default();
+                let log = &machine.events.log;
+                let new: Vec<Shown> = plan
+                    .times
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &time)| {
+                        let e = &log[plan.times.len() - 1 - k];
+                        Shown {
+                            time,
+                            event: &e.event,
+                            message: &e.message,
+                        }
+                    })
+                    .collect();
+                known.extend(&new, &mut self.names);
+                if let Some((time, _)) = plan.alive {
+                    known.alive = Some(time);
+                }
+            }
+            // The events are in the day files: an empty log merges with them without a
+            // duplicate.
+            machine.events.log = Vec::new();
+            machines.insert(machine.id.clone(), machine);
         }
+        self.machines = Some(machines);
         self.write_machines()?;
-        for (id, new) in tails {
-            let tail = self.tails.entry(id).or_default();
-            tail.extend(new);
-            while tail.len() > KEEP {
-                tail.pop_front();
-            }
-        }
+        tail::write(&self.dir, &self.files, &self.known)?;
+        sync_dir(&self.dir)?;
         Ok(appended)
     }
 
-    /// Appends each day's lines to its file and makes them durable.
-    fn write_days(&self, days: &BTreeMap<NaiveDate, Vec<u8>>) -> Result<()> {
-        let events = self.dir.join("events");
-        let mut created = false;
-        let mut files = Vec::new();
-        for (day, lines) in days {
-            let path = events.join(format!("{}.ndjson", day.format("%Y-%m-%d")));
-            created |= !path.exists();
-            let mut file = OpenOptions::new()
+    /// Where a machine's window continues its history, and whether its last error event is
+    /// an Alive not kept yet.
+    fn plan(&self, machine: &Machine) -> Result<Plan> {
+        let log = &machine.events.log;
+        // metal-api sends the newest first.
+        let window = log
+            .iter()
+            .rev()
+            .map(|e| {
+                Ok(Shown {
+                    time: event_time(&machine.id, &e.time)?,
+                    event: &e.event,
+                    message: &e.message,
+                })
+            })
+            .collect::<Result<Vec<Shown>>>()?;
+        let alive = match &machine.events.last_error_event {
+            Some(e) if e.event == "Alive" => Some(event_time(&machine.id, &e.time)?),
+            _ => None,
+        };
+        let known = self.known.get(&machine.id);
+        let empty = Known::default();
+        let kept = known.unwrap_or(&empty);
+        let step = align(&kept.tail, &window, window.len() >= WINDOW);
+        let times: Vec<DateTime<Utc>> = window[step.first_new..].iter().map(|e| e.time).collect();
+        let alive = alive.filter(|&time| kept.alive_is_new(time)).map(|time| {
+            // Where its time puts it among the new events.
+            let at = times.iter().position(|&t| t > time).unwrap_or(times.len());
+            (time, at)
+        });
+        Ok(Plan {
+            is_new: known.is_none(),
+            gap: step.gap,
+            times,
+            alive,
+        })
+    }
+
+    /// Replaces `machines.json` whole: a temporary file, synced, renamed over it (the
+    /// directory is synced after the tail file).
+    fn write_machines(&self) -> Result<()> {
+        let path = self.dir.join("machines.json");
+        let temp = self.dir.join(".machines.json.tmp");
+        let list: Vec<&Machine> = self.machines.iter().flat_map(|m| m.values()).collect();
+        let file =
+            File::create(&temp).with_context(|| format!("{}: cannot create", shown(&temp)))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        serde_json::to_writer_pretty(&mut out, &list)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| {
+                out.write_all(b"\n")?;
+                Ok(out.into_inner().map_err(|e| e.into_error())?.sync_all()?)
+            })
+            .with_context(|| format!("{}: cannot write", shown(&temp)))?;
+        fs::rename(&temp, &path).with_context(|| format!("{}: cannot replace", shown(&path)))
+    }
+}
+
+/// An event time metal-api sent a machine, read.
+fn event_time(machine: &str, text: &str) -> Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| {
+            anyhow!(
+                "metal-api sent machine {:?} an event time {:?} that is not RFC 3339",
+                escape::text(machine),
+                escape::text(text)
+            )
+        })
+}
+
+/// The day files' lengths, by name.
+fn lengths(paths: &[PathBuf]) -> Result<Lengths> {
+    paths
+        .iter()
+        .map(|p| {
+            let len = fs::metadata(p)
+                .with_context(|| format!("{}: cannot read", shown(p)))?
+                .len();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            Ok((name.to_string(), len))
+        })
+        .collect()
+}
+
+/// What a poll adds of one machine.
+struct Plan {
+    is_new: bool,
+    /// Events may have been lost before the first new one.
+    gap: bool,
+    /// The new events' times, oldest first; they are the newest of the log.
+    times: Vec<DateTime<Utc>>,
+    /// An Alive last error event to keep, and before which new event.
+    alive: Option<(DateTime<Utc>, usize)>,
+}
+
+/// A machine's new lines: the gap marker, its new events oldest first, the Alive where its
+/// time puts it.
+fn write_machine(days: &mut Days, machine: &Machine, plan: &Plan) -> Result<()> {
+    let id = machine.id.as_str();
+    let log = &machine.events.log;
+    let count = plan.times.len();
+    let alive = plan.alive.and_then(|(time, at)| {
+        let e = machine.events.last_error_event.as_ref()?;
+        Some((time, at, e))
+    });
+    if plan.gap {
+        // The marker comes before every line that follows it, an older Alive too.
+        let (time, text) = match alive {
+            Some((time, 0, e)) => (time, e.time.as_str()),
+            _ => (plan.times[0], log[count - 1].time.as_str()),
+        };
+        let line = GapLine {
+            machine: id,
+            time: text,
+            gap: true,
+        };
+        days.line(time, &line)?;
+    }
+    for at in 0..=count {
+        if let Some((time, _, e)) = alive.filter(|(_, before, _)| *before == at) {
+            let line = EventLine {
+                machine: id,
+                time: &e.time,
+                event: &e.event,
+                message: &e.message,
+            };
+            days.line(time, &line)?;
+        }
+        if at < count {
+            let e = &log[count - 1 - at];
+            let line = EventLine {
+                machine: id,
+                time: &e.time,
+                event: &e.event,
+                message: &e.message,
+            };
+            days.line(plan.times[at], &line)?;
+        }
+    }
+    Ok(())
+}
+
+/// The day files a poll appends to, each through one buffer.
+struct Days {
+    events: PathBuf,
+    open: BTreeMap<NaiveDate, (String, BufWriter<File>)>,
+    created: bool,
+}
+
+impl Days {
+    fn new(events: PathBuf) -> Days {
+        Days {
+            events,
+            open: BTreeMap::new(),
+            created: false,
+        }
+    }
+
+    /// Appends a line to the file of its time's day.
+    fn line(&mut self, time: DateTime<Utc>, line: &impl Serialize) -> Result<()> {
+        let day = time.date_naive();
+        if !self.open.contains_key(&day) {
+            let name = format!("{}.ndjson", day.format("%Y-%m-%d"));
+            let path = self.events.join(&name);
+            self.created |= !path.exists();
+            let file = OpenOptions::new()
                 .append(true)
                 .create(true)
                 .open(&path)
                 .with_context(|| format!("{}: cannot open", shown(&path)))?;
-            file.write_all(lines)
-                .with_context(|| format!("{}: cannot append", shown(&path)))?;
-            files.push((path, file));
+            // A poll may touch a file for each of many days: small buffers, not fresh
+            // megabytes each.
+            self.open
+                .insert(day, (name, BufWriter::with_capacity(64 << 10, file)));
         }
-        for (path, file) in files {
+        let (name, out) = self.open.get_mut(&day).expect("opened above");
+        serde_json::to_writer(&mut *out, line)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| Ok(out.write_all(b"\n")?))
+            .with_context(|| format!("{}: cannot append", escape::text(name)))
+    }
+
+    /// Makes every line durable; returns the files' new lengths.
+    fn finish(self) -> Result<Lengths> {
+        let mut lengths = Lengths::new();
+        for (name, out) in self.open.into_values() {
+            let path = self.events.join(&name);
+            let file = out
+                .into_inner()
+                .map_err(|e| e.into_error())
+                .with_context(|| format!("{}: cannot append", shown(&path)))?;
             file.sync_all()
                 .with_context(|| format!("{}: cannot sync", shown(&path)))?;
+            lengths.insert(name, file.metadata()?.len());
         }
-        if created {
-            sync_dir(&events)?;
+        if self.created {
+            sync_dir(&self.events)?;
         }
-        Ok(())
+        Ok(lengths)
     }
-
-    /// Replaces `machines.json` whole: a temporary file, synced, renamed over it.
-    fn write_machines(&self) -> Result<()> {
-        let path = self.dir.join("machines.json");
-        let temp = self.dir.join(".machines.json.tmp");
-        let list: Vec<&Machine> = self.machines.values().collect();
-        let mut text = serde_json::to_vec_pretty(&list)?;
-        text.push(b'\n');
-        let mut file =
-            File::create(&temp).with_context(|| format!("{}: cannot create", shown(&temp)))?;
-        file.write_all(&text)
-            .and_then(|()| file.sync_all())
-            .with_context(|| format!("{}: cannot write", shown(&temp)))?;
-        fs::rename(&temp, &path).with_context(|| format!("{}: cannot replace", shown(&path)))?;
-        sync_dir(&self.dir)
-    }
-}
-
-fn parse_time(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
-}
-
-fn push_line(days: &mut BTreeMap<NaiveDate, Vec<u8>>, time: DateTime<Utc>, line: &impl Serialize) {
-    let buf = days.entry(time.date_naive()).or_default();
-    serde_json::to_writer(&mut *buf, line).expect("a line of strings serialises");
-    buf.push(b'\n');
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {
@@ -297,47 +464,6 @@ fn repair(path: &Path) -> Result<Option<u64>> {
         .and_then(|()| file.sync_all())
         .with_context(|| format!("{}: cannot repair", shown(path)))?;
     Ok(Some(len - end))
-}
-
-/// Learns the newest events of each machine from one event file.
-fn learn(path: &Path, tails: &mut HashMap<String, VecDeque<Seen>>) -> Result<()> {
-    let file = File::open(path).with_context(|| format!("{}: cannot open", shown(path)))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut buf = Vec::new();
-    let mut line_no = 0;
-    loop {
-        buf.clear();
-        if reader
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("{}: cannot read", shown(path)))?
-            == 0
-        {
-            return Ok(());
-        }
-        line_no += 1;
-        if buf.trim_ascii().is_empty() {
-            continue;
-        }
-        let bad = |what: &str| anyhow!("{}:{line_no}: {what}", shown(path));
-        let line: ReadLine = serde_json::from_slice(&buf)
-            .map_err(|e| bad(&format!("not a line of the history ({e})")))?;
-        if line.gap {
-            continue;
-        }
-        let time = parse_time(&line.time).ok_or_else(|| bad("the time is not RFC 3339"))?;
-        let event = line
-            .event
-            .ok_or_else(|| bad("a line with neither event nor gap"))?;
-        let tail = tails.entry(line.machine).or_default();
-        tail.push_back(Seen {
-            time,
-            event,
-            message: line.message,
-        });
-        if tail.len() > KEEP {
-            tail.pop_front();
-        }
-    }
 }
 
 fn read_machines(path: &Path) -> Result<BTreeMap<String, Machine>> {

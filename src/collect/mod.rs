@@ -2,7 +2,7 @@
 //! event once in a history directory every reading command reads (docs/history.md).
 //! `source.rs` where to poll and how to sign in, `sign.rs` metal-stack's HMAC, `client.rs` one
 //! poll, `shapes.rs` what of a polled machine is kept, `align.rs` where a window continues the
-//! history, `history.rs` the directory written.
+//! history, `history.rs` the directory written, `tail.rs` what the next poll is aligned to.
 
 mod align;
 mod client;
@@ -10,6 +10,7 @@ mod history;
 mod shapes;
 mod sign;
 mod source;
+mod tail;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -271,9 +271,13 @@ pub struct Discovered {
     pub skipped: Vec<super::problems::Skipped>,
 }
 
+/// The file `fsmlog collect` keeps what its next poll is aligned to in (`collect/tail.rs`),
+/// passed over without a word in a directory read.
+const COLLECTOR_STATE: &[u8] = b".fsmlog-tail.json";
+
 /// Expands the command-line paths into inputs: directories recursively and sorted, symlinks
 /// followed (a loop is named, not followed), hidden entries of a directory and special files
-/// found in one named and left out. A file found in a directory is not `stat`ed here: its
+/// found in one named and left out (a collector's state file without a word). A file found in a directory is not `stat`ed here: its
 /// identity, which tells a file reached twice, is learnt when it is opened (a directory of
 /// thousands of small files would otherwise wait for one `stat` after another before its
 /// first file is read); [`repeats`] then names the files listed twice.
@@ -401,7 +405,12 @@ fn walk(root: &Path, found: &mut Discovered) {
                 continue;
             }
         };
-        let hidden = entry.depth() > 0 && entry.file_name().as_encoded_bytes().starts_with(b".");
+        let name = entry.file_name().as_encoded_bytes();
+        let hidden = entry.depth() > 0 && name.starts_with(b".");
+        // A collector's own state beside its history (docs/history.md): no input, no noise.
+        if hidden && name == COLLECTOR_STATE {
+            continue;
+        }
         let display = || entry.path().display().to_string();
         if hidden {
             found.skipped.push(super::problems::Skipped {

@@ -1,7 +1,8 @@
 //! A metal-api stand-in on 127.0.0.1: `POST /v1/machine/ipmi/find` over a simulated fleet that
 //! moves on, in metal-api's v1 `MachineIPMIResponse` shape (the 20 newest stored events, newest
 //! first, with what a real answer carries besides: user data, SSH keys, the BMC's password),
-//! checking metal-stack/security's HMAC (`mac.go`: type, RFC 3339 date no older than 15 s,
+//! and the last error event metal-api shows (an Alive it received in a state with no rule for
+//! it is never stored, only shown there), checking metal-stack/security's HMAC (`mac.go`: type, RFC 3339 date no older than 15 s,
 //! HMAC-SHA256 of date ‖ method ‖ salt) or a bearer token exactly, and failing on request.
 //! It stops when dropped.
 
@@ -37,6 +38,9 @@ pub struct Machine {
     pub id: String,
     pub partition: String,
     pub stored: Vec<Stored>,
+    /// Alive events metal-api received where no rule takes them (`fsm.go`: never stored, only
+    /// made the last error event), each after how many stored events; at most one in a place.
+    pub alive: Vec<(usize, Stored)>,
     /// metal-api's flags once every event is stored (shown from then on).
     pub crash_loop: bool,
     pub failed_machine_reclaim: bool,
@@ -106,6 +110,7 @@ pub fn simulated_fleet(count: u64, stored: usize) -> Vec<Machine> {
                         message: e.message.to_string(),
                     })
                     .collect(),
+                alive: Vec::new(),
                 crash_loop: sim.container.crash_loop,
                 failed_machine_reclaim: sim.container.failed_machine_reclaim,
             }
@@ -138,21 +143,82 @@ pub fn simulated_fleet(count: u64, stored: usize) -> Vec<Machine> {
         id: "twin-pxe".to_string(),
         partition: "fra-equ01".to_string(),
         stored: twin,
+        alive: Vec::new(),
         crash_loop: false,
         failed_machine_reclaim: false,
     });
     machines
 }
 
-/// The whole stored stream as fsmlog's raw NDJSON, machine after machine.
+/// A machine that provisions, phones home and reboots, `cycles` times, and each time receives
+/// an Alive in Phoned Home and one in Planned Reboot, where metal-api has no rule for it.
+pub fn alive_machine(cycles: usize) -> Machine {
+    let start = DateTime::parse_from_rfc3339("2025-06-02T10:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    let cycle = [
+        ("PXE Booting", "machine sent extended dhcp request"),
+        ("Preparing", "starting metal-hammer"),
+        ("Registering", "start registering"),
+        ("Waiting", "waiting for allocation"),
+        ("Installing", "start installation"),
+        ("Booting New Kernel", "boot into distribution kernel"),
+        ("Phoned Home", "phoned home"),
+        ("Planned Reboot", "CYCLE"),
+    ];
+    let mut stored = Vec::new();
+    let mut alive = Vec::new();
+    let mut at = start;
+    for _ in 0..cycles {
+        for (event, message) in cycle {
+            at += TimeDelta::seconds(40);
+            stored.push(Stored {
+                time: time(at),
+                event: event.to_string(),
+                message: message.to_string(),
+            });
+            let state = match event {
+                "Phoned Home" => "phoned home",
+                "Planned Reboot" => "planned reboot",
+                _ => continue,
+            };
+            // metal-api stamps an event when it arrives, to the nanosecond.
+            let arrived = at + TimeDelta::nanoseconds(17_000_000_123);
+            alive.push((
+                stored.len(),
+                Stored {
+                    time: time(arrived),
+                    event: "Alive".to_string(),
+                    message: format!("[unexpectedly received in state {state}]"),
+                },
+            ));
+        }
+    }
+    Machine {
+        id: "alive-unruled".to_string(),
+        partition: "fra-equ01".to_string(),
+        stored,
+        alive,
+        crash_loop: false,
+        failed_machine_reclaim: false,
+    }
+}
+
+/// Everything metal-api received of the fleet that it stored or showed, as fsmlog's raw
+/// NDJSON, machine after machine: the stored events, and each Alive where it arrived.
 pub fn whole_stream(fleet: &[Machine]) -> String {
     let mut out = String::new();
+    let mut line = |id: &str, e: &Stored| {
+        let line = json!({"machine": id, "time": e.time, "event": e.event, "message": e.message});
+        out.push_str(&line.to_string());
+        out.push('\n');
+    };
     for m in fleet {
-        for e in &m.stored {
-            let line =
-                json!({"machine": m.id, "time": e.time, "event": e.event, "message": e.message});
-            out.push_str(&line.to_string());
-            out.push('\n');
+        for (i, e) in m.stored.iter().enumerate() {
+            line(&m.id, e);
+            for (_, alive) in m.alive.iter().filter(|(after, _)| *after == i + 1) {
+                line(&m.id, alive);
+            }
         }
     }
     out
@@ -350,6 +416,24 @@ fn answer(state: &State, partition: Option<&str>) -> String {
         .map(|m| {
             let shown = &m.stored[..state.shown.min(m.stored.len())];
             let all = shown.len() == m.stored.len();
+            // The newest event metal-api took as unexpected: a stored one it prefixed, or an
+            // Alive received since.
+            let stored_error = shown
+                .iter()
+                .rposition(|e| e.message.starts_with("[unexpectedly received in "));
+            let alive_error = m.alive.iter().rfind(|(after, _)| *after <= shown.len());
+            let last_error = match (stored_error, alive_error) {
+                (Some(i), Some((after, alive))) if *after > i => Some(alive),
+                (Some(i), _) => Some(&shown[i]),
+                (None, Some((_, alive))) => Some(alive),
+                (None, None) => None,
+            }
+            .map(|e| json!({"time": e.time, "event": e.event, "message": e.message}));
+            // An Alive after the newest stored event moved the container's time.
+            let last_event_time = match alive_error {
+                Some((after, alive)) if *after == shown.len() => Some(alive.time.clone()),
+                _ => shown.last().map(|e| e.time.clone()),
+            };
             let log: Vec<Value> = shown
                 .iter()
                 .rev()
@@ -380,7 +464,8 @@ fn answer(state: &State, partition: Option<&str>) -> String {
                 "tags": [],
                 "events": {
                     "log": log,
-                    "last_event_time": shown.last().map(|e| e.time.clone()),
+                    "last_event_time": last_event_time,
+                    "last_error_event": last_error,
                     "crash_loop": all && m.crash_loop,
                     "failed_machine_reclaim": all && m.failed_machine_reclaim
                 },
