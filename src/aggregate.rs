@@ -9,7 +9,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::diagnose::{
     Class, Classes, Decisions, Diagnosis, Fleet, PairVerdict, Reboot, handled_by,
-    in_autoreboot_window, newer_than, ruling, verdict,
+    in_autoreboot_window, newer_than, verdict,
 };
 use crate::event::{EventKind, Location, Pair, State};
 use crate::input::FilesRead;
@@ -19,8 +19,10 @@ use crate::replay::{Handling, Step, Trace};
 use crate::window::{Period, Window};
 
 mod breakdown;
+mod machine;
 pub use breakdown::{Breakdown, Split};
 use breakdown::{merge_splits, observe_split, splits_by_count};
+pub use machine::{Accounting, EndFlags, MachineTally};
 
 /// How many example machines a pair keeps (the smallest ids, so the choice is stable).
 pub const EXAMPLES: usize = 3;
@@ -279,15 +281,13 @@ impl Summary {
         diagnosis: &Diagnosis,
     ) {
         self.add_counted(trace, counting, diagnosis);
-        self.newest_event = self.newest_event.max(merged.log.newest_event());
-        self.events += merged.duplicates;
-        self.duplicates += merged.duplicates;
-        self.skipped_lines += merged.log.skipped_lines;
-        if merged.records > 1 {
-            self.merged_machines += 1;
-        }
-        self.gaps += merged.log.gaps.len() as u64;
-        self.gap_machines += u64::from(!merged.log.gaps.is_empty());
+        self.add_accounting(Accounting {
+            newest_event: merged.log.newest_event(),
+            duplicates: merged.duplicates,
+            skipped_lines: merged.log.skipped_lines,
+            records: merged.records,
+            gaps: merged.log.gaps.len() as u64,
+        });
     }
 
     /// Folds one machine's trace into the tallies, counting every occurrence.
@@ -298,79 +298,44 @@ impl Summary {
     /// Folds one machine's trace into the tallies: every event in the input accounting, the
     /// occurrences in the window in the pairs and disagreements.
     pub fn add_counted(&mut self, trace: &Trace, counting: &Counting, diagnosis: &Diagnosis) {
-        self.machines += 1;
-        let mut seen_pairs = BTreeSet::new();
-        let mut seen_classes = BTreeSet::new();
-        let mut seen_reboots = BTreeSet::new();
-        let mut seen_decisions = BTreeSet::new();
+        let mut machine = MachineTally::default();
         let judged = trace.steps.iter().chain(trace.last_error_only.iter());
         for (i, step) in judged.enumerate() {
-            self.events += 1;
-            match step.handling {
-                Handling::Rejected => self.rejected += 1,
-                Handling::Expected | Handling::Unexpected => self.replayed += 1,
-            }
-            if !counting.window.contains(step.time) {
+            let occurrence = Occurrence::of(step, trace);
+            if !machine.step(self, step, &occurrence, counting, trace.annotated) {
                 continue;
             }
-            self.judged_in_window += 1;
-            if step.handling == Handling::Unexpected {
-                let pair = (step.from, step.event);
-                let first = seen_pairs.insert(pair);
-                let tally = self.count_unexpected(step, trace, first, counting);
-                tally.classes.add_newer(diagnosis.newer(i));
-                let class = if i < trace.steps.len() {
-                    diagnosis.class(i)
-                } else {
-                    diagnosis.outside
-                };
-                if let Some(class) = class {
-                    let first = seen_classes.insert((pair, class));
-                    tally.classes.add(class, diagnosis.root(i), first);
-                    if matches!(class, Class::UnannouncedReboot(_)) && seen_reboots.insert(pair) {
-                        tally.classes.add_reboot_machine();
-                    }
-                    if class == Class::UnannouncedReboot(Reboot::InWaiting) {
-                        tally
-                            .classes
-                            .add_autoreboot(in_autoreboot_window(&trace.steps, i));
-                    }
-                    let action = ruling(class, step.from, step.event).action;
-                    if action.changes_rules() && seen_decisions.insert((step.event, action)) {
-                        *self.decisions.entry((step.event, action)).or_default() += 1;
-                    }
-                }
-            }
-            if trace.annotated
-                && let Some(key) = disagreement(step)
-            {
-                *self.disagreements.entry(key).or_default() += 1;
+            let pair = (step.from, step.event);
+            machine.newer(self, pair, diagnosis.newer(i));
+            let class = if i < trace.steps.len() {
+                diagnosis.class(i)
+            } else {
+                diagnosis.outside
+            };
+            if let Some(class) = class {
+                let autoreboot = (class == Class::UnannouncedReboot(Reboot::InWaiting))
+                    .then(|| in_autoreboot_window(&trace.steps, i))
+                    .flatten();
+                machine.class(self, pair, class, diagnosis.root(i), autoreboot);
             }
         }
-        let mut seen_unknown = BTreeSet::new();
         for unknown in &trace.unknown {
-            self.events += 1;
-            let tally = self.unknown_events.entry(unknown.name.clone()).or_default();
-            tally.count += 1;
-            if seen_unknown.insert(&unknown.name) {
-                tally.machines += 1;
-            }
+            machine.unknown(self, &unknown.name);
         }
-        if trace.container.crash_loop {
-            self.crash_loop.insert(trace.machine.clone());
-            if trace.container.events.front().map(|e| e.event) == Some(EventKind::Waiting) {
-                self.crash_loop_waiting.insert(trace.machine.clone());
-            }
-        }
-        if trace.container.failed_machine_reclaim {
-            self.failed_machine_reclaim.insert(trace.machine.clone());
-        }
+        self.add_end(
+            &trace.machine,
+            EndFlags {
+                crash_loop: trace.container.crash_loop,
+                newest: trace.container.events.front().map(|e| e.event),
+                failed_machine_reclaim: trace.container.failed_machine_reclaim,
+            },
+        );
     }
 
     fn count_unexpected(
         &mut self,
         step: &Step,
-        trace: &Trace,
+        occurrence: &Occurrence,
         first_on_machine: bool,
         counting: &Counting,
     ) -> &mut PairTally {
@@ -378,12 +343,12 @@ impl Summary {
             .pairs
             .entry((step.from, step.event))
             .or_insert_with(|| PairTally::new(step.time));
-        tally.observe(&Occurrence::of(step, trace), first_on_machine);
+        tally.observe(occurrence, first_on_machine);
         if let Some(period) = counting.period {
             *tally.series.entry(period.start(step.time)).or_default() += 1;
         }
         if let Some(dimension) = counting.breakdown {
-            let value = trace.place.as_deref().and_then(|p| p.of(dimension));
+            let value = occurrence.place.and_then(|p| p.of(dimension));
             observe_split(&mut tally.split, value, step.time, first_on_machine);
         }
         tally

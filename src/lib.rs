@@ -29,6 +29,7 @@ mod hidden;
 mod input;
 mod issues;
 mod jsonsplit;
+mod judge;
 mod log;
 mod order;
 mod propose;

@@ -50,6 +50,8 @@ pub struct Replayer<'r> {
     next_state: Option<State>,
     /// Only the verdicts matter: stored messages stay as they came.
     judging: bool,
+    /// How many events set the failed-reclaim flag (to either value).
+    reclaim_sets: u64,
 }
 
 impl<'r> Replayer<'r> {
@@ -61,6 +63,7 @@ impl<'r> Replayer<'r> {
             empty_state: State::Initial,
             next_state: None,
             judging: false,
+            reclaim_sets: 0,
         }
     }
 
@@ -94,6 +97,29 @@ impl<'r> Replayer<'r> {
     /// is taken: the first row of a record that begins after a gap in the others.
     pub fn assume_next_state(&mut self, state: State) {
         self.next_state = Some(state);
+    }
+
+    /// The rule set it replays under.
+    pub(super) fn rules(&self) -> &'r Ruleset {
+        self.rules
+    }
+
+    /// How many events set the failed-reclaim flag so far.
+    pub(super) fn reclaim_sets(&self) -> u64 {
+        self.reclaim_sets
+    }
+
+    /// The state the next event would arrive in after `assume_empty_state` (`empty`) and
+    /// `assume_next_state` (`next`) where given.
+    pub(super) fn state_after(&self, empty: Option<State>, next: Option<State>) -> State {
+        if let Some(state) = next.or(self.next_state) {
+            return state;
+        }
+        if self.container.events.is_empty() {
+            empty.unwrap_or(self.empty_state)
+        } else {
+            self.container.state()
+        }
     }
 
     pub(super) fn current_state(&self) -> State {
@@ -306,6 +332,7 @@ impl<'r> Replayer<'r> {
         }
         if let Some(flag) = effect.failed_machine_reclaim {
             c.failed_machine_reclaim = flag;
+            self.reclaim_sets += 1;
         }
         if effect.last_error {
             c.last_error_event = Some(stored.clone());
