@@ -196,13 +196,25 @@ impl<'r> Judging<'r> {
         self.facts = facts;
     }
 
-    /// Counts what reading and merging the machine's records found besides its events.
-    pub fn count_read(&mut self, duplicates: u64, records: usize, gaps: u64, skipped_lines: u64) {
-        let a = &mut self.accounting;
-        a.duplicates += duplicates;
-        a.records = a.records.max(records);
-        a.gaps += gaps;
-        a.skipped_lines += skipped_lines;
+    /// What reading and merging the machine's records found besides its events (its newest
+    /// event's time is worked out from the events and facts).
+    pub fn accounting_mut(&mut self) -> &mut Accounting {
+        &mut self.accounting
+    }
+
+    /// How many events were fed.
+    pub fn fed(&self) -> u64 {
+        self.fed
+    }
+
+    /// Whether the input carries metal-api's recorded verdicts.
+    pub fn annotated(&self) -> bool {
+        self.diagnosing.annotated()
+    }
+
+    /// What the machine's records say of it besides its events.
+    pub fn facts(&self) -> &Facts {
+        &self.facts
     }
 
     /// The machine's share of the fleet's `Summary` as its log stands: what judging it whole

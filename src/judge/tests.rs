@@ -47,12 +47,13 @@ fn chunked(
 ) -> Option<String> {
     let log = &merged.log;
     let mut judging = Judging::new(&log.machine, log.annotated, Facts::of(log), rules, counting);
-    judging.count_read(
-        merged.duplicates,
-        merged.records,
-        log.gaps.len() as u64,
-        log.skipped_lines,
-    );
+    *judging.accounting_mut() = Accounting {
+        newest_event: None,
+        duplicates: merged.duplicates,
+        skipped_lines: log.skipped_lines,
+        records: merged.records,
+        gaps: log.gaps.len() as u64,
+    };
     let mut fed = 0;
     for &cut in cuts.iter().chain([&log.events.len()]) {
         while fed < cut.min(log.events.len()) {
