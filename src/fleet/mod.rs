@@ -8,6 +8,7 @@ mod clock;
 mod fold;
 mod inputs;
 mod keep;
+mod lean;
 mod live;
 mod plan;
 mod progress;

@@ -26,7 +26,7 @@ use super::raw::{RawEvent, RawLine, convert_event};
 use super::time::parse_rfc3339;
 use crate::event::Event;
 use crate::input::context::{FileContext, MAX_LINE, NotALog, read_line_capped};
-use crate::input::record::{InputError, Record};
+use crate::input::record::{InputError, ReadMode, Record};
 use crate::log::{Format, MachineLog};
 
 /// Whether the first whole lines of a file look like a raw event stream (so that one damaged
@@ -200,6 +200,25 @@ impl Stream {
             Some((machine, event)) => convert_event(event).map(|e| (machine, Line::Event(e))),
             None => careful(text),
         };
+        if ctx.options.mode == ReadMode::Lines {
+            if parsed.is_ok() {
+                self.good_lines += 1;
+            }
+            match parsed {
+                Ok((machine, line)) => {
+                    let mut log =
+                        MachineLog::new(machine.0.into_owned(), &ctx.path, line_no, Format::Ndjson);
+                    log.annotated = false;
+                    match line {
+                        Line::Gap(time) => log.gaps.push(time),
+                        Line::Event(event) => log.events.push(event.at_line(line_no)),
+                    }
+                    sink(Record::Machine(log));
+                }
+                Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
+            }
+            return;
+        }
         match parsed {
             Ok((machine, Line::Gap(time))) => {
                 self.good_lines += 1;

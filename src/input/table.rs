@@ -70,7 +70,7 @@ impl Section {
                 .partition(|(after, _)| i + 1 == count || *after <= cut.end);
             last_errors = rest;
             let mut log = MachineLog::new(self.machine.clone(), path, cut.line, Format::Table);
-            if mode == ReadMode::Whole {
+            if mode != ReadMode::IdsOnly {
                 log.events = cut.events;
             }
             log.last_error_event = mine.into_iter().map(|(_, e)| e).max_by_key(|e| e.time);
