@@ -70,6 +70,9 @@ pub struct Judging<'r> {
     /// The time of the last event fed.
     last_time: Option<DateTime<Utc>>,
     recent: VecDeque<Event>,
+    /// How many of the newest events `recent` keeps: none where the facts are known before
+    /// the events (see [`Judging::without_recent`]).
+    recent_kept: usize,
     /// How many events were fed.
     fed: u64,
     /// Whether an event fed is the exported last error.
@@ -97,6 +100,7 @@ impl<'r> Judging<'r> {
             facts,
             last_time: None,
             recent: VecDeque::new(),
+            recent_kept: RECENT,
             fed: 0,
             last_error_in_log: false,
             accounting: Accounting {
@@ -129,6 +133,14 @@ impl<'r> Judging<'r> {
         judging
     }
 
+    /// Keeps none of the newest events: for a machine whose facts are all known before its
+    /// first event (a history read whole), where no later facts need looking up.
+    pub fn without_recent(mut self) -> Self {
+        self.recent_kept = 0;
+        self.recent = VecDeque::new();
+        self
+    }
+
     /// The machine's id.
     pub fn machine(&self) -> &str {
         &self.machine
@@ -144,10 +156,12 @@ impl<'r> Judging<'r> {
         {
             self.last_error_in_log = true;
         }
-        if self.recent.len() == RECENT {
-            self.recent.pop_front();
+        if self.recent_kept > 0 {
+            if self.recent.len() == self.recent_kept {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(event.clone());
         }
-        self.recent.push_back(event.clone());
         match self.diagnosing.push(event, seam) {
             Some(step) => {
                 let occurrence = Occurrence {

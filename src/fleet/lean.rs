@@ -242,7 +242,7 @@ impl<'r> Lean<'_, 'r> {
         }
         let judging = m.judging.get_or_insert_with(|| {
             let facts = listed_facts(&m.listed);
-            Judging::new(&log.machine, false, facts, rules, counting)
+            Judging::new(&log.machine, false, facts, rules, counting).without_recent()
         });
         if m.last_time == Some(event.time) {
             if m.instant.iter().any(|e| identical(e, event)) {

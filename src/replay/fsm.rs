@@ -52,6 +52,9 @@ pub struct Replayer<'r> {
     judging: bool,
     /// How many events set the failed-reclaim flag (to either value).
     reclaim_sets: u64,
+    /// How many stored events the container keeps: metal-api's number, or the newest alone
+    /// where only verdicts and the newest event are read (see [`Replayer::keeping_newest`]).
+    kept: usize,
 }
 
 impl<'r> Replayer<'r> {
@@ -64,6 +67,7 @@ impl<'r> Replayer<'r> {
             next_state: None,
             judging: false,
             reclaim_sets: 0,
+            kept: rules.kept_events,
         }
     }
 
@@ -97,6 +101,13 @@ impl<'r> Replayer<'r> {
     /// is taken: the first row of a record that begins after a gap in the others.
     pub fn assume_next_state(&mut self, state: State) {
         self.next_state = Some(state);
+    }
+
+    /// Keeps only the newest stored event: every verdict, the state and the chronology guard
+    /// read the newest alone, so the replay is the same; for a machine judged for long.
+    pub(super) fn keeping_newest(mut self) -> Self {
+        self.kept = self.kept.min(1);
+        self
     }
 
     /// The rule set it replays under.
@@ -339,7 +350,7 @@ impl<'r> Replayer<'r> {
         }
         if effect.store {
             c.events.push_front(stored);
-            c.events.truncate(self.rules.kept_events);
+            c.events.truncate(self.kept);
         }
     }
 

@@ -16,7 +16,8 @@ use crate::rules::Ruleset;
 
 /// The replay of a log fed an event at a time. The flags an export recorded are not put in
 /// place between events (no verdict depends on them); [`Replaying::failed_machine_reclaim`]
-/// tells the flag the whole replay ends with.
+/// tells the flag the whole replay ends with. The container keeps its newest stored event
+/// only, all that verdicts and a summary read of it.
 #[derive(Debug, Clone)]
 pub struct Replaying<'r> {
     replayer: Replayer<'r>,
@@ -34,7 +35,7 @@ impl<'r> Replaying<'r> {
     /// A replay under `rules` before its first event.
     pub fn new(rules: &'r Ruleset) -> Self {
         Replaying {
-            replayer: Replayer::new(rules),
+            replayer: Replayer::new(rules).keeping_newest(),
             feed: Feed::default(),
             next: 0,
             latest: None,
