@@ -7,7 +7,9 @@
 //! the replay begins again at a seam there (see [`crate::input::merge`]).
 //!
 //! A machine's events can come anywhere in the stream, so the stream is grouped in memory
-//! before any machine is replayed: memory grows with the stream's events.
+//! before any machine is replayed: memory grows with the stream's events. A fold that judges
+//! each machine as its lines come (`ReadMode::Lines`, the history read lean) gets every line
+//! as a record of its own instead, the moment it is read, and nothing is held.
 //!
 //! A line is read where it lies in the reader's buffer, and the compact four-key line a
 //! collector writes straight from its bytes (`fast::stream_line`); anything else by serde.
