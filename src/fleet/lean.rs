@@ -32,6 +32,62 @@ pub(super) fn summarize(
     rules: &Ruleset,
     counting: &Counting,
 ) -> Option<(Summary, Problems)> {
+    let mut folded = read(
+        inputs,
+        rules,
+        counting,
+        false,
+        &mut |read, folded| match read {
+            Read::Judged(judged) => folded.value += judged.judging.contribution(),
+            Read::Merged(merged) => {
+                let trace = replay(&merged.log, rules);
+                let diagnosis = Diagnosis::of(&merged.log, &trace, rules);
+                folded
+                    .value
+                    .add_machine(&trace, &merged, counting, &diagnosis);
+            }
+        },
+    )?;
+    inputs.finish(&mut folded);
+    let mut summary = folded.value;
+    summary.files_read(folded.files);
+    Some((summary, folded.problems))
+}
+
+/// A machine as the lean read hands it on: judged as its lines came, or (where they did not
+/// continue its stream) its records merged whole.
+pub(super) enum Read<'r> {
+    Judged(Judged<'r>),
+    Merged(merge::Merged),
+}
+
+/// A machine judged as its lines came, and where its stream stands.
+pub(super) struct Judged<'r> {
+    pub judging: Judging<'r>,
+    /// Its events at the newest instant read.
+    pub instant: Vec<Event>,
+    pub last_time: Option<DateTime<Utc>>,
+    /// A gap marker no event has followed yet, and the newest marker.
+    pub pending_gap: Option<DateTime<Utc>>,
+    pub last_gap: Option<DateTime<Utc>>,
+    /// Its records in raw streams (one a file), and whether a list holds it.
+    pub stream_records: usize,
+    pub listed: bool,
+    /// The file of the record a merge puts first.
+    pub first_source: String,
+}
+
+/// Reads raw streams (and lists) lean, handing each machine kept by the inputs' filter to
+/// `each`, judged or merged; `None` where the inputs are not such (then nothing is read).
+/// `recent` where the machines will be judged further (see `Judging::without_recent`). The
+/// fold's own ending (`Inputs::finish`) is the caller's.
+pub(super) fn read<'r>(
+    inputs: &Inputs,
+    rules: &'r Ruleset,
+    counting: &Counting,
+    recent: bool,
+    each: &mut dyn FnMut(Read<'r>, &mut Folded<Summary>),
+) -> Option<Folded<Summary>> {
     let files: Vec<&InputFile> = inputs.readable().collect();
     let streams = |f: &&InputFile| is_stream_file(&f.path);
     if files.is_empty()
@@ -54,6 +110,7 @@ pub(super) fn summarize(
     let mut lean = Lean {
         rules,
         counting,
+        recent,
         machines: HashMap::new(),
     };
     let mut folded: Folded<Summary> = Folded::default();
@@ -96,9 +153,9 @@ pub(super) fn summarize(
         if machine.careful {
             continue;
         }
-        let (stub, judging) = machine.finish(&id, rules, counting);
+        let (stub, judged) = machine.finish(&id, rules, counting);
         if inputs.keep.take(&stub, &mut folded.kept) {
-            folded.value += judging.contribution();
+            each(Read::Judged(judged), &mut folded);
         }
     }
     if !careful.is_empty() {
@@ -107,14 +164,10 @@ pub(super) fn summarize(
             mode: ReadMode::Whole,
             ..inputs.options.clone()
         };
-        let take = |merged: merge::Merged, folded: &mut Folded<Summary>| {
+        let mut take = |merged: merge::Merged, folded: &mut Folded<Summary>| {
             if inputs.keep.take(&merged.log, &mut folded.kept) {
                 folded.problems.notes.extend(merged.notes.iter().cloned());
-                let trace = replay(&merged.log, rules);
-                let diagnosis = Diagnosis::of(&merged.log, &trace, rules);
-                folded
-                    .value
-                    .add_machine(&trace, &merged, counting, &diagnosis);
+                each(Read::Merged(merged), folded);
             }
         };
         for file in &order {
@@ -131,10 +184,7 @@ pub(super) fn summarize(
             take(merged, &mut folded);
         }
     }
-    inputs.finish(&mut folded);
-    let mut summary = folded.value;
-    summary.files_read(folded.files);
-    Some((summary, folded.problems))
+    Some(folded)
 }
 
 /// A raw stream's file, by its name: `*.ndjson` or `*.jsonl`, compressed or not.
@@ -156,6 +206,7 @@ fn is_list_file(path: &Path) -> bool {
 struct Lean<'a, 'r> {
     rules: &'r Ruleset,
     counting: &'a Counting,
+    recent: bool,
     machines: HashMap<String, Machine<'r>>,
 }
 
@@ -202,7 +253,7 @@ impl<'r> Lean<'_, 'r> {
 
     /// Takes one record: a raw stream's line, or any other record of a machine.
     fn machine(&mut self, log: MachineLog, file: usize) {
-        let (rules, counting) = (self.rules, self.counting);
+        let (rules, counting, recent) = (self.rules, self.counting, self.recent);
         let m = self.machines.entry(log.machine.clone()).or_default();
         let raw_line = log.format == Format::Ndjson && log.events.len() + log.gaps.len() == 1;
         // A raw stream's lines of one file are one record, as it is read whole.
@@ -242,7 +293,12 @@ impl<'r> Lean<'_, 'r> {
         }
         let judging = m.judging.get_or_insert_with(|| {
             let facts = listed_facts(&m.listed);
-            Judging::new(&log.machine, false, facts, rules, counting).without_recent()
+            let judging = Judging::new(&log.machine, false, facts, rules, counting);
+            if recent {
+                judging
+            } else {
+                judging.without_recent()
+            }
         });
         if m.last_time == Some(event.time) {
             if m.instant.iter().any(|e| identical(e, event)) {
@@ -293,7 +349,7 @@ impl<'r> Machine<'r> {
         id: &str,
         rules: &'r Ruleset,
         counting: &Counting,
-    ) -> (MachineLog, Judging<'r>) {
+    ) -> (MachineLog, Judged<'r>) {
         let (source, line, format) =
             self.first
                 .take()
@@ -314,7 +370,17 @@ impl<'r> Machine<'r> {
         if let Some(list) = self.listed.first() {
             stub.machine_info = list.machine_info.clone();
         }
-        (stub, judging)
+        let judged = Judged {
+            judging,
+            instant: self.instant,
+            last_time: self.last_time,
+            pending_gap: self.pending_gap,
+            last_gap: self.last_gap,
+            stream_records: self.records - self.listed.len(),
+            listed: !self.listed.is_empty(),
+            first_source: source,
+        };
+        (stub, judged)
     }
 }
 

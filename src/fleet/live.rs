@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use super::fold::Folded;
 use super::inputs::Inputs;
+use super::lean::{Judged, Read};
 use crate::aggregate::{Counting, Summary};
 use crate::event::Event;
 use crate::input::merge::{Merged, merge};
@@ -53,7 +55,8 @@ struct Machine<'r> {
 }
 
 impl<'r> LiveFleet<'r> {
-    /// Reads a history directory once, every machine judged and kept to be judged further.
+    /// Reads a history directory once (the lean way where it can: each machine judged as
+    /// its lines come, see `fleet::lean`), every machine kept to be judged further.
     pub fn load(
         dir: &Path,
         inputs: &Inputs,
@@ -61,9 +64,27 @@ impl<'r> LiveFleet<'r> {
         counting: &Counting,
     ) -> (LiveFleet<'r>, Problems) {
         let events = dir.join("events");
-        let folded = inputs.fold(|found: &mut Loaded<'r>, merged| {
-            found.0.push(Machine::of(&merged, &events, rules, counting));
+        let mut read = Vec::new();
+        let lean = super::lean::read(inputs, rules, counting, true, &mut |machine, _| {
+            read.push(match machine {
+                Read::Judged(judged) => Machine::judged(judged),
+                Read::Merged(merged) => Machine::of(&merged, &events, rules, counting),
+            });
         });
+        let folded = match lean {
+            Some(mut folded) => {
+                inputs.finish(&mut folded);
+                Folded {
+                    value: Loaded(read),
+                    problems: folded.problems,
+                    files: folded.files,
+                    kept: folded.kept,
+                }
+            }
+            None => inputs.fold(|found: &mut Loaded<'r>, merged| {
+                found.0.push(Machine::of(&merged, &events, rules, counting));
+            }),
+        };
         let mut days = std::collections::BTreeSet::new();
         for file in inputs.readable() {
             if let Some(day) = day_of(&events, &file.path) {
@@ -161,6 +182,25 @@ impl<'r> Machine<'r> {
             day_records: 0,
             listed: false,
             first_source: String::new(),
+            share: None,
+        }
+    }
+
+    /// A machine judged as the lean read read its lines.
+    fn judged(judged: Judged<'r>) -> Self {
+        Machine {
+            last_day: judged
+                .last_time
+                .max(judged.last_gap)
+                .map(|t| t.date_naive()),
+            judging: judged.judging,
+            instant: judged.instant,
+            last_time: judged.last_time,
+            pending_gap: judged.pending_gap,
+            last_gap: judged.last_gap,
+            day_records: judged.stream_records,
+            listed: judged.listed,
+            first_source: judged.first_source,
             share: None,
         }
     }
