@@ -231,6 +231,19 @@ impl<'r> Judging<'r> {
         &self.facts
     }
 
+    /// Hands over what is settled of the machine's share so far, where nothing of it waits
+    /// for later events (a later class is then always an occurrence's that comes later): the
+    /// caller adds it to the fleet's summary, and `contribution` gives the rest. Only where
+    /// the machine's place is known already (it is put on the part handed over).
+    pub fn take_settled(&mut self) -> Option<Summary> {
+        if self.diagnosing.has_open() || self.summary == Summary::default() {
+            return None;
+        }
+        let mut part = std::mem::take(&mut self.summary);
+        part.place_machine(self.facts.place.as_deref(), self.counting.breakdown);
+        Some(part)
+    }
+
     /// The machine's share of the fleet's `Summary` as its log stands: what judging it whole
     /// would add.
     pub fn contribution(&self) -> Summary {

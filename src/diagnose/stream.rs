@@ -227,6 +227,11 @@ impl<'r> Diagnosing<'r> {
         Some(step)
     }
 
+    /// Whether some occurrence still waits for later steps.
+    pub fn has_open(&self) -> bool {
+        !self.open.is_empty() || !self.open_newer.is_empty()
+    }
+
     /// Takes what was settled since the last call.
     pub fn take_settled(&mut self) -> Vec<(Settled, u64)> {
         std::mem::take(&mut self.settled)

@@ -135,6 +135,20 @@ pub(super) fn read<'r>(
         if opened && !skipped {
             folded.files.add(format);
         }
+        // What is settled goes to the fleet's summary: a machine keeps only what is open.
+        if !recent {
+            for machine in lean.machines.values_mut() {
+                if let Some(part) = machine.judging.as_mut().and_then(Judging::take_settled) {
+                    folded.value += part;
+                    machine.handed_over = true;
+                }
+            }
+        }
+    }
+    // A machine that fell back after part of it went to the summary cannot be taken back:
+    // the careful path answers instead (the rare cost of a second whole read).
+    if lean.machines.values().any(|m| m.careful && m.handed_over) {
+        return None;
     }
     // The machines that fell back, read again whole and merged.
     let census = Census::default();
@@ -235,6 +249,8 @@ struct Machine<'r> {
     gaps: u64,
     /// Whether it falls back to the careful path.
     careful: bool,
+    /// Whether some of its share went to the summary already.
+    handed_over: bool,
 }
 
 impl<'r> Lean<'_, 'r> {

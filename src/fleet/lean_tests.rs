@@ -132,6 +132,7 @@ fn random_streams_read_lean_answer_as_held_whole() {
         Ruleset::resolve("metal-api-v0.42.2").unwrap(),
     ];
     let mut lean_machines = 0;
+    let mut lean_rounds = 0;
     for round in 0..150 {
         write_history(&mut r, &dir);
         let rules = &rule_sets[round % 2];
@@ -146,12 +147,19 @@ fn random_streams_read_lean_answer_as_held_whole() {
             },
             ..Counting::default()
         };
-        let lean = summarize(&inputs(&dir), rules, &counting).expect("read lean");
+        // Declined where a machine fell back after part of it was counted.
+        let Some(lean) = summarize(&inputs(&dir), rules, &counting) else {
+            continue;
+        };
         let whole = careful(&inputs(&dir), rules, &counting);
         assert_eq!(lean.0, whole.0, "round {round}");
         assert_eq!(lean.1, whole.1, "round {round}");
         lean_machines += lean.0.machines;
+        lean_rounds += 1;
     }
-    assert!(lean_machines > 300);
+    assert!(
+        lean_rounds > 100 && lean_machines > 300,
+        "{lean_rounds} rounds read lean"
+    );
     let _ = fs::remove_dir_all(&dir);
 }
