@@ -57,8 +57,8 @@ pub(super) fn summarize(
 /// A machine as the lean read hands it on: judged as its lines came, or (where they did not
 /// continue its stream) its records merged whole.
 pub(super) enum Read<'r> {
-    Judged(Judged<'r>),
-    Merged(merge::Merged),
+    Judged(Box<Judged<'r>>),
+    Merged(Box<merge::Merged>),
 }
 
 /// A machine judged as its lines came, and where its stream stands.
@@ -169,7 +169,7 @@ pub(super) fn read<'r>(
         }
         let (stub, judged) = machine.finish(&id, rules, counting);
         if inputs.keep.take(&stub, &mut folded.kept) {
-            each(Read::Judged(judged), &mut folded);
+            each(Read::Judged(Box::new(judged)), &mut folded);
         }
     }
     if !careful.is_empty() {
@@ -181,7 +181,7 @@ pub(super) fn read<'r>(
         let mut take = |merged: merge::Merged, folded: &mut Folded<Summary>| {
             if inputs.keep.take(&merged.log, &mut folded.kept) {
                 folded.problems.notes.extend(merged.notes.iter().cloned());
-                each(Read::Merged(merged), folded);
+                each(Read::Merged(Box::new(merged)), folded);
             }
         };
         for file in &order {

@@ -67,7 +67,7 @@ impl<'r> LiveFleet<'r> {
         let mut read = Vec::new();
         let lean = super::lean::read(inputs, rules, counting, true, &mut |machine, _| {
             read.push(match machine {
-                Read::Judged(judged) => Machine::judged(judged),
+                Read::Judged(judged) => Machine::judged(*judged),
                 Read::Merged(merged) => Machine::of(&merged, &events, rules, counting),
             });
         });
