@@ -3,15 +3,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
-use std::sync::Arc;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::diagnose::{
-    Class, Classes, Decisions, Diagnosis, Fleet, PairVerdict, Reboot, handled_by,
+    Action, Class, Decisions, Diagnosis, Fleet, Newer, PairVerdict, Reboot, handled_by,
     in_autoreboot_window, newer_than, ruling, verdict,
 };
-use crate::event::{EventKind, Location, Pair, State};
+use crate::event::{EventKind, Pair, State};
 use crate::input::FilesRead;
 use crate::input::merge::Merged;
 use crate::log::{Dimension, Place, Shape};
@@ -19,191 +18,10 @@ use crate::replay::{Handling, Step, Trace};
 use crate::window::{Period, Window};
 
 mod breakdown;
-pub use breakdown::{Breakdown, Split};
-use breakdown::{merge_splits, observe_split, splits_by_count};
-
-/// How many example machines a pair keeps (the smallest ids, so the choice is stable).
-pub const EXAMPLES: usize = 3;
-
-/// One unexpected event on one machine, where it was read.
-#[derive(Debug, Clone, Copy)]
-pub struct Occurrence<'a> {
-    pub time: DateTime<Utc>,
-    pub machine: &'a str,
-    /// The file and line it was read at.
-    pub source: &'a str,
-    pub line: usize,
-    /// The message the machine sent with it.
-    pub message: &'a Arc<str>,
-    /// Where the machine is, where its export says.
-    pub place: Option<&'a Place>,
-}
-
-impl<'a> Occurrence<'a> {
-    /// A step of a machine's trace.
-    pub fn of(step: &'a Step, trace: &'a Trace) -> Occurrence<'a> {
-        Occurrence {
-            time: step.time,
-            machine: &trace.machine,
-            source: trace
-                .sources
-                .get(step.source as usize)
-                .map_or(trace.source.as_str(), String::as_str),
-            line: step.line,
-            message: &step.message,
-            place: trace.place.as_deref(),
-        }
-    }
-}
-
-/// The tally of one unexpected (state, event) pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PairTally {
-    pub count: u64,
-    pub machines: u64,
-    pub first_seen: DateTime<Utc>,
-    pub last_seen: DateTime<Utc>,
-    pub examples: BTreeSet<String>,
-    /// Where the first occurrence was read (the earliest; among equal times the smallest
-    /// file and line), for output that points at a file.
-    pub first_at: Option<Location>,
-    /// The message of the first occurrence.
-    pub first_message: Option<Arc<str>>,
-    /// Occurrences per period (by the period's first day), where a trend was asked for.
-    pub series: BTreeMap<NaiveDate, u64>,
-    /// What the occurrences are (see [`crate::diagnose`]), where the machines were diagnosed.
-    pub classes: Classes,
-    /// The pair's machines per (dimension, value), where their exports say where they are.
-    pub places: BTreeMap<(Dimension, String), u64>,
-    /// The counts per value of the dimension `--by` breaks them down by (`None`: machines
-    /// whose export does not say), where a breakdown was asked for.
-    pub split: BTreeMap<Option<String>, Split>,
-}
-
-impl PairTally {
-    /// A tally with nothing counted yet.
-    pub fn new(time: DateTime<Utc>) -> PairTally {
-        PairTally {
-            count: 0,
-            machines: 0,
-            first_seen: time,
-            last_seen: time,
-            examples: BTreeSet::new(),
-            first_at: None,
-            first_message: None,
-            series: BTreeMap::new(),
-            classes: Classes::default(),
-            places: BTreeMap::new(),
-            split: BTreeMap::new(),
-        }
-    }
-
-    /// Counts one occurrence; `first_on_machine` when its machine has not been counted for
-    /// this pair yet.
-    pub fn observe(&mut self, o: &Occurrence, first_on_machine: bool) {
-        let earlier = match &self.first_at {
-            None => true,
-            Some(at) => {
-                o.time < self.first_seen
-                    || (o.time == self.first_seen
-                        && (o.source, o.line) < (at.path.as_str(), at.line))
-            }
-        };
-        if earlier {
-            self.first_at = Some(Location {
-                path: o.source.to_string(),
-                line: o.line,
-            });
-            self.first_message = Some(Arc::clone(o.message));
-        }
-        self.count += 1;
-        self.first_seen = if self.count == 1 {
-            o.time
-        } else {
-            self.first_seen.min(o.time)
-        };
-        self.last_seen = if self.count == 1 {
-            o.time
-        } else {
-            self.last_seen.max(o.time)
-        };
-        if first_on_machine {
-            self.machines += 1;
-            if let Some(place) = o.place {
-                for dimension in Dimension::ALL {
-                    if let Some(value) = place.of(dimension) {
-                        *self
-                            .places
-                            .entry((dimension, value.to_string()))
-                            .or_default() += 1;
-                    }
-                }
-            }
-            if self.examples.len() < EXAMPLES
-                || self
-                    .examples
-                    .last()
-                    .is_some_and(|last| o.machine < last.as_str())
-            {
-                self.examples.insert(o.machine.to_string());
-                keep_smallest(&mut self.examples);
-            }
-        }
-    }
-
-    /// Adds another tally of the same pair.
-    pub fn merge(&mut self, other: PairTally) {
-        if other.count == 0 {
-            return;
-        }
-        if self.count == 0 {
-            *self = other;
-            return;
-        }
-        if (other.first_seen, &other.first_at) < (self.first_seen, &self.first_at) {
-            self.first_at = other.first_at;
-            self.first_message = other.first_message;
-        }
-        self.count += other.count;
-        self.machines += other.machines;
-        self.first_seen = self.first_seen.min(other.first_seen);
-        self.last_seen = self.last_seen.max(other.last_seen);
-        self.examples.extend(other.examples);
-        keep_smallest(&mut self.examples);
-        self.classes += other.classes;
-        for (period, n) in other.series {
-            *self.series.entry(period).or_default() += n;
-        }
-        for (place, n) in other.places {
-            *self.places.entry(place).or_default() += n;
-        }
-        merge_splits(&mut self.split, other.split);
-    }
-
-    /// The breakdown `--by` asked for, most occurrences first (then by value; machines whose
-    /// export does not say last).
-    pub fn split_by_count(&self) -> Vec<(Option<&str>, &Split)> {
-        splits_by_count(&self.split)
-    }
-
-    /// The machines per value of a dimension, most first (then by value).
-    pub fn where_(&self, dimension: Dimension) -> Vec<(&str, u64)> {
-        let mut values: Vec<(&str, u64)> = self
-            .places
-            .range((dimension, String::new())..)
-            .take_while(|((d, _), _)| *d == dimension)
-            .map(|((_, v), n)| (v.as_str(), *n))
-            .collect();
-        values.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        values
-    }
-}
-
-fn keep_smallest(examples: &mut BTreeSet<String>) {
-    while examples.len() > EXAMPLES {
-        examples.pop_last();
-    }
-}
+mod pair;
+pub use breakdown::Breakdown;
+use breakdown::observe_split;
+pub use pair::{Occurrence, PairTally};
 
 /// How often an unknown event name was read, and on how many machines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -279,15 +97,13 @@ impl Summary {
         diagnosis: &Diagnosis,
     ) {
         self.add_counted(trace, counting, diagnosis);
-        self.newest_event = self.newest_event.max(merged.log.newest_event());
-        self.events += merged.duplicates;
-        self.duplicates += merged.duplicates;
-        self.skipped_lines += merged.log.skipped_lines;
-        if merged.records > 1 {
-            self.merged_machines += 1;
-        }
-        self.gaps += merged.log.gaps.len() as u64;
-        self.gap_machines += u64::from(!merged.log.gaps.is_empty());
+        self.add_accounting(Accounting {
+            newest_event: merged.log.newest_event(),
+            duplicates: merged.duplicates,
+            skipped_lines: merged.log.skipped_lines,
+            records: merged.records,
+            gaps: merged.log.gaps.len() as u64,
+        });
     }
 
     /// Folds one machine's trace into the tallies, counting every occurrence.
@@ -298,79 +114,44 @@ impl Summary {
     /// Folds one machine's trace into the tallies: every event in the input accounting, the
     /// occurrences in the window in the pairs and disagreements.
     pub fn add_counted(&mut self, trace: &Trace, counting: &Counting, diagnosis: &Diagnosis) {
-        self.machines += 1;
-        let mut seen_pairs = BTreeSet::new();
-        let mut seen_classes = BTreeSet::new();
-        let mut seen_reboots = BTreeSet::new();
-        let mut seen_decisions = BTreeSet::new();
+        let mut machine = MachineTally::default();
         let judged = trace.steps.iter().chain(trace.last_error_only.iter());
         for (i, step) in judged.enumerate() {
-            self.events += 1;
-            match step.handling {
-                Handling::Rejected => self.rejected += 1,
-                Handling::Expected | Handling::Unexpected => self.replayed += 1,
-            }
-            if !counting.window.contains(step.time) {
+            let occurrence = Occurrence::of(step, trace);
+            if !machine.step(self, step, &occurrence, counting, trace.annotated) {
                 continue;
             }
-            self.judged_in_window += 1;
-            if step.handling == Handling::Unexpected {
-                let pair = (step.from, step.event);
-                let first = seen_pairs.insert(pair);
-                let tally = self.count_unexpected(step, trace, first, counting);
-                tally.classes.add_newer(diagnosis.newer(i));
-                let class = if i < trace.steps.len() {
-                    diagnosis.class(i)
-                } else {
-                    diagnosis.outside
-                };
-                if let Some(class) = class {
-                    let first = seen_classes.insert((pair, class));
-                    tally.classes.add(class, diagnosis.root(i), first);
-                    if matches!(class, Class::UnannouncedReboot(_)) && seen_reboots.insert(pair) {
-                        tally.classes.add_reboot_machine();
-                    }
-                    if class == Class::UnannouncedReboot(Reboot::InWaiting) {
-                        tally
-                            .classes
-                            .add_autoreboot(in_autoreboot_window(&trace.steps, i));
-                    }
-                    let action = ruling(class, step.from, step.event).action;
-                    if action.changes_rules() && seen_decisions.insert((step.event, action)) {
-                        *self.decisions.entry((step.event, action)).or_default() += 1;
-                    }
-                }
-            }
-            if trace.annotated
-                && let Some(key) = disagreement(step)
-            {
-                *self.disagreements.entry(key).or_default() += 1;
+            let pair = (step.from, step.event);
+            machine.newer(self, pair, diagnosis.newer(i));
+            let class = if i < trace.steps.len() {
+                diagnosis.class(i)
+            } else {
+                diagnosis.outside
+            };
+            if let Some(class) = class {
+                let autoreboot = (class == Class::UnannouncedReboot(Reboot::InWaiting))
+                    .then(|| in_autoreboot_window(&trace.steps, i))
+                    .flatten();
+                machine.class(self, pair, class, diagnosis.root(i), autoreboot);
             }
         }
-        let mut seen_unknown = BTreeSet::new();
         for unknown in &trace.unknown {
-            self.events += 1;
-            let tally = self.unknown_events.entry(unknown.name.clone()).or_default();
-            tally.count += 1;
-            if seen_unknown.insert(&unknown.name) {
-                tally.machines += 1;
-            }
+            machine.unknown(self, &unknown.name);
         }
-        if trace.container.crash_loop {
-            self.crash_loop.insert(trace.machine.clone());
-            if trace.container.events.front().map(|e| e.event) == Some(EventKind::Waiting) {
-                self.crash_loop_waiting.insert(trace.machine.clone());
-            }
-        }
-        if trace.container.failed_machine_reclaim {
-            self.failed_machine_reclaim.insert(trace.machine.clone());
-        }
+        self.add_end(
+            &trace.machine,
+            EndFlags {
+                crash_loop: trace.container.crash_loop,
+                newest: trace.container.events.front().map(|e| e.event),
+                failed_machine_reclaim: trace.container.failed_machine_reclaim,
+            },
+        );
     }
 
     fn count_unexpected(
         &mut self,
         step: &Step,
-        trace: &Trace,
+        occurrence: &Occurrence,
         first_on_machine: bool,
         counting: &Counting,
     ) -> &mut PairTally {
@@ -378,12 +159,12 @@ impl Summary {
             .pairs
             .entry((step.from, step.event))
             .or_insert_with(|| PairTally::new(step.time));
-        tally.observe(&Occurrence::of(step, trace), first_on_machine);
+        tally.observe(occurrence, first_on_machine);
         if let Some(period) = counting.period {
             *tally.series.entry(period.start(step.time)).or_default() += 1;
         }
         if let Some(dimension) = counting.breakdown {
-            let value = trace.place.as_deref().and_then(|p| p.of(dimension));
+            let value = occurrence.place.and_then(|p| p.of(dimension));
             observe_split(&mut tally.split, value, step.time, first_on_machine);
         }
         tally
@@ -480,6 +261,177 @@ impl AddAssign for Summary {
         }
         for (key, n) in other.decisions {
             *self.decisions.entry(key).or_default() += n;
+        }
+    }
+}
+
+/// What one machine has counted once already: its pairs, classes per pair, reboot pairs, rule
+/// changes and unknown names. Bounded by the numbers of pairs and classes, never by events.
+#[derive(Debug, Clone, Default)]
+pub struct MachineTally {
+    pairs: BTreeSet<Pair>,
+    classes: BTreeSet<(Pair, Class)>,
+    reboots: BTreeSet<Pair>,
+    decisions: BTreeSet<(EventKind, Action)>,
+    unknown: BTreeSet<String>,
+}
+
+impl MachineTally {
+    /// Counts one judged step (a row, or an exported last error outside the log) in the
+    /// input's accounting, and where the window holds it, its disagreement and, if it is
+    /// unexpected, its pair. Whether it was counted as an unexpected occurrence.
+    pub fn step(
+        &mut self,
+        summary: &mut Summary,
+        step: &Step,
+        occurrence: &Occurrence,
+        counting: &Counting,
+        annotated: bool,
+    ) -> bool {
+        summary.events += 1;
+        match step.handling {
+            Handling::Rejected => summary.rejected += 1,
+            Handling::Expected | Handling::Unexpected => summary.replayed += 1,
+        }
+        if !counting.window.contains(step.time) {
+            return false;
+        }
+        summary.judged_in_window += 1;
+        let unexpected = step.handling == Handling::Unexpected;
+        if unexpected {
+            let first = self.pairs.insert((step.from, step.event));
+            summary.count_unexpected(step, occurrence, first, counting);
+        }
+        if annotated && let Some(key) = disagreement(step) {
+            *summary.disagreements.entry(key).or_default() += 1;
+        }
+        unexpected
+    }
+
+    /// Counts what the diagnosis found an occurrence of `pair` to be: its class, the pair of
+    /// its root, and for an unannounced reboot in Waiting whether it came in the autoreboot
+    /// window (see [`crate::diagnose::in_autoreboot_window`]).
+    pub fn class(
+        &mut self,
+        summary: &mut Summary,
+        pair: Pair,
+        class: Class,
+        root: Option<Pair>,
+        autoreboot: Option<bool>,
+    ) {
+        let first = self.classes.insert((pair, class));
+        let reboot = matches!(class, Class::UnannouncedReboot(_)) && self.reboots.insert(pair);
+        let tally = summary.pair_mut(pair);
+        tally.classes.add(class, root, first);
+        if reboot {
+            tally.classes.add_reboot_machine();
+        }
+        if class == Class::UnannouncedReboot(Reboot::InWaiting) {
+            tally.classes.add_autoreboot(autoreboot);
+        }
+        let action = ruling(class, pair.0, pair.1).action;
+        if action.changes_rules() && self.decisions.insert((pair.1, action)) {
+            *summary.decisions.entry((pair.1, action)).or_default() += 1;
+        }
+    }
+
+    /// Counts what the newer release that buffers Phoned Home does with an occurrence of
+    /// `pair` (`None`: it is none such a release swallows).
+    pub fn newer(&mut self, summary: &mut Summary, pair: Pair, newer: Option<Newer>) {
+        summary.pair_mut(pair).classes.add_newer(newer);
+    }
+
+    /// Counts an event whose name metal-api does not know.
+    pub fn unknown(&mut self, summary: &mut Summary, name: &str) {
+        summary.events += 1;
+        let tally = summary.unknown_events.entry(name.to_string()).or_default();
+        tally.count += 1;
+        if !self.unknown.contains(name) {
+            self.unknown.insert(name.to_string());
+            tally.machines += 1;
+        }
+    }
+}
+
+/// The machine's flags as its container holds them at the end of its log.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EndFlags {
+    pub crash_loop: bool,
+    /// The newest stored event.
+    pub newest: Option<EventKind>,
+    pub failed_machine_reclaim: bool,
+}
+
+/// What merging a machine's records and reading them counted besides its steps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Accounting {
+    /// See [`crate::log::MachineLog::newest_event`].
+    pub newest_event: Option<DateTime<Utc>>,
+    pub duplicates: u64,
+    pub skipped_lines: u64,
+    pub records: usize,
+    pub gaps: u64,
+}
+
+impl Summary {
+    /// The tally of `pair`, made where it is still missing (its times are set by the first
+    /// occurrence counted, which always comes first).
+    fn pair_mut(&mut self, pair: Pair) -> &mut PairTally {
+        self.pairs
+            .entry(pair)
+            .or_insert_with(|| PairTally::new(DateTime::<Utc>::MIN_UTC))
+    }
+
+    /// Counts one machine (call once per machine) and its container's flags at the end.
+    pub fn add_end(&mut self, machine: &str, flags: EndFlags) {
+        self.machines += 1;
+        if flags.crash_loop {
+            self.crash_loop.insert(machine.to_string());
+            if flags.newest == Some(EventKind::Waiting) {
+                self.crash_loop_waiting.insert(machine.to_string());
+            }
+        }
+        if flags.failed_machine_reclaim {
+            self.failed_machine_reclaim.insert(machine.to_string());
+        }
+    }
+
+    /// Counts what reading and merging one machine's records counted.
+    pub fn add_accounting(&mut self, a: Accounting) {
+        self.newest_event = self.newest_event.max(a.newest_event);
+        self.events += a.duplicates;
+        self.duplicates += a.duplicates;
+        self.skipped_lines += a.skipped_lines;
+        if a.records > 1 {
+            self.merged_machines += 1;
+        }
+        self.gaps += a.gaps;
+        self.gap_machines += u64::from(a.gaps > 0);
+    }
+
+    /// Puts one machine's summary, counted without its place, where the machine is: every
+    /// pair's places and, where a breakdown by a dimension was asked for, its split (which
+    /// for one machine has the one value of its place). Only for a summary of one machine.
+    pub fn place_machine(&mut self, place: Option<&Place>, breakdown: Option<Dimension>) {
+        let Some(place) = place else { return };
+        for tally in self.pairs.values_mut() {
+            if tally.count == 0 {
+                continue;
+            }
+            for dimension in Dimension::ALL {
+                if let Some(value) = place.of(dimension) {
+                    *tally
+                        .places
+                        .entry((dimension, value.to_string()))
+                        .or_default() += tally.machines;
+                }
+            }
+            if let Some(dimension) = breakdown
+                && let Some(value) = place.of(dimension)
+                && let Some(split) = tally.split.remove(&None)
+            {
+                tally.split.insert(Some(value.to_string()), split);
+            }
         }
     }
 }

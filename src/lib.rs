@@ -29,6 +29,7 @@ mod hidden;
 mod input;
 mod issues;
 mod jsonsplit;
+mod judge;
 mod log;
 mod order;
 mod propose;
@@ -49,9 +50,11 @@ pub use ending::{Ending, Gate};
 pub use event::{EventKind, EventName, State, format_time, unexpected_message};
 #[cfg(feature = "sim")]
 pub use export::{Exporter, Layout};
+pub use fleet::LiveFleet;
 pub use input::{InputOptions, Record, read_reader};
 #[doc(hidden)]
 pub use input::{direct_agrees, stream_agrees, whole_log_agrees};
+pub use judge::{Facts, Judging};
 pub use log::{Format, MachineLog};
 pub use render::escape;
 pub use replay::{Container, Liveliness, Replayer, StoredEvent, replay};

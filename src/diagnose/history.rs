@@ -108,7 +108,7 @@ pub fn newer_than(replayed: &str) -> Vec<Ruleset> {
 }
 
 /// The same, loaded once: every machine with a Phoned Home to judge asks for them.
-fn newer_builtins(replayed: &str) -> &'static [Ruleset] {
+pub(super) fn newer_builtins(replayed: &str) -> &'static [Ruleset] {
     static ALL: OnceLock<Vec<Ruleset>> = OnceLock::new();
     let all = ALL.get_or_init(builtins);
     match all.iter().position(|r| r.name == replayed) {
@@ -119,7 +119,7 @@ fn newer_builtins(replayed: &str) -> &'static [Ruleset] {
 
 /// The newer rule set that handles `pair` (the oldest that has a rule for it), where that is
 /// a swallow: one that buffers Phoned Home, in a state whose callback swallows it.
-fn swallowing(pair: Pair, newer: &[Ruleset]) -> Option<&Ruleset> {
+pub(super) fn swallowing(pair: Pair, newer: &[Ruleset]) -> Option<&Ruleset> {
     let rules = newer.iter().find(|r| r.lookup(pair.0, pair.1).is_some())?;
     (pair.1 == EventKind::PhonedHome
         && rules.buffered_phoned_home.is_some()

@@ -7,6 +7,7 @@ mod cascade;
 mod class;
 mod history;
 mod ruling;
+mod stream;
 #[cfg(test)]
 mod tests;
 mod verdict;
@@ -17,6 +18,7 @@ pub use class::{
 };
 pub use history::{HandledBy, How, Newer, handled_by, newer_than};
 pub use ruling::{Action, Component, Kind, Precedent, ruling};
+pub use stream::{Diagnosing, Settled};
 pub use verdict::{
     Autoreboot, Basis, Classes, Decisions, Fleet, Lack, MIN_MACHINES, PairVerdict, SHARE, verdict,
 };

@@ -59,6 +59,13 @@ impl Inputs {
             plan = next;
             folded = self.pass(&plan, &per_machine);
         }
+        self.finish(&mut folded);
+        folded
+    }
+
+    /// What every fold adds to the problems at its end: the filter's note and misnamed
+    /// machines, the inputs' own errors and skipped files, all sorted.
+    pub(super) fn finish<T>(&self, folded: &mut Folded<T>) {
         if !self.keep.is_all() {
             let note = self.keep.note(&folded.kept);
             folded.problems.notes.push(note);
@@ -68,7 +75,6 @@ impl Inputs {
         folded.problems.errors.extend(self.errors.iter().cloned());
         folded.problems.skipped.extend(self.skipped_all());
         folded.problems.sort();
-        folded
     }
 
     /// One pass over the inputs, with a progress bar where one is wanted.

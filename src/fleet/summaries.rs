@@ -13,6 +13,18 @@ use crate::window::Window;
 
 /// The fleet summary under one rule set (shared with `check`).
 pub fn summarize(inputs: &Inputs, rules: &Ruleset, counting: &Counting) -> (Summary, Problems) {
+    if let Some(lean) = super::lean::summarize(inputs, rules, counting) {
+        return lean;
+    }
+    careful(inputs, rules, counting)
+}
+
+/// The fleet summary, every machine held whole until its records are merged.
+pub(super) fn careful(
+    inputs: &Inputs,
+    rules: &Ruleset,
+    counting: &Counting,
+) -> (Summary, Problems) {
     let folded = inputs.fold(|summary: &mut Summary, merged| {
         let trace = replay(&merged.log, rules);
         let diagnosis = Diagnosis::of(&merged.log, &trace, rules);

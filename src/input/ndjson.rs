@@ -7,7 +7,9 @@
 //! the replay begins again at a seam there (see [`crate::input::merge`]).
 //!
 //! A machine's events can come anywhere in the stream, so the stream is grouped in memory
-//! before any machine is replayed: memory grows with the stream's events.
+//! before any machine is replayed: memory grows with the stream's events. A fold that judges
+//! each machine as its lines come (`ReadMode::Lines`, the history read lean) gets every line
+//! as a record of its own instead, the moment it is read, and nothing is held.
 //!
 //! A line is read where it lies in the reader's buffer, and the compact four-key line a
 //! collector writes straight from its bytes (`fast::stream_line`); anything else by serde.
@@ -26,7 +28,7 @@ use super::raw::{RawEvent, RawLine, convert_event};
 use super::time::parse_rfc3339;
 use crate::event::Event;
 use crate::input::context::{FileContext, MAX_LINE, NotALog, read_line_capped};
-use crate::input::record::{InputError, Record};
+use crate::input::record::{InputError, ReadMode, Record};
 use crate::log::{Format, MachineLog};
 
 /// Whether the first whole lines of a file look like a raw event stream (so that one damaged
@@ -200,6 +202,25 @@ impl Stream {
             Some((machine, event)) => convert_event(event).map(|e| (machine, Line::Event(e))),
             None => careful(text),
         };
+        if ctx.options.mode == ReadMode::Lines {
+            if parsed.is_ok() {
+                self.good_lines += 1;
+            }
+            match parsed {
+                Ok((machine, line)) => {
+                    let mut log =
+                        MachineLog::new(machine.0.into_owned(), &ctx.path, line_no, Format::Ndjson);
+                    log.annotated = false;
+                    match line {
+                        Line::Gap(time) => log.gaps.push(time),
+                        Line::Event(event) => log.events.push(event.at_line(line_no)),
+                    }
+                    sink(Record::Machine(log));
+                }
+                Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
+            }
+            return;
+        }
         match parsed {
             Ok((machine, Line::Gap(time))) => {
                 self.good_lines += 1;

@@ -72,4 +72,8 @@ pub enum ReadMode {
     /// The machines without their events (JSON exports and tables): enough to learn which
     /// machines an input holds, and how many records each has, at a fraction of the cost.
     IdsOnly,
+    /// Everything, a raw stream's lines each handed on as a record of its own the moment it
+    /// is read (nothing of the stream held): for a fold that judges machines as they are
+    /// read. Other formats are read whole.
+    Lines,
 }

@@ -50,6 +50,11 @@ pub struct Replayer<'r> {
     next_state: Option<State>,
     /// Only the verdicts matter: stored messages stay as they came.
     judging: bool,
+    /// How many events set the failed-reclaim flag (to either value).
+    reclaim_sets: u64,
+    /// How many stored events the container keeps: metal-api's number, or the newest alone
+    /// where only verdicts and the newest event are read (see [`Replayer::keeping_newest`]).
+    kept: usize,
 }
 
 impl<'r> Replayer<'r> {
@@ -61,6 +66,8 @@ impl<'r> Replayer<'r> {
             empty_state: State::Initial,
             next_state: None,
             judging: false,
+            reclaim_sets: 0,
+            kept: rules.kept_events,
         }
     }
 
@@ -94,6 +101,36 @@ impl<'r> Replayer<'r> {
     /// is taken: the first row of a record that begins after a gap in the others.
     pub fn assume_next_state(&mut self, state: State) {
         self.next_state = Some(state);
+    }
+
+    /// Keeps only the newest stored event: every verdict, the state and the chronology guard
+    /// read the newest alone, so the replay is the same; for a machine judged for long.
+    pub(super) fn keeping_newest(mut self) -> Self {
+        self.kept = self.kept.min(1);
+        self
+    }
+
+    /// The rule set it replays under.
+    pub(super) fn rules(&self) -> &'r Ruleset {
+        self.rules
+    }
+
+    /// How many events set the failed-reclaim flag so far.
+    pub(super) fn reclaim_sets(&self) -> u64 {
+        self.reclaim_sets
+    }
+
+    /// The state the next event would arrive in after `assume_empty_state` (`empty`) and
+    /// `assume_next_state` (`next`) where given.
+    pub(super) fn state_after(&self, empty: Option<State>, next: Option<State>) -> State {
+        if let Some(state) = next.or(self.next_state) {
+            return state;
+        }
+        if self.container.events.is_empty() {
+            empty.unwrap_or(self.empty_state)
+        } else {
+            self.container.state()
+        }
     }
 
     pub(super) fn current_state(&self) -> State {
@@ -306,13 +343,14 @@ impl<'r> Replayer<'r> {
         }
         if let Some(flag) = effect.failed_machine_reclaim {
             c.failed_machine_reclaim = flag;
+            self.reclaim_sets += 1;
         }
         if effect.last_error {
             c.last_error_event = Some(stored.clone());
         }
         if effect.store {
             c.events.push_front(stored);
-            c.events.truncate(self.rules.kept_events);
+            c.events.truncate(self.kept);
         }
     }
 

@@ -131,7 +131,7 @@ impl Branch {
 /// Whether two replays give every later event the same verdict: the same newest stored event
 /// (the state, and the chronology guard's bound) and the same last event time (the buffer,
 /// the failed-reclaim threshold, the guard).
-fn same_verdicts_ahead(a: &Replayer, b: &Replayer) -> bool {
+pub(super) fn same_verdicts_ahead(a: &Replayer, b: &Replayer) -> bool {
     let (a, b) = (a.container(), b.container());
     let newest = |c: &Container| c.events.front().map(|e| (e.time, e.event));
     newest(a) == newest(b) && a.last_event_time == b.last_event_time
@@ -162,7 +162,7 @@ fn run<'r>(
 /// Where a log's events stand as they are handed to the FSM one by one: whether one was
 /// stepped yet (the oldest row), and what a left-out event hands on to the next.
 #[derive(Debug, Clone, Default)]
-struct Feed {
+pub(super) struct Feed {
     stepped: bool,
     /// Where the event left out was the oldest row or began a record, the next event stands
     /// where it stood: it arrives in the state the left-out one arrived in.
@@ -179,12 +179,24 @@ impl Feed {
         skip: bool,
         replayer: &mut Replayer,
     ) -> Option<Step> {
-        let event = &log.events[index];
+        let at_seam = log.seams.contains(&index);
+        self.feed_event(&log.events[index], index, at_seam, skip, replayer)
+    }
+
+    /// The same for an event handed alone: `at_seam` where it begins at a seam.
+    pub(super) fn feed_event(
+        &mut self,
+        event: &Event,
+        index: usize,
+        at_seam: bool,
+        skip: bool,
+        replayer: &mut Replayer,
+    ) -> Option<Step> {
         let EventName::Known(kind) = &event.name else {
             return None;
         };
         let first = !self.stepped;
-        let seam = !first && log.seams.contains(&index);
+        let seam = !first && at_seam;
         if skip {
             if first || seam {
                 self.carried = Some(event.recorded_state);
@@ -193,7 +205,7 @@ impl Feed {
         }
         // An event that begins a record of its own says where it stands itself.
         let (seam, arrival) = match self.carried.take() {
-            Some(arrival) if !log.seams.contains(&index) => (!first, arrival),
+            Some(arrival) if !at_seam => (!first, arrival),
             _ => (seam, event.recorded_state),
         };
         if first && let Some(state) = arrival {
@@ -213,6 +225,26 @@ impl Feed {
         step.source = event.source;
         step.index = index;
         Some(step)
+    }
+}
+
+impl Feed {
+    /// The state a known event fed now would arrive in, nothing changed (see
+    /// [`Feed::feed_event`]).
+    pub(super) fn arrival(&self, event: &Event, at_seam: bool, replayer: &Replayer) -> State {
+        let first = !self.stepped;
+        let (seam, arrival) = match self.carried {
+            Some(arrival) if !at_seam => (!first, arrival),
+            _ => (!first && at_seam, event.recorded_state),
+        };
+        let empty = if first { arrival } else { None };
+        let next = seam.then(|| arrival.unwrap_or(State::Initial));
+        replayer.state_after(empty, next)
+    }
+
+    /// Whether no left-out event hands its place on to the next.
+    pub(super) fn carried_nothing(&self) -> bool {
+        self.carried.is_none()
     }
 }
 
@@ -266,7 +298,7 @@ impl RecordedOnTop {
 /// Judges the exported last error event when it is not among the log's rows: in the state its
 /// recorded verdict names, or as the expected event it was recorded as (its state before is
 /// unknown then, and shown as its home state). `None` for an unknown event name.
-fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
+pub fn judge_outside_log(event: &Event, rules: &Ruleset) -> Option<Step> {
     let EventName::Known(kind) = event.name else {
         return None;
     };

@@ -5,9 +5,11 @@
 mod container;
 mod fsm;
 mod log;
+mod stream;
 #[cfg(test)]
 mod tests;
 
 pub use container::{Container, Handling, Liveliness, Step, StoredEvent, Trace};
 pub use fsm::Replayer;
-pub use log::{Branch, Branches, replay};
+pub use log::{Branch, Branches, judge_outside_log, replay};
+pub use stream::{Following, Replaying};

@@ -309,7 +309,7 @@ impl<'a> RawItem<'a> {
     pub fn chooser(mode: ReadMode) -> fn(&[u8]) -> Member {
         match mode {
             ReadMode::Audit => RawItem::audit_member,
-            ReadMode::Whole | ReadMode::IdsOnly => RawItem::member,
+            ReadMode::Whole | ReadMode::IdsOnly | ReadMode::Lines => RawItem::member,
         }
     }
 

@@ -1,0 +1,421 @@
+//! The history read lean: raw streams whose machines' lines come in time order (a collector's
+//! day files, read in day order) judged as they are read, each line handed on alone
+//! (`ReadMode::Lines`) to its machine's `Judging`, so that memory holds per machine only what
+//! the judgement keeps, never the stream. A machine whose lines do not continue what came
+//! before it (a line older than the one before, a time equal to one of another file, a gap
+//! marker behind its events, a record with events that is no raw line) falls back to the
+//! careful path: a second pass reads its records whole and merges them as every fold does.
+//! The fast-path contract holds: the answer is exactly the careful path's.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+
+use super::fold::Folded;
+use super::inputs::Inputs;
+use crate::aggregate::{Counting, Summary};
+use crate::diagnose::Diagnosis;
+use crate::event::Event;
+use crate::input::merge::{self, Census, Merger};
+use crate::input::record::{ReadMode, Record};
+use crate::input::{self, InputFile, Problems};
+use crate::judge::{Facts, Judging};
+use crate::log::{Format, MachineLog, Shape};
+use crate::replay::replay;
+use crate::rules::Ruleset;
+
+/// The fleet summary read lean, or `None` where the inputs are not raw streams (and lists)
+/// that this path reads: then the careful fold answers.
+pub(super) fn summarize(
+    inputs: &Inputs,
+    rules: &Ruleset,
+    counting: &Counting,
+) -> Option<(Summary, Problems)> {
+    let mut folded = read(
+        inputs,
+        rules,
+        counting,
+        false,
+        &mut |read, folded| match read {
+            Read::Judged(judged) => folded.value += judged.judging.contribution(),
+            Read::Merged(merged) => {
+                let trace = replay(&merged.log, rules);
+                let diagnosis = Diagnosis::of(&merged.log, &trace, rules);
+                folded
+                    .value
+                    .add_machine(&trace, &merged, counting, &diagnosis);
+            }
+        },
+    )?;
+    inputs.finish(&mut folded);
+    let mut summary = folded.value;
+    summary.files_read(folded.files);
+    Some((summary, folded.problems))
+}
+
+/// A machine as the lean read hands it on: judged as its lines came, or (where they did not
+/// continue its stream) its records merged whole.
+pub(super) enum Read<'r> {
+    Judged(Box<Judged<'r>>),
+    Merged(Box<merge::Merged>),
+}
+
+/// A machine judged as its lines came, and where its stream stands.
+pub(super) struct Judged<'r> {
+    pub judging: Judging<'r>,
+    /// Its events at the newest instant read.
+    pub instant: Vec<Event>,
+    pub last_time: Option<DateTime<Utc>>,
+    /// A gap marker no event has followed yet, and the newest marker.
+    pub pending_gap: Option<DateTime<Utc>>,
+    pub last_gap: Option<DateTime<Utc>>,
+    /// Its records in raw streams (one a file), and whether a list holds it.
+    pub stream_records: usize,
+    pub listed: bool,
+    /// The file of the record a merge puts first.
+    pub first_source: String,
+}
+
+/// Reads raw streams (and lists) lean, handing each machine kept by the inputs' filter to
+/// `each`, judged or merged; `None` where the inputs are not such (then nothing is read).
+/// `recent` where the machines will be judged further (see `Judging::without_recent`). The
+/// fold's own ending (`Inputs::finish`) is the caller's.
+pub(super) fn read<'r>(
+    inputs: &Inputs,
+    rules: &'r Ruleset,
+    counting: &Counting,
+    recent: bool,
+    each: &mut dyn FnMut(Read<'r>, &mut Folded<Summary>),
+) -> Option<Folded<Summary>> {
+    let files: Vec<&InputFile> = inputs.readable().collect();
+    let streams = |f: &&InputFile| is_stream_file(&f.path);
+    if files.is_empty()
+        || !files.iter().any(streams)
+        || !files.iter().all(|f| streams(f) || is_list_file(&f.path))
+        || !inputs.keep.is_all()
+        || inputs.options.machine_id.is_some()
+        || inputs.options.format.is_some()
+        || std::env::var_os("FSMLOG_LEAN").is_some_and(|v| v == "0")
+    {
+        return None;
+    }
+    // Lists first: what they say of a machine is known before its events come.
+    let (lists, streams): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| !streams(f));
+    let order: Vec<&InputFile> = lists.into_iter().chain(streams).collect();
+    let options = input::InputOptions {
+        mode: ReadMode::Lines,
+        ..inputs.options.clone()
+    };
+    let mut lean = Lean {
+        rules,
+        counting,
+        recent,
+        machines: HashMap::new(),
+    };
+    let mut folded: Folded<Summary> = Folded::default();
+    for (index, file) in order.iter().enumerate() {
+        let mut format = None;
+        let mut skipped = false;
+        let opened = input::read_file(file, &options, &mut |record| match record {
+            Record::Skipped(s) => {
+                skipped = true;
+                folded.problems.skipped.push(s);
+            }
+            Record::Batch(batch) => {
+                format.get_or_insert(batch.shape().unwrap_or(Shape::of(Format::ListJson)));
+                input::decode(batch.as_ref(), &mut |r| lean.record(r, index, &mut folded));
+            }
+            Record::Machine(log) => {
+                format.get_or_insert(log.shape());
+                lean.record(Record::Machine(log), index, &mut folded);
+            }
+            other => lean.record(other, index, &mut folded),
+        });
+        if opened && !skipped {
+            folded.files.add(format);
+        }
+        // What is settled goes to the fleet's summary: a machine keeps only what is open.
+        if !recent {
+            for machine in lean.machines.values_mut() {
+                if let Some(part) = machine.judging.as_mut().and_then(Judging::take_settled) {
+                    folded.value += part;
+                    machine.handed_over = true;
+                }
+            }
+        }
+    }
+    // A machine that fell back after part of it went to the summary cannot be taken back:
+    // the careful path answers instead (the rare cost of a second whole read).
+    if lean.machines.values().any(|m| m.careful && m.handed_over) {
+        return None;
+    }
+    // The machines that fell back, read again whole and merged.
+    let census = Census::default();
+    let mut careful: HashMap<String, ()> = HashMap::new();
+    for (id, machine) in &lean.machines {
+        if machine.careful {
+            careful.insert(id.clone(), ());
+            for _ in 0..machine.records {
+                census.note_keys(&[merge::key(id)]);
+            }
+        }
+    }
+    let mut machines: Vec<(String, Machine)> = lean.machines.into_iter().collect();
+    machines.sort_by(|a, b| a.0.cmp(&b.0));
+    for (id, machine) in machines {
+        if machine.careful {
+            continue;
+        }
+        let (stub, judged) = machine.finish(&id, rules, counting);
+        if inputs.keep.take(&stub, &mut folded.kept) {
+            each(Read::Judged(Box::new(judged)), &mut folded);
+        }
+    }
+    if !careful.is_empty() {
+        let merger = Merger::new(census.recurring());
+        let whole = input::InputOptions {
+            mode: ReadMode::Whole,
+            ..inputs.options.clone()
+        };
+        let mut take = |merged: merge::Merged, folded: &mut Folded<Summary>| {
+            if inputs.keep.take(&merged.log, &mut folded.kept) {
+                folded.problems.notes.extend(merged.notes.iter().cloned());
+                each(Read::Merged(Box::new(merged)), folded);
+            }
+        };
+        for file in &order {
+            input::read_file_decoded(file, &whole, &mut |record| {
+                if let Record::Machine(log) = record
+                    && careful.contains_key(&log.machine)
+                    && let Some(merged) = merger.offer(log)
+                {
+                    take(merged, &mut folded);
+                }
+            });
+        }
+        for merged in merger.drain() {
+            take(merged, &mut folded);
+        }
+    }
+    Some(folded)
+}
+
+/// A raw stream's file, by its name: `*.ndjson` or `*.jsonl`, compressed or not.
+fn is_stream_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let name = name
+        .strip_suffix(".gz")
+        .or_else(|| name.strip_suffix(".zst"))
+        .unwrap_or(name);
+    name.ends_with(".ndjson") || name.ends_with(".jsonl")
+}
+
+/// The list a collector keeps beside its day files.
+fn is_list_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "machines.json")
+}
+
+/// The machines being read.
+struct Lean<'a, 'r> {
+    rules: &'r Ruleset,
+    counting: &'a Counting,
+    recent: bool,
+    machines: HashMap<String, Machine<'r>>,
+}
+
+/// One machine as its lines are read.
+#[derive(Default)]
+struct Machine<'r> {
+    judging: Option<Judging<'r>>,
+    /// Its event-less list records (what a list says of it besides events).
+    listed: Vec<MachineLog>,
+    /// Its records: one per file it is in.
+    records: usize,
+    last_file: Option<usize>,
+    /// The file of the newest event read.
+    instant_file: Option<usize>,
+    /// The record that comes first in a merge (smallest file, then line): its file, line
+    /// and format.
+    first: Option<(String, usize, Format)>,
+    last_time: Option<DateTime<Utc>>,
+    /// Its events at the newest instant read: a line identical to one of them is read twice
+    /// and counts once.
+    instant: Vec<Event>,
+    /// A gap marker no event at or after its time has followed yet, and the newest marker.
+    pending_gap: Option<DateTime<Utc>>,
+    last_gap: Option<DateTime<Utc>>,
+    duplicates: u64,
+    gaps: u64,
+    /// Whether it falls back to the careful path.
+    careful: bool,
+    /// Whether some of its share went to the summary already.
+    handed_over: bool,
+}
+
+impl<'r> Lean<'_, 'r> {
+    fn record(&mut self, record: Record, file: usize, folded: &mut Folded<Summary>) {
+        match record {
+            Record::Machine(log) => self.machine(log, file),
+            Record::Error(err) => folded.problems.errors.push(err),
+            Record::Note(note) => folded.problems.notes.push(note),
+            Record::Skipped(skipped) => folded.problems.skipped.push(skipped),
+            Record::Trace { path, taken } => folded.problems.read_by(path, taken),
+            Record::Batch(batch) => {
+                input::decode(batch.as_ref(), &mut |r| self.record(r, file, folded));
+            }
+        }
+    }
+
+    /// Takes one record: a raw stream's line, or any other record of a machine.
+    fn machine(&mut self, log: MachineLog, file: usize) {
+        let (rules, counting, recent) = (self.rules, self.counting, self.recent);
+        let m = self.machines.entry(log.machine.clone()).or_default();
+        let raw_line = log.format == Format::Ndjson && log.events.len() + log.gaps.len() == 1;
+        // A raw stream's lines of one file are one record, as it is read whole.
+        if !raw_line {
+            m.records += 1;
+        } else if m.last_file != Some(file) {
+            m.last_file = Some(file);
+            m.records += 1;
+        }
+        let first = (log.source.clone(), log.line, log.format);
+        if m.first
+            .as_ref()
+            .is_none_or(|f| (&first.0, first.1) < (&f.0, f.1))
+        {
+            m.first = Some(first);
+        }
+        if m.careful {
+            return;
+        }
+        if !raw_line {
+            if log.events.is_empty() && log.gaps.is_empty() && m.judging.is_none() {
+                m.listed.push(log);
+            } else {
+                m.fall_back();
+            }
+            return;
+        }
+        if let Some(&gap) = log.gaps.first() {
+            m.gap(gap);
+            return;
+        }
+        let event = &log.events[0];
+        let tie_elsewhere = m.last_time == Some(event.time) && m.instant_file != Some(file);
+        if m.last_time.is_some_and(|t| event.time < t) || tie_elsewhere {
+            m.fall_back();
+            return;
+        }
+        let judging = m.judging.get_or_insert_with(|| {
+            let facts = listed_facts(&m.listed);
+            let judging = Judging::new(&log.machine, false, facts, rules, counting);
+            if recent {
+                judging
+            } else {
+                judging.without_recent()
+            }
+        });
+        if m.last_time == Some(event.time) {
+            if m.instant.iter().any(|e| identical(e, event)) {
+                m.duplicates += 1;
+                return;
+            }
+        } else {
+            m.instant.clear();
+        }
+        let seam = m.pending_gap.is_some_and(|g| event.time >= g);
+        if seam {
+            m.pending_gap = None;
+        }
+        judging.push(event, &log.source, seam);
+        m.last_time = Some(event.time);
+        m.instant_file = Some(file);
+        m.instant
+            .push(log.events.into_iter().next().expect("one event"));
+    }
+}
+
+impl<'r> Machine<'r> {
+    fn fall_back(&mut self) {
+        self.careful = true;
+        self.judging = None;
+        self.instant = Vec::new();
+        self.listed = Vec::new();
+    }
+
+    fn gap(&mut self, gap: DateTime<Utc>) {
+        // A marker behind an event read already would move a seam back onto it; one behind
+        // another marker changes how markers are counted.
+        if self.last_time.is_some_and(|t| gap <= t) || self.last_gap.is_some_and(|g| gap < g) {
+            self.fall_back();
+            return;
+        }
+        if self.last_gap != Some(gap) {
+            self.gaps += 1;
+            self.last_gap = Some(gap);
+        }
+        self.pending_gap = Some(self.pending_gap.map_or(gap, |g| g.min(gap)));
+    }
+
+    /// The machine's judgement with what its records said, and the log the fold's filter
+    /// is asked about.
+    fn finish(
+        mut self,
+        id: &str,
+        rules: &'r Ruleset,
+        counting: &Counting,
+    ) -> (MachineLog, Judged<'r>) {
+        let (source, line, format) =
+            self.first
+                .take()
+                .unwrap_or((String::new(), 0, Format::Ndjson));
+        let mut facts = listed_facts(&self.listed);
+        facts.last_error_source = source.clone();
+        let mut judging = match self.judging.take() {
+            Some(judging) => judging,
+            // Only a list said it: no raw line came.
+            None => Judging::new(id, true, facts.clone(), rules, counting),
+        };
+        judging.set_facts(facts);
+        let accounting = judging.accounting_mut();
+        accounting.duplicates = self.duplicates;
+        accounting.records = self.records;
+        accounting.gaps = self.gaps;
+        let mut stub = MachineLog::new(id.to_string(), &source, line, format);
+        if let Some(list) = self.listed.first() {
+            stub.machine_info = list.machine_info.clone();
+        }
+        let judged = Judged {
+            judging,
+            instant: self.instant,
+            last_time: self.last_time,
+            pending_gap: self.pending_gap,
+            last_gap: self.last_gap,
+            stream_records: self.records - self.listed.len(),
+            listed: !self.listed.is_empty(),
+            first_source: source,
+        };
+        (stub, judged)
+    }
+}
+
+/// What a machine's list records say of it, merged as the careful path merges them.
+fn listed_facts(listed: &[MachineLog]) -> Facts {
+    if listed.is_empty() {
+        return Facts::default();
+    }
+    Facts::of(&merge::merge(listed.to_vec()).log)
+}
+
+/// Whether two lines of raw streams are the same event (as merging decides).
+fn identical(a: &Event, b: &Event) -> bool {
+    a.time == b.time
+        && a.name == b.name
+        && a.message == b.message
+        && a.recorded_state == b.recorded_state
+}
+
+#[cfg(test)]
+#[path = "lean_tests.rs"]
+mod tests;
