@@ -4,7 +4,6 @@
 //! and the alert rules load and pass their own `promtool test rules` cases.
 
 use std::path::{Path, PathBuf};
-use std::process::Command as Process;
 
 use serde_json::Value;
 
@@ -209,20 +208,9 @@ fn the_watch_alerts_load_pass_their_tests_and_are_the_prometheus_rule() {
     if !have_promtool() {
         return;
     }
-    for args in [
-        vec!["check", "rules", "fsmlog-watch-alerts.yaml"],
-        vec!["test", "rules", "fsmlog-watch-alerts.test.yaml"],
-    ] {
-        let out = Process::new("promtool")
-            .args(&args)
-            .current_dir(root("deploy/prometheus"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "promtool {args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    promtool_rules_pass(
+        &root("deploy/prometheus"),
+        "fsmlog-watch-alerts.yaml",
+        "fsmlog-watch-alerts.test.yaml",
+    );
 }

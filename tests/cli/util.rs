@@ -229,6 +229,23 @@ pub fn have_promtool() -> bool {
     )
 }
 
+/// `promtool check rules RULES` and `promtool test rules TESTS` in `dir`, each passing.
+pub fn promtool_rules_pass(dir: &Path, rules: &str, tests: &str) {
+    for args in [["check", "rules", rules], ["test", "rules", tests]] {
+        let out = Process::new("promtool")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "promtool {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 pub fn chromium() -> Option<&'static str> {
     ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()

@@ -61,20 +61,5 @@ fn the_alert_rules_load_and_pass_their_promtool_tests() {
     if !have_promtool() {
         return;
     }
-    for args in [
-        vec!["check", "rules", "fsmlog-alerts.yaml"],
-        vec!["test", "rules", "fsmlog-alerts.test.yaml"],
-    ] {
-        let out = Process::new("promtool")
-            .args(&args)
-            .current_dir(deploy(""))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "promtool {args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    promtool_rules_pass(&deploy(""), "fsmlog-alerts.yaml", "fsmlog-alerts.test.yaml");
 }
