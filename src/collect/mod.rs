@@ -38,6 +38,12 @@ pub struct Plan {
     pub timeout: Duration,
 }
 
+/// Whether the plan's source resolves (flags, variables, metalctl's config, the TLS
+/// authority), without asking metal-api: a watch that cannot poll says so before it serves.
+pub fn check_source(plan: &Plan) -> Result<()> {
+    client(plan).map(drop)
+}
+
 /// The client for the plan's source, resolved from the options, the environment and
 /// metalctl's config.
 fn client(plan: &Plan) -> Result<Client> {

@@ -33,6 +33,9 @@ use pages::{Explainer, Published, Snapshot};
 /// Runs the collector's loop and the server until a signal.
 pub fn run(args: &WatchArgs) -> Result<Ending> {
     let rules = Arc::new(Ruleset::resolve(&args.rules)?);
+    // Before serving: a pod whose source is wrong fails at once, not after its history is
+    // read with /healthz answering 200.
+    collect::check_source(&args.plan())?;
     let listener = TcpListener::bind(args.listen)
         .with_context(|| format!("--listen {}: cannot listen there", args.listen))?;
     let published = Arc::new(Published::new());

@@ -454,4 +454,7 @@ fn a_password_in_the_url_is_refused_and_never_repeated() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(!stderr.contains("pa55word"), "{stderr}");
     assert!(stderr.contains("holds a user or password"), "{stderr}");
+    // Said before it serves or reads anything.
+    assert!(!stderr.contains("serving on"), "{stderr}");
+    assert!(!into.exists(), "{stderr}");
 }
