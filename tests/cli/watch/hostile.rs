@@ -1,10 +1,8 @@
 //! A fleet whose machines name themselves with markup, quotes, backslashes, newlines, ANSI
 //! escapes and bidirectional controls, through every endpoint and every log line.
 
-use std::time::Duration;
-
-use super::running::{request, start};
-use super::{KEY, hmac, promtool_clean, two_more_polls};
+use super::running::request;
+use super::{hmac, promtool_clean, ready, two_more_polls};
 use crate::collect::standin::{Standin, simulated_fleet};
 
 const HOSTILE: &str = "<script>alert(1)</script>\"q'\\\n\u{1b}[31m\u{202e}\u{2066}\u{7f}\u{9b}";
@@ -21,7 +19,6 @@ fn raw_hidden(text: &str) -> Option<char> {
 #[test]
 fn hostile_names_reach_no_endpoint_and_no_log_line_raw() {
     let home = tempfile::tempdir().unwrap();
-    let into = home.path().join("history");
     let mut fleet = simulated_fleet(3, 45);
     for (n, machine) in fleet.iter_mut().enumerate() {
         machine.id = format!("{HOSTILE}{n}");
@@ -31,20 +28,7 @@ fn hostile_names_reach_no_endpoint_and_no_log_line_raw() {
         }
     }
     let standin = Standin::start(fleet, 5, hmac());
-    let args = [
-        "--interval",
-        "300ms",
-        "--log-format",
-        "json",
-        "--api-url",
-        &standin.url,
-        "--into",
-        into.to_str().unwrap(),
-    ];
-    let mut watch = start(home.path(), &args, &[("METALCTL_HMAC", KEY)]);
-    watch.wait_for("readiness", Duration::from_secs(30), |w| {
-        w.get("/readyz").0 == 200
-    });
+    let mut watch = ready(home.path(), &standin, "300ms", &["--log-format", "json"]);
     // Every machine jumps past a window: a gap, whose line names a machine.
     standin.show(45);
     two_more_polls(&mut watch);

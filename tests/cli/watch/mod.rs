@@ -28,6 +28,25 @@ fn hmac() -> Auth {
     }
 }
 
+/// `fsmlog watch` polling `standin` every `interval` into `home/history`, signed with the
+/// tests' key, with `extra` flags.
+fn signed(home: &Path, standin: &Standin, interval: &str, extra: &[&str]) -> Watch {
+    let into = home.join("history");
+    let mut args = vec!["--interval", interval, "--api-url", &standin.url, "--into"];
+    args.push(into.to_str().unwrap());
+    args.extend_from_slice(extra);
+    start(home, &args, &[("METALCTL_HMAC", KEY)])
+}
+
+/// [`signed`], once `/readyz` answers 200.
+fn ready(home: &Path, standin: &Standin, interval: &str, extra: &[&str]) -> Watch {
+    let mut watch = signed(home, standin, interval, extra);
+    watch.wait_for("readiness", Duration::from_secs(30), |w| {
+        w.get("/readyz").0 == 200
+    });
+    watch
+}
+
 fn ok_polls(watch: &Watch) -> f64 {
     let (status, _, body) = watch.get("/metrics");
     if status != 200 {
@@ -318,20 +337,8 @@ fn faults_leave_it_serving_and_are_counted_and_logged_as_json() {
 #[test]
 fn slow_and_malformed_clients_neither_stall_a_scrape_nor_knock_it_over() {
     let home = tempfile::tempdir().unwrap();
-    let into = home.path().join("history");
     let standin = Standin::start(simulated_fleet(3, 15), 15, hmac());
-    let args = [
-        "--interval",
-        "1s",
-        "--api-url",
-        &standin.url,
-        "--into",
-        into.to_str().unwrap(),
-    ];
-    let mut watch = start(home.path(), &args, &[("METALCTL_HMAC", KEY)]);
-    watch.wait_for("readiness", Duration::from_secs(30), |w| {
-        w.get("/readyz").0 == 200
-    });
+    let mut watch = ready(home.path(), &standin, "1s", &[]);
     // More silent connections than the server keeps waiting, a request cut short.
     let silent: Vec<TcpStream> = (0..200)
         .map(|_| TcpStream::connect(&watch.addr).unwrap())
@@ -408,17 +415,7 @@ fn a_signal_during_a_poll_metal_api_does_not_answer_ends_it_within_seconds() {
     let standin = Standin::start(simulated_fleet(2, 10), 10, hmac());
     // The second poll hangs far longer than the docs' few seconds (within --timeout).
     standin.fail(&[Fault::Status(500), Fault::Slow(Duration::from_secs(25))]);
-    let args = [
-        "--interval",
-        "200ms",
-        "--timeout",
-        "60s",
-        "--api-url",
-        &standin.url,
-        "--into",
-        into.to_str().unwrap(),
-    ];
-    let mut watch = start(home.path(), &args, &[("METALCTL_HMAC", KEY)]);
+    let mut watch = signed(home.path(), &standin, "200ms", &["--timeout", "60s"]);
     watch.wait_for("the hanging poll", Duration::from_secs(30), |_| {
         standin.requests().len() >= 2
     });

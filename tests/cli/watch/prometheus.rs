@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::running::{get, start};
-use super::{KEY, hmac};
+use super::running::get;
+use super::{hmac, ready};
 use crate::collect::standin::{Standin, simulated_fleet};
 use crate::{have, on_path};
 
@@ -93,20 +93,8 @@ fn a_real_prometheus_sees_the_series_and_the_counter_rise() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let into = home.path().join("history");
     let standin = Standin::start(simulated_fleet(6, 40), 10, hmac());
-    let args = [
-        "--interval",
-        "500ms",
-        "--api-url",
-        &standin.url,
-        "--into",
-        into.to_str().unwrap(),
-    ];
-    let mut watch = start(home.path(), &args, &[("METALCTL_HMAC", KEY)]);
-    watch.wait_for("readiness", Duration::from_secs(30), |w| {
-        w.get("/readyz").0 == 200
-    });
+    let mut watch = ready(home.path(), &standin, "500ms", &[]);
     let prometheus = prometheus(home.path(), &watch.addr);
     let wait = |expr: &str, done: &dyn Fn(&[f64]) -> bool| -> Vec<f64> {
         let deadline = Instant::now() + Duration::from_secs(60);
