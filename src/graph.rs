@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
-use crate::event::{EventKind, State};
-use crate::replay::{Handling, Trace};
+use crate::event::{EventKind, Pair, State};
+use crate::replay::{Handling, Step, Trace};
 use crate::rules::{Ruleset, Target};
 use crate::window::Window;
 
@@ -35,6 +35,48 @@ pub struct EdgeKey {
     pub from: Source,
     pub to: State,
     pub kind: EdgeKind,
+}
+
+/// One machine's steps counted as its events come, for a machine judged further (which
+/// keeps no steps): what [`Graph::add_trace`] adds of them, and its unexpected pairs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Edges(Vec<(EdgeStep, u64)>);
+
+/// Steps alike: from a state, by an event, to a state, with a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EdgeStep {
+    from: State,
+    event: EventKind,
+    to: State,
+    handling: Handling,
+}
+
+impl Edges {
+    /// Counts a step of the replay.
+    pub fn add(&mut self, step: &Step) {
+        let key = EdgeStep {
+            from: step.from,
+            event: step.event,
+            to: step.to,
+            handling: step.handling,
+        };
+        // A machine takes few distinct steps: a short list beats a map in size and time.
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => self.0.push((key, 1)),
+        }
+    }
+
+    /// How many steps of each pair were unexpected, by pair.
+    pub fn unexpected(&self) -> BTreeMap<Pair, u64> {
+        let mut pairs = BTreeMap::new();
+        for (e, n) in &self.0 {
+            if e.handling == Handling::Unexpected {
+                *pairs.entry((e.from, e.event)).or_default() += n;
+            }
+        }
+        pairs
+    }
 }
 
 /// A transition graph.
@@ -97,27 +139,34 @@ impl Graph {
 
     /// Folds one machine's replay in: its transitions in the window, and its state now.
     pub fn add_trace(&mut self, trace: &Trace, window: &Window) {
-        self.observed = true;
-        *self.now_in.entry(trace.container.state()).or_default() += 1;
         for step in &trace.steps {
-            if step.handling == Handling::Rejected || !window.contains(step.time) {
-                continue;
+            if window.contains(step.time) {
+                self.add_step(step.from, step.event, step.to, step.handling, 1);
             }
-            let kind = match step.handling {
-                Handling::Unexpected => EdgeKind::Unexpected,
-                _ => EdgeKind::Expected,
-            };
-            if step.from == State::Initial && kind == EdgeKind::Expected {
-                *self.starts.entry(step.to).or_default() += 1;
-                continue;
-            }
-            self.add(Source::State(step.from), step.to, kind, step.event, 1);
         }
-        // The exported last error event outside the log: counted as report counts it, from
-        // the state it was recorded in to where it would have led.
-        if let Some(step) = &trace.last_error_only
+        let outside = trace.last_error_only.as_ref();
+        self.add_end(
+            trace.container.state(),
+            outside.filter(|s| window.contains(s.time)),
+        );
+    }
+
+    /// Folds in the transitions a machine judged further counted, every one (the whole
+    /// history is its window).
+    pub fn add_edges(&mut self, edges: &Edges) {
+        for (e, n) in &edges.0 {
+            self.add_step(e.from, e.event, e.to, e.handling, *n);
+        }
+    }
+
+    /// Folds in a machine's end: the state it is in now, and the exported last error event
+    /// outside its log (counted as report counts it, from the state it was recorded in to
+    /// where it would have led).
+    pub fn add_end(&mut self, state: State, last_error_only: Option<&Step>) {
+        self.observed = true;
+        *self.now_in.entry(state).or_default() += 1;
+        if let Some(step) = last_error_only
             && step.handling == Handling::Unexpected
-            && window.contains(step.time)
         {
             let to = match step.event {
                 EventKind::Alive => step.from,
@@ -131,6 +180,20 @@ impl Graph {
                 1,
             );
         }
+    }
+
+    /// `n` steps of the replay alike.
+    fn add_step(&mut self, from: State, event: EventKind, to: State, handling: Handling, n: u64) {
+        let kind = match handling {
+            Handling::Rejected => return,
+            Handling::Unexpected => EdgeKind::Unexpected,
+            Handling::Expected => EdgeKind::Expected,
+        };
+        if from == State::Initial && kind == EdgeKind::Expected {
+            *self.starts.entry(to).or_default() += n;
+            return;
+        }
+        self.add(Source::State(from), to, kind, event, n);
     }
 
     /// Adds the rule set's edges that nobody took (faint in a fleet's graph).

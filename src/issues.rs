@@ -12,7 +12,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{EventKind, Pair, State};
 use crate::log::{Bmc, BmcUpdated, MachineLog, Place};
-use crate::replay::{Handling, Trace};
+use crate::replay::{Container, Handling, Trace};
 
 mod fleet;
 mod types;
@@ -91,15 +91,26 @@ impl MachineFacts {
 impl MachineFacts {
     /// Gathers what the audit needs from a machine's log and its replay.
     pub fn of(log: &MachineLog, trace: &Trace) -> MachineFacts {
-        let c = &trace.container;
-        let newest = log.events.last().map(|e| e.time);
-        let newer_than = |as_of: Option<DateTime<Utc>>| newest > as_of;
         let mut unexpected = BTreeMap::new();
         for step in trace.steps.iter().chain(trace.last_error_only.iter()) {
             if step.handling == Handling::Unexpected {
                 *unexpected.entry((step.from, step.event)).or_default() += 1;
             }
         }
+        let newest = log.events.last().map(|e| e.time);
+        MachineFacts::gather(log, newest, &trace.container, unexpected)
+    }
+
+    /// The same from a machine's records besides its events (`log`, whose events are not
+    /// read), the time of its newest event, the container its replay ended with (the
+    /// recorded flags in place) and its unexpected steps by pair.
+    pub fn gather(
+        log: &MachineLog,
+        newest: Option<DateTime<Utc>>,
+        c: &Container,
+        unexpected: BTreeMap<Pair, u64>,
+    ) -> MachineFacts {
+        let newer_than = |as_of: Option<DateTime<Utc>>| newest > as_of;
         // The exported last error is the one metal-api held; a replayed one replaces it only
         // when it comes from events newer than the export (a replay under other rules finds
         // errors metal-api never stored).
@@ -127,7 +138,8 @@ impl MachineFacts {
             last_event_time: [
                 c.last_event_time,
                 log.recorded.last_event_time,
-                log.newest_event(),
+                newest,
+                log.last_error_event.as_ref().map(|e| e.time),
             ]
             .into_iter()
             .flatten()

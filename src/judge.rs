@@ -14,9 +14,10 @@ use chrono::{DateTime, Utc};
 use crate::aggregate::{Accounting, Counting, EndFlags, MachineTally, Occurrence, Summary};
 use crate::diagnose::{Diagnosing, Settled};
 use crate::event::{Event, EventKind, EventName};
+use crate::graph::Edges;
 use crate::input::merge::Merged;
 use crate::log::{MachineLog, Place, RecordedFlags};
-use crate::replay::{Step, judge_outside_log};
+use crate::replay::{Container, Step, judge_outside_log};
 use crate::rules::Ruleset;
 
 /// How many of a machine's newest events are kept to find an exported last error among when
@@ -78,6 +79,8 @@ pub struct Judging<'r> {
     /// Whether an event fed is the exported last error.
     last_error_in_log: bool,
     accounting: Accounting,
+    /// Its steps counted, where it is judged further (the fleet's graph and audit read them).
+    edges: Edges,
 }
 
 impl<'r> Judging<'r> {
@@ -107,6 +110,7 @@ impl<'r> Judging<'r> {
                 records: 1,
                 ..Accounting::default()
             },
+            edges: Edges::default(),
         }
     }
 
@@ -164,6 +168,9 @@ impl<'r> Judging<'r> {
         }
         match self.diagnosing.push(event, seam) {
             Some(step) => {
+                if self.recent_kept > 0 {
+                    self.edges.add(&step);
+                }
                 let occurrence = Occurrence {
                     time: step.time,
                     machine: &self.machine,
@@ -219,6 +226,30 @@ impl<'r> Judging<'r> {
     /// How many events were fed.
     pub fn fed(&self) -> u64 {
         self.fed
+    }
+
+    /// The time of the newest event fed.
+    pub fn last_time(&self) -> Option<DateTime<Utc>> {
+        self.last_time
+    }
+
+    /// Its steps counted (none where it keeps no recent events: it is not judged further).
+    pub fn edges(&self) -> &Edges {
+        &self.edges
+    }
+
+    /// The container as judging its log whole ends it, the recorded flags in place.
+    pub fn ended(&self) -> Container {
+        self.diagnosing.replay().ended(&self.facts.recorded)
+    }
+
+    /// The exported last error judged where no event fed is it (as `replay` judges it).
+    pub fn last_error_only(&self) -> Option<Step> {
+        let le = self.facts.last_error_event.as_ref()?;
+        if self.last_error_in_log {
+            return None;
+        }
+        judge_outside_log(le, self.rules)
     }
 
     /// Whether the input carries metal-api's recorded verdicts.

@@ -14,10 +14,13 @@ use super::inputs::Inputs;
 use super::lean::{Judged, Read};
 use crate::aggregate::{Counting, Summary};
 use crate::event::Event;
+use crate::graph::Graph;
 use crate::input::merge::{Merged, merge};
 use crate::input::{FilesRead, Problems};
+use crate::issues::MachineFacts;
 use crate::judge::{Facts, Judging};
 use crate::log::{Format, MachineLog, Shape};
+use crate::replay::Handling;
 use crate::rules::Ruleset;
 
 /// A fleet judged live.
@@ -52,6 +55,8 @@ struct Machine<'r> {
     first_source: String,
     /// Its share of the summary, where no event has changed it since.
     share: Option<Summary>,
+    /// Its `machines.json` entry as last listed (the audit reads it).
+    entry: Option<MachineLog>,
 }
 
 impl<'r> LiveFleet<'r> {
@@ -113,36 +118,133 @@ impl<'r> LiveFleet<'r> {
     /// the machine as the poll shows it besides its events (its `machines.json` entry read as
     /// a record without events; `None` where the poll no longer lists it).
     pub fn advance(&mut self, machine: &str, events: &[Event], listed: Option<&MachineLog>) {
+        for event in events {
+            self.push(machine, event);
+        }
+        self.list(machine, listed);
+    }
+
+    /// Judges a machine further by one event appended to the history (with the line it was
+    /// written on in its day file). `false`, and nothing judged, where the event is older
+    /// than one the machine holds: its lines are out of time order, and only reading the
+    /// history again judges it as `report` does.
+    pub fn push(&mut self, machine: &str, event: &Event) -> bool {
         let rules = self.rules;
         let counting = self.counting;
         let entry = self
             .machines
             .entry(machine.to_string())
             .or_insert_with(|| Machine::new(machine, rules, &counting));
-        for event in events {
-            let day = event.time.date_naive();
-            if self.days.insert(day) {
-                self.files.add(Some(Shape::of(Format::Ndjson)));
-            }
-            let source = day_file(&self.events, day);
-            entry.push(event, &source, day, rules, &counting);
+        if entry.last_time.is_some_and(|t| event.time < t) {
+            return false;
         }
-        entry.list(listed);
-    }
-
-    /// A gap marker appended for a machine before the events that follow it.
-    pub fn gap(&mut self, machine: &str, time: DateTime<Utc>) {
-        let rules = self.rules;
-        let counting = self.counting;
-        let day = time.date_naive();
+        let day = event.time.date_naive();
         if self.days.insert(day) {
             self.files.add(Some(Shape::of(Format::Ndjson)));
         }
         let source = day_file(&self.events, day);
-        self.machines
+        entry.push(event, &source, day, rules, &counting);
+        true
+    }
+
+    /// Takes a machine's `machines.json` entry as the newest poll shows it (read as a record
+    /// without events; `None` where it is not listed). An entry the same as before changes
+    /// nothing.
+    pub fn list(&mut self, machine: &str, listed: Option<&MachineLog>) {
+        let rules = self.rules;
+        let counting = self.counting;
+        let entry = self
+            .machines
             .entry(machine.to_string())
-            .or_insert_with(|| Machine::new(machine, rules, &counting))
-            .gap(time, &source, day);
+            .or_insert_with(|| Machine::new(machine, rules, &counting));
+        if entry.entry.is_some() && entry.entry.as_ref() == listed {
+            return;
+        }
+        entry.list(listed);
+    }
+
+    /// Every machine's entry as `listed` gives it (a `machines.json` read whole): those it
+    /// does not hold are no longer listed.
+    pub fn list_all(&mut self, listed: &std::collections::HashMap<String, MachineLog>) {
+        let unlisted: Vec<String> = self
+            .machines
+            .iter()
+            .filter(|(id, m)| m.listed && !listed.contains_key(id.as_str()))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in unlisted {
+            self.list(&id, None);
+        }
+        for (id, log) in listed {
+            self.list(id, Some(log));
+        }
+    }
+
+    /// A gap marker appended for a machine before the events that follow it; `false`, and
+    /// nothing judged, where it lies behind what the machine holds (see [`LiveFleet::push`]).
+    pub fn gap(&mut self, machine: &str, time: DateTime<Utc>) -> bool {
+        let rules = self.rules;
+        let counting = self.counting;
+        let day = time.date_naive();
+        let entry = self
+            .machines
+            .entry(machine.to_string())
+            .or_insert_with(|| Machine::new(machine, rules, &counting));
+        // As the lean read: a marker behind an event would move a seam back onto it, one
+        // behind another marker changes how markers are counted.
+        if entry.last_time.is_some_and(|t| time <= t) || entry.last_gap.is_some_and(|g| time < g) {
+            return false;
+        }
+        if self.days.insert(day) {
+            self.files.add(Some(Shape::of(Format::Ndjson)));
+        }
+        let source = day_file(&self.events, day);
+        entry.gap(time, &source, day);
+        true
+    }
+
+    /// The fleet's graph as the history now stands: what `fleet_graph` draws over the
+    /// directory (the rule edges nobody took are the caller's).
+    pub fn graph(&self) -> Graph {
+        let mut graph = Graph::default();
+        for machine in self.machines.values().filter(|m| m.records() > 0) {
+            let judging = &machine.judging;
+            graph.add_edges(judging.edges());
+            let outside = judging.last_error_only();
+            graph.add_end(judging.ended().state(), outside.as_ref());
+        }
+        graph
+    }
+
+    /// What the audit needs of every machine, by id, as `issues DIR` gathers it from the
+    /// directory: each judgement, with the machine's `machines.json` entry as [`LiveFleet::list`]
+    /// last took it (read the audit's way by the caller).
+    pub fn audit_facts(&self) -> Vec<MachineFacts> {
+        let mut facts = Vec::with_capacity(self.machines.len());
+        for (id, machine) in self.machines.iter().filter(|(_, m)| m.records() > 0) {
+            let judging = &machine.judging;
+            let stub;
+            let log = match &machine.entry {
+                Some(log) if machine.listed => log,
+                _ => {
+                    stub = MachineLog::new(id.clone(), &machine.first_source, 0, Format::Ndjson);
+                    &stub
+                }
+            };
+            let mut unexpected = judging.edges().unexpected();
+            if let Some(step) = judging.last_error_only()
+                && step.handling == Handling::Unexpected
+            {
+                *unexpected.entry((step.from, step.event)).or_default() += 1;
+            }
+            facts.push(MachineFacts::gather(
+                log,
+                judging.last_time(),
+                &judging.ended(),
+                unexpected,
+            ));
+        }
+        facts
     }
 
     /// The fleet's summary as the history now stands: `summarize` over the directory.
@@ -183,6 +285,7 @@ impl<'r> Machine<'r> {
             listed: false,
             first_source: String::new(),
             share: None,
+            entry: None,
         }
     }
 
@@ -202,6 +305,7 @@ impl<'r> Machine<'r> {
             listed: judged.listed,
             first_source: judged.first_source,
             share: None,
+            entry: None,
         }
     }
 
@@ -242,6 +346,7 @@ impl<'r> Machine<'r> {
             listed,
             first_source: log.source.clone(),
             share: None,
+            entry: None,
         }
     }
 
@@ -317,6 +422,7 @@ impl<'r> Machine<'r> {
         }
         facts.last_error_source = self.first_source.clone();
         self.judging.set_facts(facts);
+        self.entry = listed.cloned();
         self.judging.accounting_mut().records = self.records();
     }
 

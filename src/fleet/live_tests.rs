@@ -223,3 +223,251 @@ fn a_live_fleet_fed_poll_by_poll_summarizes_as_the_history_read_whole() {
     live_equals_summarize("fleet-v0.42.2");
     live_equals_summarize("fleet-v0.19.0");
 }
+
+/// Every machine's facts, as the fold adds them up.
+#[derive(Default)]
+struct AllFacts(Vec<crate::issues::MachineFacts>);
+
+impl std::ops::AddAssign for AllFacts {
+    fn add_assign(&mut self, other: AllFacts) {
+        self.0.extend(other.0);
+    }
+}
+
+/// `fleet_graph` over the directory, and the audit `issues DIR` makes of it at `now`.
+fn graph_and_audit(
+    dir: &Path,
+    rules: &Ruleset,
+    counting: &Counting,
+    now: DateTime<Utc>,
+) -> (crate::graph::Graph, Vec<crate::issues::Judged>) {
+    let mut sources = Sources {
+        paths: vec![dir.to_path_buf()],
+        threads: Some(1),
+        ..Sources::default()
+    };
+    let graph = crate::fleet::fleet_graph(&Inputs::resolve(&sources).unwrap(), rules, counting).0;
+    sources.options.mode = crate::input::record::ReadMode::Audit;
+    let folded = Inputs::resolve(&sources)
+        .unwrap()
+        .fold(|facts: &mut AllFacts, merged| {
+            let trace = crate::replay::replay(&merged.log, rules);
+            facts
+                .0
+                .push(crate::issues::MachineFacts::of(&merged.log, &trace));
+        });
+    (graph, audited(folded.value.0, now))
+}
+
+fn audited(
+    mut facts: Vec<crate::issues::MachineFacts>,
+    now: DateTime<Utc>,
+) -> Vec<crate::issues::Judged> {
+    facts.sort_by(|a, b| a.machine.cmp(&b.machine));
+    let policy = crate::issues::Policy {
+        now,
+        last_error_threshold: crate::issues::EXPORTER_LAST_ERROR_THRESHOLD,
+        stuck_after: TimeDelta::hours(1),
+    };
+    crate::issues::audit(facts, &policy, &crate::issues::Filter::default(), true)
+}
+
+/// `machines.json` read as the audit reads it.
+fn listed_for_audit(dir: &Path) -> std::collections::HashMap<String, MachineLog> {
+    let options = InputOptions {
+        mode: crate::input::record::ReadMode::Audit,
+        ..InputOptions::default()
+    };
+    let path = dir.join("machines.json");
+    let bytes = fs::read(&path).unwrap();
+    let mut out = std::collections::HashMap::new();
+    read_reader(
+        &bytes[..],
+        &path.display().to_string(),
+        &options,
+        &mut |r| {
+            if let Record::Machine(log) = r {
+                out.insert(log.machine.clone(), log);
+            }
+        },
+    );
+    out
+}
+
+/// The same history written poll by poll, but the live fleet fed only by following the day
+/// files (`Follow`) and taking `machines.json` whole after each poll, as the watch is: its
+/// summary, graph and audit equal `summarize`, `fleet_graph` and the audit over the
+/// directory after every poll. Half the fleet is listed when the fleet is read, all of it
+/// from the third poll on, and a flag of one machine changes in between.
+fn followed_equals_read_whole(fleet: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(fleet);
+    let dir = std::env::temp_dir().join(format!("fsmlog-follow-{fleet}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("events")).unwrap();
+    let list: serde_json::Value =
+        serde_json::from_slice(&fs::read(root.join("list-json/machines.json")).unwrap()).unwrap();
+    let write_list = |count: usize, flag: bool| {
+        let mut machines = list.clone();
+        let all = machines.as_array_mut().unwrap();
+        all.truncate(count);
+        for machine in all.iter_mut() {
+            machine["events"]["log"] = serde_json::json!([]);
+        }
+        if flag {
+            all[0]["events"]["crash_loop"] = serde_json::json!(true);
+        }
+        fs::write(dir.join("machines.json"), machines.to_string()).unwrap();
+    };
+    let everyone = list.as_array().unwrap().len();
+    write_list(everyone / 2, false);
+    let streams = records(&root.join("ndjson/events.ndjson"));
+    let mut all: Vec<(&str, usize, &Event)> = streams
+        .iter()
+        .flat_map(|l| {
+            l.events
+                .iter()
+                .enumerate()
+                .map(move |(i, e)| (l.machine.as_str(), i, e))
+        })
+        .collect();
+    all.sort_by_key(|(m, i, e)| (e.time, *m, *i));
+    let first = all[0].2.time;
+    let last = all[all.len() - 1].2.time;
+    let cut = first + (last - first) / 3;
+    let mut history = History {
+        dir: dir.clone(),
+        lines: BTreeMap::new(),
+    };
+    let write = |history: &mut History, n: usize, machine: &str, event: &Event| {
+        if n % 29 == 7 {
+            history.gap(machine, event.time);
+        }
+        history.event(machine, event);
+        if n % 97 == 5 {
+            history.event(machine, event);
+        }
+    };
+    let mut at = 0;
+    while at < all.len() && all[at].2.time < cut {
+        write(&mut history, at, all[at].0, all[at].2);
+        at += 1;
+    }
+    let rules = Ruleset::resolve(if fleet.contains("0.19") {
+        "metal-api-v0.19.0"
+    } else {
+        "metal-api-v0.42.2"
+    })
+    .unwrap();
+    let counting = Counting::default();
+    let mut follow = crate::fleet::Follow::start(&dir).unwrap();
+    let inputs = Inputs::resolve(&Sources {
+        paths: vec![dir.clone()],
+        threads: Some(1),
+        ..Sources::default()
+    })
+    .unwrap();
+    let (mut live, _) = LiveFleet::load(&dir, &inputs, &rules, &counting);
+    let now = last + TimeDelta::hours(2);
+    let check = |live: &mut LiveFleet, when: &str| {
+        live.list_all(&listed_for_audit(&dir));
+        assert_eq!(
+            live.summary(),
+            summarized(&dir, &rules, &counting),
+            "{fleet}, {when}: summary"
+        );
+        let (graph, judged) = graph_and_audit(&dir, &rules, &counting, now);
+        assert_eq!(live.graph(), graph, "{fleet}, {when}: graph");
+        assert_eq!(
+            audited(live.audit_facts(), now),
+            judged,
+            "{fleet}, {when}: audit"
+        );
+    };
+    check(&mut live, "as loaded");
+    let mut poll = cut;
+    let mut polls = 0;
+    while at < all.len() {
+        poll += TimeDelta::hours(6);
+        while at < all.len() && all[at].2.time < poll {
+            write(&mut history, at, all[at].0, all[at].2);
+            at += 1;
+        }
+        polls += 1;
+        match polls {
+            2 => write_list(everyone / 2, true),
+            3 => write_list(everyone, true),
+            _ => {}
+        }
+        follow.appended(&mut live).unwrap();
+        if polls <= 4 || polls % 5 == 0 || at == all.len() {
+            check(&mut live, &format!("after the poll up to {poll}"));
+        }
+    }
+    assert!(polls > 3, "{fleet}: the history was fed in several polls");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_live_fleet_following_its_day_files_judges_as_the_history_read_whole() {
+    followed_equals_read_whole("fleet-v0.42.2");
+    followed_equals_read_whole("fleet-v0.19.0");
+}
+
+/// Lines the live fleet cannot take as `report` reads them are said, never judged: a line
+/// older than one read before it, a day file that shrank, a line that is no event.
+#[test]
+fn lines_a_live_fleet_cannot_take_are_said() {
+    let dir = std::env::temp_dir().join(format!("fsmlog-follow-odd-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("events")).unwrap();
+    let day = dir.join("events/2026-01-02.ndjson");
+    let line = |time: &str| {
+        format!(
+            "{{\"machine\":\"m1\",\"time\":\"{time}\",\"event\":\"Waiting\",\"message\":\"\"}}\n"
+        )
+    };
+    fs::write(&day, line("2026-01-02T10:00:00Z")).unwrap();
+    let rules = Ruleset::resolve("metal-api-v0.42.2").unwrap();
+    let counting = Counting::default();
+    let sources = Sources {
+        paths: vec![dir.clone()],
+        threads: Some(1),
+        ..Sources::default()
+    };
+    let start = || {
+        let follow = crate::fleet::Follow::start(&dir).unwrap();
+        let inputs = Inputs::resolve(&sources).unwrap();
+        (follow, LiveFleet::load(&dir, &inputs, &rules, &counting).0)
+    };
+    let append = |text: &str| {
+        let mut file = fs::OpenOptions::new().append(true).open(&day).unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+    };
+    // In order, and a line still being written: taken, and waited for.
+    let (mut follow, mut live) = start();
+    append(&line("2026-01-02T11:00:00Z"));
+    append("{\"machine\":\"m1\",\"ti");
+    assert_eq!(follow.appended(&mut live).unwrap(), 1);
+    append("me\":\"2026-01-02T12:00:00Z\",\"event\":\"Waiting\",\"message\":\"\"}\n");
+    assert_eq!(follow.appended(&mut live).unwrap(), 1);
+    assert_eq!(live.summary(), summarized(&dir, &rules, &counting));
+    // Older than the newest read.
+    append(&line("2026-01-02T09:00:00Z"));
+    let why = follow.appended(&mut live).unwrap_err().0;
+    assert!(why.contains("m1") && why.contains("older"), "{why}");
+    // A file shorter than it was read (a torn line repaired).
+    let (mut follow, mut live) = start();
+    let bytes = fs::read(&day).unwrap();
+    fs::write(&day, &bytes[..bytes.len() - 10]).unwrap();
+    let why = follow.appended(&mut live).unwrap_err().0;
+    assert!(why.contains("shorter"), "{why}");
+    // A line that is no event, said with its line in the file.
+    fs::write(&day, line("2026-01-02T10:00:00Z")).unwrap();
+    let (mut follow, mut live) = start();
+    append("not json\n");
+    let why = follow.appended(&mut live).unwrap_err().0;
+    assert!(why.contains(":2:"), "{why}");
+    let _ = fs::remove_dir_all(&dir);
+}

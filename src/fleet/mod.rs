@@ -6,6 +6,7 @@
 
 mod clock;
 mod fold;
+mod follow;
 mod inputs;
 mod keep;
 mod lean;
@@ -14,7 +15,8 @@ mod plan;
 mod progress;
 mod summaries;
 
-pub use clock::counted;
+pub use clock::{Pending, counted};
+pub use follow::Follow;
 pub use inputs::{Inputs, Sources};
 pub use keep::{Keep, Kept};
 pub use live::LiveFleet;

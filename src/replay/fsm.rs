@@ -52,6 +52,8 @@ pub struct Replayer<'r> {
     judging: bool,
     /// How many events set the failed-reclaim flag (to either value).
     reclaim_sets: u64,
+    /// How many events set the crash-loop flag (to either value).
+    crash_sets: u64,
     /// How many stored events the container keeps: metal-api's number, or the newest alone
     /// where only verdicts and the newest event are read (see [`Replayer::keeping_newest`]).
     kept: usize,
@@ -67,6 +69,7 @@ impl<'r> Replayer<'r> {
             next_state: None,
             judging: false,
             reclaim_sets: 0,
+            crash_sets: 0,
             kept: rules.kept_events,
         }
     }
@@ -118,6 +121,11 @@ impl<'r> Replayer<'r> {
     /// How many events set the failed-reclaim flag so far.
     pub(super) fn reclaim_sets(&self) -> u64 {
         self.reclaim_sets
+    }
+
+    /// How many events set the crash-loop flag so far.
+    pub(super) fn crash_sets(&self) -> u64 {
+        self.crash_sets
     }
 
     /// The state the next event would arrive in after `assume_empty_state` (`empty`) and
@@ -340,6 +348,7 @@ impl<'r> Replayer<'r> {
         if let Some(flag) = effect.crash_loop {
             c.crash_loop = flag;
             c.recorded_crash_loop = None;
+            self.crash_sets += 1;
         }
         if let Some(flag) = effect.failed_machine_reclaim {
             c.failed_machine_reclaim = flag;

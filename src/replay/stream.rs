@@ -11,7 +11,7 @@ use super::container::{Container, Handling, Step};
 use super::fsm::Replayer;
 use super::log::{Feed, same_verdicts_ahead};
 use crate::event::{Event, EventName};
-use crate::log::RecordedFlag;
+use crate::log::{RecordedFlag, RecordedFlags};
 use crate::rules::Ruleset;
 
 /// The replay of a log fed an event at a time. The flags an export recorded are not put in
@@ -29,6 +29,8 @@ pub struct Replaying<'r> {
     /// Where the last step that set the failed-reclaim flag came: the newest time of the
     /// events up to it.
     reclaim_set_after: Option<DateTime<Utc>>,
+    /// The same for the crash-loop flag.
+    crash_set_after: Option<DateTime<Utc>>,
 }
 
 impl<'r> Replaying<'r> {
@@ -40,6 +42,7 @@ impl<'r> Replaying<'r> {
             next: 0,
             latest: None,
             reclaim_set_after: None,
+            crash_set_after: None,
         }
     }
 
@@ -49,12 +52,15 @@ impl<'r> Replaying<'r> {
         let index = self.next;
         self.next += 1;
         self.latest = self.latest.max(Some(event.time));
-        let sets = self.replayer.reclaim_sets();
+        let sets = (self.replayer.reclaim_sets(), self.replayer.crash_sets());
         let step = self
             .feed
             .feed_event(event, index, seam, false, &mut self.replayer);
-        if self.replayer.reclaim_sets() != sets {
+        if self.replayer.reclaim_sets() != sets.0 {
             self.reclaim_set_after = self.latest;
+        }
+        if self.replayer.crash_sets() != sets.1 {
+            self.crash_set_after = self.latest;
         }
         step
     }
@@ -93,14 +99,31 @@ impl<'r> Replaying<'r> {
     /// it held, and events after that which set the flag replace it.
     pub fn failed_machine_reclaim(&self, recorded: Option<RecordedFlag>) -> bool {
         let replayed = self.container().failed_machine_reclaim;
-        let Some(flag) = recorded else {
-            return replayed;
-        };
-        let set_after_flag = self
-            .reclaim_set_after
-            .is_some_and(|newest| flag.as_of.is_none_or(|as_of| newest > as_of));
-        if set_after_flag { replayed } else { flag.value }
+        match recorded {
+            Some(flag) if !set_after(self.reclaim_set_after, flag) => flag.value,
+            _ => replayed,
+        }
     }
+
+    /// The container as the whole replay (`replay`) ends it, given the flags the input
+    /// recorded (each put in place as [`Replaying::failed_machine_reclaim`] says).
+    pub fn ended(&self, recorded: &RecordedFlags) -> Container {
+        let mut container = self.container().clone();
+        container.failed_machine_reclaim =
+            self.failed_machine_reclaim(recorded.failed_machine_reclaim);
+        if let Some(flag) = recorded.crash_loop
+            && !set_after(self.crash_set_after, flag)
+        {
+            container.recorded_crash_loop = Some(flag.value);
+        }
+        container
+    }
+}
+
+/// Whether an event set a flag after the recorded one was put in place: the newest time of
+/// the events up to it is later than the time the recorded flag held.
+fn set_after(set: Option<DateTime<Utc>>, flag: RecordedFlag) -> bool {
+    set.is_some_and(|newest| flag.as_of.is_none_or(|as_of| newest > as_of))
 }
 
 /// The replay without one event, followed beside the real one: the verdicts the later events

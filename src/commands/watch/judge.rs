@@ -1,24 +1,26 @@
-//! The fleet as `watch` judges it: the one seam the incremental judged fleet replaces. For
-//! now the whole history is read again after each poll that added to it, as `report DIR`
-//! reads it (and its issues as `issues DIR` judges them, after every good poll: the newest
-//! poll's `machines.json` moves liveliness and last errors without an event).
+//! The fleet as `watch` judges it: the history in DIR read once (as `report DIR` reads it,
+//! lean), then after each poll only the lines it appended, each machine judged further from
+//! where it stood (`fleet::LiveFleet`, `fleet::Follow`), and the newest `machines.json` taken
+//! as `issues DIR` reads it. Where the appended lines cannot be judged further as `report`
+//! would read them (a torn line repaired, a line out of time order, a line that is no event),
+//! the history is read again whole, and the log says why.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use chrono::{DateTime, Utc};
 
 use crate::aggregate::Summary;
-use crate::collect::Appended;
 use crate::diagnose::Diagnosis;
 use crate::event::Pair;
 use crate::explain::{ExplainOptions, Explanation};
-use crate::fleet::{Inputs, Keep, Sources, counted, fleet_graph};
+use crate::fleet::{Follow, Inputs, Keep, LiveFleet, Pending, Sources, counted};
 use crate::graph::Graph;
-use crate::input::Problems;
-use crate::input::record::{InputOptions, ReadMode};
-use crate::issues::{self, EXPORTER_LAST_ERROR_THRESHOLD, Filter, MachineFacts, Policy, audit};
+use crate::input::record::{InputOptions, ReadMode, Record};
+use crate::input::{self, Problems};
+use crate::issues::{self, EXPORTER_LAST_ERROR_THRESHOLD, Filter, Policy, audit};
+use crate::log::MachineLog;
 use crate::render::format::TableFormat;
 use crate::render::terminal::Terminal;
 use crate::render::{self, ExplainReport};
@@ -29,24 +31,20 @@ use crate::window::{Period, Shown, WindowSpec};
 /// The history judged: the report's summary and graph, and every machine's issues.
 pub struct FleetView {
     dir: PathBuf,
-    rules: Arc<Ruleset>,
+    rules: &'static Ruleset,
+    /// The fleet judged so far, and where its day files were read up to; `None` before the
+    /// history holds a file.
+    live: Option<(LiveFleet<'static>, Follow)>,
+    /// Whether `machines.json` was there when the history was read.
+    listed_when_read: bool,
     summary: Summary,
     graph: Graph,
     problems: Problems,
     window: Shown,
+    pending: Option<Pending>,
     judged: Vec<issues::Judged>,
-    /// Counts the times the summary was read again, so a page is rendered once per change.
+    /// Counts the times the summary changed, so a page is rendered once per change.
     generation: u64,
-}
-
-/// Every machine's facts, as the fold adds them up.
-#[derive(Default)]
-struct Facts(Vec<MachineFacts>);
-
-impl std::ops::AddAssign for Facts {
-    fn add_assign(&mut self, other: Facts) {
-        self.0.extend(other.0);
-    }
 }
 
 /// What `report DIR` reads: the history, with no option.
@@ -61,31 +59,45 @@ fn sources(dir: &Path) -> Sources {
 }
 
 impl FleetView {
-    /// The history in `dir` read once (a directory not made yet is an empty fleet).
-    pub fn load(dir: &Path, rules: Arc<Ruleset>) -> Result<FleetView> {
+    /// The history in `dir` read once (a directory not made yet is an empty fleet). The rule
+    /// set lives as long as the process: the judged machines hold on to it.
+    pub fn load(dir: &Path, rules: &'static Ruleset) -> Result<FleetView> {
         let mut view = FleetView {
             dir: dir.to_path_buf(),
             rules,
+            live: None,
+            listed_when_read: false,
             summary: Summary::default(),
             graph: Graph::default(),
             problems: Problems::default(),
             window: Shown::default(),
+            pending: None,
             judged: Vec::new(),
             generation: 0,
         };
-        if dir.exists() {
-            view.read()?;
-            view.audit(Utc::now())?;
-        }
+        view.read()?;
+        view.judge(Utc::now())?;
         Ok(view)
     }
 
-    /// After a poll was written: the history read again where it grew, the issues judged.
-    pub fn after_poll(&mut self, appended: &Appended) -> Result<()> {
-        if appended.events > 0 || appended.new_machines > 0 || self.generation == 0 {
+    /// After a poll was written: its lines judged, the newest `machines.json` taken, the
+    /// issues judged. Says why where the history had to be read again whole.
+    pub fn after_poll(&mut self) -> Result<Option<String>> {
+        let listed_now = self.dir.join("machines.json").exists();
+        let mut reread = None;
+        match &mut self.live {
+            Some((live, follow)) if self.listed_when_read || !listed_now => {
+                if let Err(why) = follow.appended(live) {
+                    reread = Some(why.0);
+                }
+            }
+            _ => reread = Some(String::new()),
+        }
+        if reread.is_some() {
             self.read()?;
         }
-        self.audit(Utc::now())
+        self.judge(Utc::now())?;
+        Ok(reread.filter(|why| !why.is_empty()))
     }
 
     /// The report's summary of the whole history.
@@ -119,49 +131,99 @@ impl FleetView {
     }
 
     /// The rule set it is judged by.
-    pub fn rules(&self) -> Arc<Ruleset> {
-        Arc::clone(&self.rules)
+    pub fn rules(&self) -> &'static Ruleset {
+        self.rules
     }
 
-    /// Changes each time the summary is read again.
+    /// Changes each time the summary may have changed.
     pub fn generation(&self) -> u64 {
         self.generation
     }
 
-    /// The summary and graph, as `report -o html DIR` reads them (by day, for the page's
-    /// sparklines; the counts are the same as without).
+    /// Reads the history whole, as `report -o html DIR` reads it (by day, for the page's
+    /// sparklines; the counts are the same as without), each machine kept to be judged
+    /// further.
     fn read(&mut self) -> Result<()> {
+        self.live = None;
+        self.problems = Problems::default();
+        let listed = self.dir.join("machines.json").exists();
+        if !self.dir.join("events").exists() && !listed {
+            return Ok(());
+        }
+        // Where the files end is taken first: a line appended while they are read is read
+        // again (and counted once) rather than missed.
+        let follow = Follow::start(&self.dir)
+            .with_context(|| format!("{}: cannot read", self.dir.display()))?;
         let inputs = Inputs::resolve(&sources(&self.dir))?;
-        let (counting, shown) = counted(&inputs, &WindowSpec::default(), Some(Period::Day))?;
-        let (mut graph, summary, problems) = fleet_graph(&inputs, &self.rules, &counting);
-        graph.add_untaken_rules(&self.rules);
-        self.window = shown.seen(&summary);
-        self.summary = summary;
-        self.graph = graph;
+        let (counting, pending) = counted(&inputs, &WindowSpec::default(), Some(Period::Day))?;
+        let (live, problems) = LiveFleet::load(&self.dir, &inputs, self.rules, &counting);
+        self.live = Some((live, follow));
+        self.listed_when_read = listed;
         self.problems = problems;
-        self.generation += 1;
+        self.pending = Some(pending);
         Ok(())
     }
 
-    /// Every machine's issues at `now`, as `issues -o openmetrics DIR` judges them
-    /// (metal-metrics-exporter's last-error threshold, every type).
-    fn audit(&mut self, now: DateTime<Utc>) -> Result<()> {
-        // As `issues` reads: the BMC and the allocation's networks are read for the audit only.
-        let mut sources = sources(&self.dir);
-        sources.options.mode = ReadMode::Audit;
-        let inputs = Inputs::resolve(&sources)?;
-        let rules = &self.rules;
-        let folded = inputs.fold(|facts: &mut Facts, merged| {
-            let trace = replay(&merged.log, rules);
-            facts.0.push(MachineFacts::of(&merged.log, &trace));
-        });
+    /// The newest `machines.json` taken (as the audit reads it), then the summary, the
+    /// graph, and every machine's issues at `now`, as `issues -o openmetrics DIR` judges
+    /// them (metal-metrics-exporter's last-error threshold, every type).
+    fn judge(&mut self, now: DateTime<Utc>) -> Result<()> {
+        self.generation += 1;
+        let Some((live, _)) = &mut self.live else {
+            return Ok(());
+        };
+        live.list_all(&listed(&self.dir));
+        let summary = live.summary();
+        let mut graph = live.graph();
+        graph.add_untaken_rules(self.rules);
+        if let Some(pending) = &self.pending {
+            self.window = pending.seen(&summary);
+        }
         let policy = Policy {
             now,
             last_error_threshold: EXPORTER_LAST_ERROR_THRESHOLD,
             stuck_after: chrono::TimeDelta::hours(1),
         };
-        self.judged = audit(folded.value.0, &policy, &Filter::default(), true);
+        self.judged = audit(live.audit_facts(), &policy, &Filter::default(), true);
+        self.summary = summary;
+        self.graph = graph;
         Ok(())
+    }
+}
+
+/// What `machines.json` says of each machine besides its events, read as the audit reads it
+/// (the BMC and the allocation's networks too); none where it is not there.
+fn listed(dir: &Path) -> HashMap<String, MachineLog> {
+    let mut machines = HashMap::new();
+    let path = dir.join("machines.json");
+    let Ok(file) = std::fs::File::open(&path) else {
+        return machines;
+    };
+    let options = InputOptions {
+        mode: ReadMode::Audit,
+        ..InputOptions::default()
+    };
+    let name = path.display().to_string();
+    input::read_reader(
+        std::io::BufReader::new(file),
+        &name,
+        &options,
+        &mut |record| {
+            collect_listed(record, &mut machines);
+        },
+    );
+    machines
+}
+
+fn collect_listed(record: Record, machines: &mut HashMap<String, MachineLog>) {
+    match record {
+        Record::Machine(log) => {
+            machines.insert(log.machine.clone(), log);
+        }
+        Record::Batch(batch) => {
+            input::decode(batch.as_ref(), &mut |r| collect_listed(r, machines));
+        }
+        _ => {}
     }
 }
 

@@ -32,7 +32,8 @@ use pages::{Explainer, Published, Snapshot};
 
 /// Runs the collector's loop and the server until a signal.
 pub fn run(args: &WatchArgs) -> Result<Ending> {
-    let rules = Arc::new(Ruleset::resolve(&args.rules)?);
+    // Lives as long as the process: every machine judged holds on to it.
+    let rules: &'static Ruleset = Box::leak(Box::new(Ruleset::resolve(&args.rules)?));
     // Before serving: a pod whose source is wrong fails at once, not after its history is
     // read with /healthz answering 200.
     collect::check_source(&args.plan())?;
@@ -136,7 +137,7 @@ impl Watcher {
                 generation,
                 Arc::new(Explainer {
                     dir: view.dir().to_path_buf(),
-                    rules: Arc::clone(&rules),
+                    rules,
                     min_machines: MIN_MACHINES,
                     pairs,
                     done: Mutex::new(Default::default()),
@@ -203,16 +204,23 @@ impl Observer for Watcher {
                     );
                 }
                 let judged = match self.view.as_mut() {
-                    Some(view) => view.after_poll(appended),
-                    None => Ok(()),
+                    Some(view) => view.after_poll(),
+                    None => Ok(None),
                 };
-                if let Err(err) = judged {
-                    self.log(
+                match judged {
+                    Ok(Some(why)) => self.log(
+                        Level::Warn,
+                        "reread",
+                        &format!("the history was read again whole: {why}"),
+                        vec![("why", Value::from(why.as_str()))],
+                    ),
+                    Ok(None) => {}
+                    Err(err) => self.log(
                         Level::Error,
                         "judge",
                         &format!("the history could not be read: {err:#}"),
                         vec![],
-                    );
+                    ),
                 }
             }
             Polled::Failed {

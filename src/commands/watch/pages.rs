@@ -28,7 +28,7 @@ pub struct Snapshot {
 /// `/explain`'s pairs, explained when first asked for, once per reading of the history.
 pub struct Explainer {
     pub dir: PathBuf,
-    pub rules: Arc<Ruleset>,
+    pub rules: &'static Ruleset,
     pub min_machines: u64,
     /// The unexpected pairs of the history: no other is read for.
     pub pairs: BTreeSet<Pair>,
@@ -148,7 +148,7 @@ fn explain(explainer: &Explainer, query: Option<&str>) -> Response {
     }
     match explain_page(
         &explainer.dir,
-        &explainer.rules,
+        explainer.rules,
         pair,
         explainer.min_machines,
     ) {

@@ -1,0 +1,200 @@
+//! A history's day files followed: after a poll, only what was appended to them since they
+//! were last read is read, each line with the number it has in its file, and handed to the
+//! live fleet. What the live fleet cannot take as `report` would read it — a file that shrank
+//! (a torn line repaired), a line that is no raw event or gap marker, a machine's lines out of
+//! time order — is said instead, and the caller reads the history again whole.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use super::live::LiveFleet;
+use crate::input;
+use crate::input::record::{InputOptions, ReadMode, Record};
+use crate::log::Format;
+use crate::render::escape;
+
+/// Where each day file of a history was read up to.
+#[derive(Debug, Default)]
+pub struct Follow {
+    events: PathBuf,
+    files: BTreeMap<String, ReadTo>,
+}
+
+/// How far a day file was read: the byte after its last whole line, and how many lines.
+#[derive(Debug, Default, Clone, Copy)]
+struct ReadTo {
+    offset: u64,
+    lines: usize,
+}
+
+/// Why the appended lines cannot be judged further: the history must be read again.
+#[derive(Debug)]
+pub struct Reread(pub String);
+
+impl Follow {
+    /// Where the day files of the history in `dir` end now (at their last whole line): what
+    /// a read of the history that starts now has judged.
+    pub fn start(dir: &Path) -> std::io::Result<Follow> {
+        let events = dir.join("events");
+        let mut files = BTreeMap::new();
+        for (name, path) in day_files(&events)? {
+            let bytes = fs::read(&path)?;
+            let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let lines = memchr::memchr_iter(b'\n', &bytes[..whole]).count();
+            files.insert(
+                name,
+                ReadTo {
+                    offset: whole as u64,
+                    lines,
+                },
+            );
+        }
+        Ok(Follow { events, files })
+    }
+
+    /// Reads the lines appended to the day files since, in the files' order (by day), and
+    /// judges each machine further by them; the events taken.
+    pub fn appended(&mut self, live: &mut LiveFleet) -> Result<u64, Reread> {
+        let io = |path: &Path, err: std::io::Error| {
+            Reread(format!("{}: cannot read: {err}", shown(path)))
+        };
+        // The part appended is a raw stream whatever its first line looks like.
+        let options = InputOptions {
+            mode: ReadMode::Lines,
+            format: Some(Format::Ndjson),
+            ..InputOptions::default()
+        };
+        let mut events = 0;
+        for (name, path) in day_files(&self.events).map_err(|e| io(&self.events, e))? {
+            let read = self.files.get(&name).copied().unwrap_or_default();
+            let len = fs::metadata(&path).map_err(|e| io(&path, e))?.len();
+            if len < read.offset {
+                return Err(Reread(format!(
+                    "{}: shorter than it was read",
+                    shown(&path)
+                )));
+            }
+            if len == read.offset {
+                continue;
+            }
+            let mut bytes = Vec::with_capacity((len - read.offset) as usize);
+            let mut file = File::open(&path).map_err(|e| io(&path, e))?;
+            file.seek(SeekFrom::Start(read.offset))
+                .and_then(|_| file.take(len - read.offset).read_to_end(&mut bytes))
+                .map_err(|e| io(&path, e))?;
+            // A line being written is read once it is whole.
+            let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+                continue;
+            };
+            let bytes = &bytes[..=end];
+            let display = path.display().to_string();
+            let mut failed = None;
+            input::read_reader(bytes, &display, &options, &mut |record| {
+                if failed.is_none() {
+                    match take(record, read.lines, live) {
+                        Ok(n) => events += n,
+                        Err(why) => failed = Some(why),
+                    }
+                }
+            });
+            if let Some(why) = failed {
+                return Err(why);
+            }
+            self.files.insert(
+                name,
+                ReadTo {
+                    offset: read.offset + bytes.len() as u64,
+                    lines: read.lines + memchr::memchr_iter(b'\n', bytes).count(),
+                },
+            );
+        }
+        Ok(events)
+    }
+}
+
+/// Judges a machine further by one appended line's record (`base`: the lines of its file
+/// read before); the events taken.
+fn take(record: Record, base: usize, live: &mut LiveFleet) -> Result<u64, Reread> {
+    match record {
+        Record::Machine(mut log) if log.events.len() + log.gaps.len() == 1 => {
+            if let Some(&time) = log.gaps.first() {
+                return match live.gap(&log.machine, time) {
+                    true => Ok(0),
+                    false => Err(out_of_order(&log.machine)),
+                };
+            }
+            let mut event = log.events.pop().expect("one event");
+            event.line += base;
+            match live.push(&log.machine, &event) {
+                true => Ok(1),
+                false => Err(out_of_order(&log.machine)),
+            }
+        }
+        Record::Trace { .. } => Ok(0),
+        Record::Batch(batch) => {
+            let mut taken = Ok(0);
+            input::decode(batch.as_ref(), &mut |r| {
+                if let Ok(n) = taken {
+                    taken = take(r, base, live).map(|m| n + m);
+                }
+            });
+            taken
+        }
+        Record::Error(err) => Err(Reread(format!(
+            "{}:{}: {}",
+            escape::text(&err.path),
+            err.line + base,
+            escape::text(&err.message)
+        ))),
+        Record::Machine(log) => Err(Reread(format!(
+            "{}:{}: a line that is no event of a collector's history",
+            escape::text(&log.source),
+            log.line + base
+        ))),
+        Record::Note(note) => Err(Reread(format!(
+            "{}:{}: {}",
+            escape::text(&note.path),
+            note.line + base,
+            escape::text(&note.message)
+        ))),
+        Record::Skipped(_) => Err(Reread("a day file was skipped".to_string())),
+    }
+}
+
+fn out_of_order(machine: &str) -> Reread {
+    Reread(format!(
+        "machine {:?}: a line older than one read before it",
+        escape::text(machine)
+    ))
+}
+
+fn shown(path: &Path) -> String {
+    escape::text(&path.display().to_string()).into_owned()
+}
+
+/// The day files of `events`, by name (so by day).
+fn day_files(events: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut files = Vec::new();
+    let entries = match fs::read_dir(events) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(err) => return Err(err),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_day_file(&name) && entry.file_type()?.is_file() {
+            files.push((name, entry.path()));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// `YYYY-MM-DD.ndjson`, as a collector names its day files.
+fn is_day_file(name: &str) -> bool {
+    name.strip_suffix(".ndjson")
+        .is_some_and(|day| chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok())
+}
