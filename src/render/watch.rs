@@ -23,6 +23,10 @@ pub struct Collected {
     pub last_poll_seconds: Option<f64>,
     /// Events appended to the history by this process.
     pub events: u64,
+    /// How long judging the newest poll's lines took (the history read again, where it was).
+    pub last_judge_seconds: Option<f64>,
+    /// How long reading the history at start took.
+    pub load_seconds: Option<f64>,
 }
 
 /// What `/metrics` shows.
@@ -121,6 +125,18 @@ fn collector(m: &WatchMetrics) -> Vec<Family> {
             "How long the newest poll took (request, read and write), in seconds",
         )
         .sample(vec![], c.last_poll_seconds.unwrap_or(0.0)),
+        Family::new(
+            "fsmlog_judge_duration_seconds",
+            "How long judging the newest poll's lines took, or reading the history at start",
+        )
+        .sample(
+            vec![("stage", "start".into())],
+            c.load_seconds.unwrap_or(0.0),
+        )
+        .sample(
+            vec![("stage", "poll".into())],
+            c.last_judge_seconds.unwrap_or(0.0),
+        ),
         Family::counter(
             "fsmlog_collected_events_total",
             "Events this process appended to the history since it started",

@@ -61,9 +61,11 @@ pub fn run(args: &WatchArgs) -> Result<Ending> {
         signal_hook::flag::register_conditional_shutdown(signal, 1, Arc::clone(&stop))?;
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
+    let started = std::time::Instant::now();
     let view = FleetView::load(&args.into, rules)
         .with_context(|| format!("{}: the history cannot be read", args.into.display()))?;
     watcher.view = Some(view);
+    watcher.collected.load_seconds = Some(started.elapsed().as_secs_f64());
     watcher.publish();
     let ran = collect::run_observed(&args.plan(), &stop, &mut watcher);
     server.stop();
@@ -203,10 +205,12 @@ impl Observer for Watcher {
                         vec![("machines", Value::from(appended.gaps.len()))],
                     );
                 }
+                let started = std::time::Instant::now();
                 let judged = match self.view.as_mut() {
                     Some(view) => view.after_poll(),
                     None => Ok(None),
                 };
+                self.collected.last_judge_seconds = Some(started.elapsed().as_secs_f64());
                 match judged {
                     Ok(Some(why)) => self.log(
                         Level::Warn,
