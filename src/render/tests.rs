@@ -469,6 +469,8 @@ fn watch_metrics_of_the_fixed_result() {
         last_good_poll: Some(now()),
         last_poll_seconds: Some(0.25),
         events: 12,
+        last_judge_seconds: Some(0.125),
+        load_seconds: Some(1.5),
     };
     let metrics = |exporter_issues| {
         written(|out| {
