@@ -6,14 +6,14 @@
 //! open questions (`diagnose::Diagnosing`), the machine's settled tallies, and a few of its
 //! newest events (docs/decisions.md, "A machine judged further").
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::aggregate::{Accounting, Counting, EndFlags, MachineTally, Occurrence, Summary};
 use crate::diagnose::{Diagnosing, Settled};
-use crate::event::{Event, EventKind, EventName};
+use crate::event::{Event, EventKind, EventName, Pair};
 use crate::graph::Edges;
 use crate::input::merge::Merged;
 use crate::log::{MachineLog, Place, RecordedFlags};
@@ -250,6 +250,18 @@ impl<'r> Judging<'r> {
             return None;
         }
         judge_outside_log(le, self.rules)
+    }
+
+    /// Hands over the trend the machine's counted occurrences made so far, by pair, and keeps
+    /// none of it: a machine judged for long would keep a count per period, and the fleet
+    /// adds the trends up as they are (see `LiveFleet`).
+    pub fn take_series(&mut self) -> Vec<(Pair, BTreeMap<NaiveDate, u64>)> {
+        self.summary
+            .pairs
+            .iter_mut()
+            .filter(|(_, tally)| !tally.series.is_empty())
+            .map(|(pair, tally)| (*pair, std::mem::take(&mut tally.series)))
+            .collect()
     }
 
     /// Whether the input carries metal-api's recorded verdicts.

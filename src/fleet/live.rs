@@ -2,7 +2,9 @@
 //! then each machine judged further as a poll appends its events, and the fleet's summary at
 //! any point equal to `summarize` over the directory as it then stands. What a poll costs
 //! grows with its new events and the fleet's pairs, never with the history: each machine
-//! keeps its `Judging` (bounded), the stream's last instant, and its share of the summary.
+//! keeps its `Judging` (bounded) and the stream's last instant; its share of the summary is
+//! worked out when asked for, never kept (a share holds a trend's days: it would grow with the
+//! history, and a poll's `machines.json` changes nearly every machine's anyway).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +15,7 @@ use super::fold::Folded;
 use super::inputs::Inputs;
 use super::lean::{Judged, Read};
 use crate::aggregate::{Counting, Summary};
-use crate::event::Event;
+use crate::event::{Event, Pair};
 use crate::graph::Graph;
 use crate::input::merge::{Merged, merge};
 use crate::input::{FilesRead, Problems};
@@ -33,6 +35,8 @@ pub struct LiveFleet<'r> {
     files: FilesRead,
     /// The day files read or written since.
     days: std::collections::BTreeSet<NaiveDate>,
+    /// The pairs' trends, handed over by each machine as its occurrences are counted.
+    series: BTreeMap<Pair, BTreeMap<NaiveDate, u64>>,
 }
 
 /// One machine of the live fleet.
@@ -53,8 +57,6 @@ struct Machine<'r> {
     listed: bool,
     /// The smallest path of its records: the file the exported last error is said to be in.
     first_source: String,
-    /// Its share of the summary, where no event has changed it since.
-    share: Option<Summary>,
     /// Its `machines.json` entry as last listed (the audit reads it).
     entry: Option<MachineLog>,
 }
@@ -96,11 +98,15 @@ impl<'r> LiveFleet<'r> {
                 days.insert(day);
             }
         }
+        let mut series = BTreeMap::new();
         let machines = folded
             .value
             .0
             .into_iter()
-            .map(|m| (m.judging.machine().to_string(), m))
+            .map(|mut m| {
+                add_series(&mut series, m.judging.take_series());
+                (m.judging.machine().to_string(), m)
+            })
             .collect();
         let fleet = LiveFleet {
             rules,
@@ -109,6 +115,7 @@ impl<'r> LiveFleet<'r> {
             machines,
             files: folded.files,
             days,
+            series,
         };
         (fleet, folded.problems)
     }
@@ -144,6 +151,7 @@ impl<'r> LiveFleet<'r> {
         }
         let source = day_file(&self.events, day);
         entry.push(event, &source, day, rules, &counting);
+        add_series(&mut self.series, entry.judging.take_series());
         true
     }
 
@@ -248,13 +256,20 @@ impl<'r> LiveFleet<'r> {
     }
 
     /// The fleet's summary as the history now stands: `summarize` over the directory.
-    pub fn summary(&mut self) -> Summary {
+    pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();
-        for machine in self.machines.values_mut() {
+        for machine in self.machines.values() {
             if machine.records() == 0 {
                 continue;
             }
-            summary += machine.share().clone();
+            summary += machine.judging.contribution();
+        }
+        for (pair, series) in &self.series {
+            if let Some(tally) = summary.pairs.get_mut(pair) {
+                for (period, n) in series {
+                    *tally.series.entry(*period).or_default() += n;
+                }
+            }
         }
         summary.files_read(self.files.clone());
         summary
@@ -284,7 +299,6 @@ impl<'r> Machine<'r> {
             day_records: 0,
             listed: false,
             first_source: String::new(),
-            share: None,
             entry: None,
         }
     }
@@ -304,7 +318,6 @@ impl<'r> Machine<'r> {
             day_records: judged.stream_records,
             listed: judged.listed,
             first_source: judged.first_source,
-            share: None,
             entry: None,
         }
     }
@@ -345,7 +358,6 @@ impl<'r> Machine<'r> {
             day_records: merged.records - usize::from(listed),
             listed,
             first_source: log.source.clone(),
-            share: None,
             entry: None,
         }
     }
@@ -362,7 +374,6 @@ impl<'r> Machine<'r> {
         rules: &'r Ruleset,
         counting: &Counting,
     ) {
-        self.share = None;
         self.in_day_file(source, day);
         if Some(event.time) == self.last_time && self.instant.iter().any(|e| identical(e, event)) {
             self.judging.accounting_mut().duplicates += 1;
@@ -386,7 +397,6 @@ impl<'r> Machine<'r> {
     }
 
     fn gap(&mut self, time: DateTime<Utc>, source: &str, day: NaiveDate) {
-        self.share = None;
         self.in_day_file(source, day);
         if self.last_gap != Some(time) {
             self.judging.accounting_mut().gaps += 1;
@@ -409,7 +419,6 @@ impl<'r> Machine<'r> {
 
     /// Takes the machine's `machines.json` entry as the poll shows it.
     fn list(&mut self, listed: Option<&MachineLog>) {
-        self.share = None;
         self.listed = listed.is_some();
         let mut facts = match listed {
             Some(log) => Facts::of(&merge(vec![log.clone()]).log),
@@ -425,10 +434,18 @@ impl<'r> Machine<'r> {
         self.entry = listed.cloned();
         self.judging.accounting_mut().records = self.records();
     }
+}
 
-    fn share(&mut self) -> &Summary {
-        let judging = &self.judging;
-        self.share.get_or_insert_with(|| judging.contribution())
+/// Adds trends handed over to the fleet's.
+fn add_series(
+    fleet: &mut BTreeMap<Pair, BTreeMap<NaiveDate, u64>>,
+    handed: Vec<(Pair, BTreeMap<NaiveDate, u64>)>,
+) {
+    for (pair, series) in handed {
+        let into = fleet.entry(pair).or_default();
+        for (period, n) in series {
+            *into.entry(period).or_default() += n;
+        }
     }
 }
 

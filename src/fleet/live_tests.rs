@@ -360,7 +360,11 @@ fn followed_equals_read_whole(fleet: &str) {
         "metal-api-v0.42.2"
     })
     .unwrap();
-    let counting = Counting::default();
+    // By day, as the watch counts for its page's trends.
+    let counting = Counting {
+        period: Some(crate::window::Period::Day),
+        ..Counting::default()
+    };
     let mut follow = crate::fleet::Follow::start(&dir).unwrap();
     let inputs = Inputs::resolve(&Sources {
         paths: vec![dir.clone()],
