@@ -136,12 +136,7 @@ impl<'r> LiveFleet<'r> {
     /// than one the machine holds: its lines are out of time order, and only reading the
     /// history again judges it as `report` does.
     pub fn push(&mut self, machine: &str, event: &Event) -> bool {
-        let rules = self.rules;
-        let counting = self.counting;
-        let entry = self
-            .machines
-            .entry(machine.to_string())
-            .or_insert_with(|| Machine::new(machine, rules, &counting));
+        let entry = entry(&mut self.machines, machine, self.rules, &self.counting);
         if entry.last_time.is_some_and(|t| event.time < t) {
             return false;
         }
@@ -150,7 +145,7 @@ impl<'r> LiveFleet<'r> {
             self.files.add(Some(Shape::of(Format::Ndjson)));
         }
         let source = day_file(&self.events, day);
-        entry.push(event, &source, day, rules, &counting);
+        entry.push(event, &source, day, self.rules, &self.counting);
         add_series(&mut self.series, entry.judging.take_series());
         true
     }
@@ -159,12 +154,7 @@ impl<'r> LiveFleet<'r> {
     /// without events; `None` where it is not listed). An entry the same as before changes
     /// nothing.
     pub fn list(&mut self, machine: &str, listed: Option<&MachineLog>) {
-        let rules = self.rules;
-        let counting = self.counting;
-        let entry = self
-            .machines
-            .entry(machine.to_string())
-            .or_insert_with(|| Machine::new(machine, rules, &counting));
+        let entry = entry(&mut self.machines, machine, self.rules, &self.counting);
         if entry.entry.is_some() && entry.entry.as_ref() == listed {
             return;
         }
@@ -191,13 +181,8 @@ impl<'r> LiveFleet<'r> {
     /// A gap marker appended for a machine before the events that follow it; `false`, and
     /// nothing judged, where it lies behind what the machine holds (see [`LiveFleet::push`]).
     pub fn gap(&mut self, machine: &str, time: DateTime<Utc>) -> bool {
-        let rules = self.rules;
-        let counting = self.counting;
         let day = time.date_naive();
-        let entry = self
-            .machines
-            .entry(machine.to_string())
-            .or_insert_with(|| Machine::new(machine, rules, &counting));
+        let entry = entry(&mut self.machines, machine, self.rules, &self.counting);
         // As the lean read: a marker behind an event would move a seam back onto it, one
         // behind another marker changes how markers are counted.
         if entry.last_time.is_some_and(|t| time <= t) || entry.last_gap.is_some_and(|g| time < g) {
@@ -434,6 +419,18 @@ impl<'r> Machine<'r> {
         self.entry = listed.cloned();
         self.judging.accounting_mut().records = self.records();
     }
+}
+
+/// A machine of the fleet, made where it is first seen.
+fn entry<'a, 'r>(
+    machines: &'a mut BTreeMap<String, Machine<'r>>,
+    machine: &str,
+    rules: &'r Ruleset,
+    counting: &Counting,
+) -> &'a mut Machine<'r> {
+    machines
+        .entry(machine.to_string())
+        .or_insert_with(|| Machine::new(machine, rules, counting))
 }
 
 /// Adds trends handed over to the fleet's.
