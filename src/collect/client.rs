@@ -1,6 +1,6 @@
 //! One poll, as metal-metrics-exporter makes it: `POST URL/v1/machine/ipmi/find` with `{}` (or
 //! `{"partition_id": ID}`), signed, with a timeout, the body cut into its machines as it arrives
-//! and each parsed from its own bytes. Every failure is an error that says what went wrong and
+//! (`answer.rs`). Every failure is an error that says what went wrong and
 //! never carries the key or the token.
 
 use std::io::Read;
