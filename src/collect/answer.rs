@@ -1,10 +1,15 @@
 //! metal-api's answer cut into its machines as it arrives: read into one buffer, each machine's
 //! end found by the crate's block scan (quotes, backslashes and brackets 64 bytes at a time)
-//! and the machine parsed by serde where it lies, never copied, and the answer never held whole.
+//! and the machine parsed by serde where it lies, the answer never held whole. A pretty-printed
+//! machine (metal-api's go-restful prints its answers so) is skimmed first (`input::fast::skim`,
+//! as `report` reads a list): serde sees only the members `shapes.rs` keeps, and a member left
+//! out (the hardware, the BIOS, an allocation's user data, SSH keys and networks, the BMC's
+//! user and password) is checked for its shape only.
 
 use std::io::{ErrorKind, Read};
 
-use super::shapes::Machine;
+use super::shapes::{self, Machine};
+use crate::input::fast::skim::skim;
 use crate::jsonsplit::Scan;
 
 /// Why an answer could not be read as a list of machines.
@@ -112,6 +117,7 @@ fn category(e: &serde_json::Error) -> &'static str {
 pub fn machines(reader: impl Read, capacity: usize) -> Result<Vec<Machine>, Unread> {
     let mut answer = Answer::new(reader, capacity);
     let mut machines = Vec::new();
+    let mut skimmed = Vec::new();
     let not_list = |what: &str| Unread::Shape(what.to_string(), 0);
     match answer.peek()? {
         Some(b'[') => answer.at += 1,
@@ -125,7 +131,12 @@ pub fn machines(reader: impl Read, capacity: usize) -> Result<Vec<Machine>, Unre
             if answer.peek()? != Some(b'{') {
                 return Err(Unread::Shape("not a machine".into(), machines.len() + 1));
             }
-            let machine = serde_json::from_slice::<Machine>(answer.object()?)
+            let object = answer.object()?;
+            let kept = match skim(object, shapes::kept, &mut skimmed) {
+                true => &skimmed[..],
+                false => object,
+            };
+            let machine = serde_json::from_slice::<Machine>(kept)
                 .map_err(|e| Unread::Shape(category(&e).to_string(), machines.len() + 1))?;
             machines.push(machine);
             match answer.peek()? {
@@ -186,6 +197,51 @@ mod tests {
             }
         }
         assert!(machines(" [ ] ".as_bytes(), 4).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_pretty_machine_skimmed_is_the_machine_parsed_whole() {
+        let machine = serde_json::json!({
+            "id": "m1", "partition": {"id": "p", "name": "x"}, "rackid": "r", "size": {"id": "s"},
+            "allocation": {"hostname": "h", "project": "p", "role": "machine", "user_data": "c2VjcmV0",
+                "ssh_pub_keys": ["ssh-ed25519 AAAA"], "networks": [{"ips": ["10.0.0.1"]}],
+                "image": {"id": "ubuntu", "url": "x"}},
+            "state": {"value": "LOCKED", "description": "d"}, "liveliness": "Alive",
+            "tags": ["a=b", "c"], "hardware": {"disks": [{"name": "]]}"}], "nics": []},
+            "events": {"log": [{"time": "2025-01-01T00:00:00Z", "event": "Alive", "message": "m"}],
+                "last_event_time": "2025-01-01T00:00:00Z", "crash_loop": true,
+                "failed_machine_reclaim": true,
+                "last_error_event": {"time": "2025-01-01T00:00:00Z", "event": "Alive", "message": "e"}},
+            "ipmi": {"address": "10.1.1.1:623", "user": "admin", "password": "hunter2",
+                "mac": "m", "interface": "lanplus", "bmcversion": "1", "powerstate": "ON",
+                "last_updated": "2025-01-01T00:00:00Z", "fru": {"board_mfg": "Supermicro"}},
+            "bios": {"version": "1"}
+        });
+        let list = serde_json::Value::Array(vec![machine.clone(), machine]);
+        let whole: Vec<Machine> = serde_json::from_value(list.clone()).unwrap();
+        assert!(whole[0].ipmi.as_ref().unwrap().fru.is_some());
+        for text in [
+            serde_json::to_string(&list).unwrap(),
+            serde_json::to_string_pretty(&list).unwrap(),
+        ] {
+            assert_eq!(machines(text.as_bytes(), 64).unwrap(), whole, "{text}");
+        }
+        // The skim is what reads a pretty machine: it keeps the members of `kept` only.
+        let pretty = serde_json::to_string_pretty(&list[0]).unwrap();
+        let mut skimmed = Vec::new();
+        assert!(skim(pretty.as_bytes(), shapes::kept, &mut skimmed));
+        let skimmed = String::from_utf8(skimmed).unwrap();
+        for gone in [
+            "hunter2",
+            "admin",
+            "c2VjcmV0",
+            "ssh-ed25519",
+            "10.0.0.1",
+            "hardware",
+            "bios",
+        ] {
+            assert!(!skimmed.contains(gone), "{gone} in {skimmed}");
+        }
     }
 
     #[test]

@@ -12,6 +12,8 @@ use foldhash::fast::RandomState;
 use serde::de::Visitor;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::input::Member;
+
 /// How many events a v1 response carries at most (`RecentProvisioningEventsLimit`).
 pub const WINDOW: usize = 20;
 
@@ -39,6 +41,25 @@ pub struct Machine {
     pub events: Events,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipmi: Option<Box<Ipmi>>,
+}
+
+/// What a skim of a polled machine keeps of a member: the members these structs read, and
+/// nothing else (so neither secrets nor hardware reach serde).
+pub fn kept(key: &[u8]) -> Member {
+    match key {
+        b"id" | b"partition" | b"rackid" | b"size" | b"state" | b"liveliness" | b"tags"
+        | b"events" => Member::Keep,
+        b"allocation" => Member::Within(|key| match key {
+            b"hostname" | b"project" | b"role" | b"image" => Member::Keep,
+            _ => Member::Skip,
+        }),
+        b"ipmi" => Member::Within(|key| match key {
+            b"address" | b"mac" | b"interface" | b"bmcversion" | b"powerstate"
+            | b"last_updated" | b"fru" => Member::Keep,
+            _ => Member::Skip,
+        }),
+        _ => Member::Skip,
+    }
 }
 
 /// A partition, size or image: its id.
