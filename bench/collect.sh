@@ -8,6 +8,7 @@
 #   bash bench/collect.sh                  # 10,000 machines
 #   MACHINES=1000 bash bench/collect.sh
 #   FSMLOG=/tmp/fsmlog-before bash bench/collect.sh   # another build, not rebuilt
+#   CACHEGRIND=1 bash bench/collect.sh     # instructions counted (valgrind), for a busy machine
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,6 +55,16 @@ URL="http://127.0.0.1:$(cat "$PORT_FILE")"
 cost() { # label command…
   local label=$1
   shift
+  if [ -n "${CACHEGRIND:-}" ]; then
+    # The poll waits for the answer under valgrind too: a timeout long enough for it.
+    local args=("$@")
+    [ "$2" = collect ] && args+=(--timeout 900s)
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "${args[@]}" \
+      >/dev/null 2>"$DIR/cachegrind"
+    awk -v l="$label" '/I *refs/ {gsub(",", "", $4); printf "%-40s %8.0f M instructions\n", l, $4 / 1e6}' \
+      "$DIR/cachegrind"
+    return
+  fi
   /usr/bin/time -f "%U %S %M" -o "$DIR/time" "$@" >/dev/null 2>&1
   awk -v l="$label" '{printf "%-40s %6.2f s CPU  %7.0f MB peak\n", l, $1 + $2, $3 / 1024}' "$DIR/time"
 }

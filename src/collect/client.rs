@@ -1,9 +1,9 @@
 //! One poll, as metal-metrics-exporter makes it: `POST URL/v1/machine/ipmi/find` with `{}` (or
 //! `{"partition_id": ID}`), signed, with a timeout, the body cut into its machines as it arrives
-//! and each parsed from its own bytes. Every failure is an error that says what went wrong and
+//! (`answer.rs`). Every failure is an error that says what went wrong and
 //! never carries the key or the token.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +11,8 @@ use anyhow::{Result, anyhow, bail};
 use chrono::Utc;
 use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
 
-use super::shapes::Machine;
+use super::answer::{Unread, machines};
+use super::shapes::{self, Machine};
 use super::sign::sign;
 use super::source::{Auth, Source};
 use crate::render::escape;
@@ -93,8 +94,7 @@ impl Client {
         let status = response.status();
         // Parsed as it arrives: a fleet's answer held whole costs more in fresh pages than in
         // parsing (measured: bench/collect.sh).
-        let mut reader =
-            BufReader::with_capacity(1 << 20, response.body_mut().as_reader().take(BODY_LIMIT));
+        let mut reader = response.body_mut().as_reader().take(BODY_LIMIT);
         if !status.is_success() {
             let mut bytes = Vec::new();
             let _ = (&mut reader).take(64 << 10).read_to_end(&mut bytes);
@@ -106,7 +106,9 @@ impl Client {
                 said(&bytes)
             );
         }
-        machines(&mut reader).map_err(|e| match e {
+        let read = machines(reader, 1 << 20);
+        shapes::forget_texts();
+        read.map_err(|e| match e {
             Unread::Short(why) => anyhow!(
                 "metal-api's answer was cut short ({}); nothing was written",
                 escape::text(&why)
@@ -119,15 +121,6 @@ impl Client {
                  nothing was written"
             ),
         })
-    }
-}
-
-fn category(e: &serde_json::Error) -> &'static str {
-    match e.classify() {
-        serde_json::error::Category::Eof => "it ends early",
-        serde_json::error::Category::Syntax => "not JSON",
-        serde_json::error::Category::Data => "not metal-api's v1 shape",
-        serde_json::error::Category::Io => "unreadable",
     }
 }
 
@@ -151,175 +144,5 @@ fn said(body: &[u8]) -> String {
             format!(": {}", escape::text(&short))
         }
         None => String::new(),
-    }
-}
-
-/// Why an answer could not be read as a list of machines.
-#[derive(Debug)]
-enum Unread {
-    /// The body ended inside the list, or could not be read.
-    Short(String),
-    /// Not a JSON list of machines: what, and the element's number (from 1).
-    Shape(String, usize),
-}
-
-/// Reads the answer's top-level array element by element, each parsed from its own bytes
-/// (borrowing is what makes serde fast; the answer is never held whole).
-fn machines(reader: &mut impl BufRead) -> Result<Vec<Machine>, Unread> {
-    let mut machines = Vec::new();
-    let mut element = Vec::with_capacity(64 << 10);
-    let short = |e: std::io::Error| Unread::Short(e.to_string());
-    // Skips white space, returning the next byte without taking it.
-    let next = |reader: &mut dyn BufRead| -> Result<Option<u8>, Unread> {
-        loop {
-            let buf = reader.fill_buf().map_err(short)?;
-            let Some(&first) = buf.first() else {
-                return Ok(None);
-            };
-            let space = buf
-                .iter()
-                .position(|b| !b.is_ascii_whitespace())
-                .unwrap_or(buf.len());
-            if space == 0 {
-                return Ok(Some(first));
-            }
-            reader.consume(space);
-        }
-    };
-    let not_list = |what: &str| Unread::Shape(what.to_string(), 0);
-    match next(reader)? {
-        Some(b'[') => reader.consume(1),
-        Some(_) => return Err(not_list("not JSON list")),
-        None => return Err(not_list("empty")),
-    }
-    if next(reader)? == Some(b']') {
-        reader.consume(1);
-        return Ok(machines);
-    }
-    loop {
-        element.clear();
-        if next(reader)? != Some(b'{') {
-            return Err(Unread::Shape("not a machine".into(), machines.len() + 1));
-        }
-        take_object(reader, &mut element)?;
-        let machine = serde_json::from_slice::<Machine>(&element)
-            .map_err(|e| Unread::Shape(category(&e).to_string(), machines.len() + 1))?;
-        machines.push(machine);
-        match next(reader)? {
-            Some(b',') => reader.consume(1),
-            Some(b']') => {
-                reader.consume(1);
-                break;
-            }
-            Some(_) => return Err(Unread::Shape("not JSON".into(), machines.len())),
-            None => return Err(Unread::Short("the list is not closed".into())),
-        }
-    }
-    match next(reader)? {
-        None => Ok(machines),
-        Some(_) => Err(Unread::Shape("more after the list".into(), machines.len())),
-    }
-}
-
-/// Moves one JSON object (the reader stands on its `{`) into `out`: strings skipped with
-/// memchr, brackets counted outside them.
-fn take_object(reader: &mut impl BufRead, out: &mut Vec<u8>) -> Result<(), Unread> {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    loop {
-        let buf = reader
-            .fill_buf()
-            .map_err(|e| Unread::Short(e.to_string()))?;
-        if buf.is_empty() {
-            return Err(Unread::Short("the answer ends inside a machine".into()));
-        }
-        let mut at = 0;
-        let mut done = None;
-        while at < buf.len() {
-            if in_string {
-                if escaped {
-                    escaped = false;
-                    at += 1;
-                    continue;
-                }
-                match memchr::memchr2(b'"', b'\\', &buf[at..]) {
-                    None => at = buf.len(),
-                    Some(i) => {
-                        at += i;
-                        if buf[at] == b'\\' {
-                            escaped = true;
-                        } else {
-                            in_string = false;
-                        }
-                        at += 1;
-                    }
-                }
-                continue;
-            }
-            match buf[at] {
-                b'"' => in_string = true,
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        done = Some(at + 1);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            at += 1;
-        }
-        let used = done.unwrap_or(buf.len());
-        out.extend_from_slice(&buf[..used]);
-        reader.consume(used);
-        if done.is_some() {
-            return Ok(());
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const LIST: &str = r#" [ {"id":"a\"}]{[","events":{"log":[{"time":"t","event":"E","message":"x\\"}],"crash_loop":true},"hardware":{"disks":[{"name":"]]"}]}} ,
-        {"id":"b","events":{}} ] "#;
-
-    #[test]
-    fn elements_are_cut_as_serde_reads_the_list() {
-        // Buffers of every small size, so that strings, escapes and brackets cross their ends.
-        let whole: Vec<Machine> = serde_json::from_str(LIST).unwrap();
-        for size in 1..24 {
-            let mut reader = BufReader::with_capacity(size, LIST.as_bytes());
-            assert_eq!(machines(&mut reader).unwrap(), whole, "buffer of {size}");
-        }
-        let mut empty = BufReader::new(" [ ] ".as_bytes());
-        assert!(machines(&mut empty).unwrap().is_empty());
-    }
-
-    #[test]
-    fn a_list_cut_short_or_not_a_list_is_said() {
-        let cut = &LIST[..LIST.len() / 2];
-        let Err(Unread::Short(_)) = machines(&mut BufReader::new(cut.as_bytes())) else {
-            panic!("a list cut short")
-        };
-        let cut = &LIST[..LIST.len() - 4];
-        let Err(Unread::Short(_)) = machines(&mut BufReader::new(cut.as_bytes())) else {
-            panic!("a list not closed")
-        };
-        for bad in [
-            "<html>",
-            "{}",
-            "[1]",
-            r#"[{"id":"a"} {"id":"b"}]"#,
-            r#"[{"id":"a"}] x"#,
-            "",
-        ] {
-            let Err(Unread::Shape(..)) = machines(&mut BufReader::new(bad.as_bytes())) else {
-                panic!("{bad}")
-            };
-        }
     }
 }

@@ -227,7 +227,7 @@ impl History {
             })
             .collect::<Result<Vec<Shown>>>()?;
         let alive = match &machine.events.last_error_event {
-            Some(e) if e.event == "Alive" => Some(event_time(&machine.id, &e.time)?),
+            Some(e) if *e.event == *"Alive" => Some(event_time(&machine.id, &e.time)?),
             _ => None,
         };
         let known = self.known.get(&machine.id);
@@ -319,8 +319,8 @@ fn write_machine(days: &mut Days, machine: &Machine, plan: &Plan) -> Result<()> 
     if plan.gap {
         // The marker comes before every line that follows it, an older Alive too.
         let (time, text) = match alive {
-            Some((time, 0, e)) => (time, e.time.as_str()),
-            _ => (plan.times[0], log[count - 1].time.as_str()),
+            Some((time, 0, e)) => (time, &*e.time),
+            _ => (plan.times[0], &*log[count - 1].time),
         };
         let line = GapLine {
             machine: id,

@@ -12,9 +12,9 @@ fn machine(id: &str, events: &[(&str, &str)]) -> Machine {
                 .iter()
                 .rev()
                 .map(|(time, event)| Event {
-                    time: time.to_string(),
-                    event: event.to_string(),
-                    message: "m".to_string(),
+                    time: (*time).into(),
+                    event: (*event).into(),
+                    message: "m".into(),
                 })
                 .collect(),
             ..Events::default()
@@ -243,9 +243,9 @@ fn without_a_tail_file_the_newest_day_files_are_read_first_and_only_as_far_as_ne
 
 fn with_alive(mut m: Machine, time: &str) -> Machine {
     m.events.last_error_event = Some(Event {
-        time: time.to_string(),
-        event: "Alive".to_string(),
-        message: "[unexpectedly received in state phoned home]".to_string(),
+        time: time.into(),
+        event: "Alive".into(),
+        message: "[unexpectedly received in state phoned home]".into(),
     });
     m
 }

@@ -1,10 +1,12 @@
 //! `fsmlog collect`: polls metal-api as metal-metrics-exporter does and keeps every stored
 //! event once in a history directory every reading command reads (docs/history.md).
 //! `source.rs` where to poll and how to sign in, `sign.rs` metal-stack's HMAC, `client.rs` one
-//! poll, `shapes.rs` what of a polled machine is kept, `align.rs` where a window continues the
-//! history, `history.rs` the directory written, `tail.rs` what the next poll is aligned to.
+//! poll, `answer.rs` its answer cut into machines, `shapes.rs` what of a polled machine is
+//! kept, `align.rs` where a window continues the history, `history.rs` the directory written,
+//! `tail.rs` what the next poll is aligned to.
 
 mod align;
+mod answer;
 mod client;
 mod history;
 mod shapes;

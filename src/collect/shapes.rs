@@ -3,7 +3,16 @@
 //! user and password are never held, and so can never be written. The same structs, written,
 //! are `machines.json`: a v1 `list-json` every reader reads.
 
-use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use foldhash::fast::RandomState;
+use serde::de::Visitor;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::input::Member;
 
 /// How many events a v1 response carries at most (`RecentProvisioningEventsLimit`).
 pub const WINDOW: usize = 20;
@@ -21,7 +30,7 @@ pub struct Machine {
     /// Written as `null` where the machine is not allocated, so that a reader learns it lost
     /// its allocation.
     #[serde(default)]
-    pub allocation: Option<Allocation>,
+    pub allocation: Option<Box<Allocation>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<MachineState>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,7 +40,26 @@ pub struct Machine {
     #[serde(default)]
     pub events: Events,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ipmi: Option<Ipmi>,
+    pub ipmi: Option<Box<Ipmi>>,
+}
+
+/// What a skim of a polled machine keeps of a member: the members these structs read, and
+/// nothing else (so neither secrets nor hardware reach serde).
+pub fn kept(key: &[u8]) -> Member {
+    match key {
+        b"id" | b"partition" | b"rackid" | b"size" | b"state" | b"liveliness" | b"tags"
+        | b"events" => Member::Keep,
+        b"allocation" => Member::Within(|key| match key {
+            b"hostname" | b"project" | b"role" | b"image" => Member::Keep,
+            _ => Member::Skip,
+        }),
+        b"ipmi" => Member::Within(|key| match key {
+            b"address" | b"mac" | b"interface" | b"bmcversion" | b"powerstate"
+            | b"last_updated" | b"fru" => Member::Keep,
+            _ => Member::Skip,
+        }),
+        _ => Member::Skip,
+    }
 }
 
 /// A partition, size or image: its id.
@@ -82,10 +110,75 @@ pub struct Events {
 /// `MachineProvisioningEvent`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 pub struct Event {
-    pub time: String,
-    pub event: String,
+    pub time: Box<str>,
+    pub event: Text,
     #[serde(default)]
-    pub message: String,
+    pub message: Text,
+}
+
+/// An event's name or message, held once however many events of the poll carry it: a fleet's
+/// 20 events a machine repeat a few dozen texts, and 10,000 machines' copies of them were a
+/// third of a poll's memory (measured: docs/performance.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text(Arc<str>);
+
+thread_local! {
+    /// The texts read on this thread since [`forget_texts`].
+    static TEXTS: RefCell<HashSet<Arc<str>, RandomState>> = RefCell::default();
+}
+
+/// Lets go of the texts held for sharing (they live on in the events that carry them).
+pub fn forget_texts() {
+    TEXTS.with(|texts| *texts.borrow_mut() = HashSet::default());
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Text {
+        TEXTS.with(|texts| {
+            let mut texts = texts.borrow_mut();
+            if let Some(held) = texts.get(text) {
+                return Text(Arc::clone(held));
+            }
+            let held: Arc<str> = text.into();
+            texts.insert(Arc::clone(&held));
+            Text(held)
+        })
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Text, D::Error> {
+        deserializer.deserialize_str(TextVisitor)
+    }
+}
+
+/// Looks a string up as serde hands it over (from the answer's bytes where it has no escape),
+/// so a text already held is not copied.
+struct TextVisitor;
+
+impl Visitor<'_> for TextVisitor {
+    type Value = Text;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Text, E> {
+        Ok(Text::from(text))
+    }
 }
 
 /// The BMC's facts: never its user or password.

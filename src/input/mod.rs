@@ -14,6 +14,8 @@ mod raw;
 pub use fast::direct_agrees;
 pub use json::whole_log_agrees;
 pub use ndjson::stream_agrees;
+/// What a skim keeps of a member (`fast::skim`), for the collector's own shapes.
+pub(crate) use raw::Member;
 pub mod record;
 mod row;
 pub mod source;

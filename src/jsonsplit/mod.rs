@@ -18,3 +18,4 @@ pub use lines::element_lines_at;
 pub use scanner::{MAX_VALUE, Position, SplitError, Splitter};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use structure::AVX2;
+pub use structure::Scan;
