@@ -85,6 +85,22 @@ fn write_machines(list: &Path, dir: &Path) {
     fs::write(dir.join("machines.json"), machines.to_string()).unwrap();
 }
 
+/// Every line of the streams in time order (machines by id among equal times), as polls
+/// append them, with its machine and its index in the machine's log.
+fn in_time_order(streams: &[MachineLog]) -> Vec<(&str, usize, &Event)> {
+    let mut all: Vec<(&str, usize, &Event)> = streams
+        .iter()
+        .flat_map(|l| {
+            l.events
+                .iter()
+                .enumerate()
+                .map(move |(i, e)| (l.machine.as_str(), i, e))
+        })
+        .collect();
+    all.sort_by_key(|(m, i, e)| (e.time, *m, *i));
+    all
+}
+
 fn summarized(dir: &Path, rules: &Ruleset, counting: &Counting) -> Summary {
     let sources = Sources {
         paths: vec![dir.to_path_buf()],
@@ -127,17 +143,7 @@ fn live_equals_summarize(fleet: &str) {
         dir: dir.clone(),
         lines: BTreeMap::new(),
     };
-    // Every line in time order (machines by id among equal times), as polls append them.
-    let mut all: Vec<(&str, usize, &Event)> = streams
-        .iter()
-        .flat_map(|l| {
-            l.events
-                .iter()
-                .enumerate()
-                .map(move |(i, e)| (l.machine.as_str(), i, e))
-        })
-        .collect();
-    all.sort_by_key(|(m, i, e)| (e.time, *m, *i));
+    let all = in_time_order(&streams);
     let extra = |i: usize| i % 97 == 5;
     let gap = |i: usize| i % 29 == 7;
     let mut before = all.iter().enumerate().filter(|(_, (_, _, e))| e.time < cut);
@@ -323,16 +329,7 @@ fn followed_equals_read_whole(fleet: &str) {
     let everyone = list.as_array().unwrap().len();
     write_list(everyone / 2, false);
     let streams = records(&root.join("ndjson/events.ndjson"));
-    let mut all: Vec<(&str, usize, &Event)> = streams
-        .iter()
-        .flat_map(|l| {
-            l.events
-                .iter()
-                .enumerate()
-                .map(move |(i, e)| (l.machine.as_str(), i, e))
-        })
-        .collect();
-    all.sort_by_key(|(m, i, e)| (e.time, *m, *i));
+    let all = in_time_order(&streams);
     let first = all[0].2.time;
     let last = all[all.len() - 1].2.time;
     let cut = first + (last - first) / 3;
