@@ -17,6 +17,9 @@ use json_values::*;
 #[path = "properties/stream_lines.rs"]
 mod stream_lines;
 
+#[path = "properties/table_rows.rs"]
+mod table_rows;
+
 const FORCED: [Option<Format>; 9] = [
     None,
     Some(Format::LogsJson),
@@ -375,4 +378,61 @@ proptest! {
         }
         prop_assert_eq!(read, ids, "{}", text);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// metalctl's rows read on the fast path hand on exactly what the careful classifier's
+    /// reading of every line does: machines, events, problems, in the same order.
+    #[test]
+    fn a_table_read_on_the_fast_path_is_the_careful_paths(bytes in table_rows::table()) {
+        prop_assert!(fsmlog::table_agrees(&bytes), "{:?}", String::from_utf8_lossy(&bytes));
+    }
+}
+
+/// Every table of a generated fleet, as `machine logs` prints it, as `tail -n +1` joins them,
+/// and as Markdown, and every table among the test data and the samples, reads on the fast
+/// path as the careful classifier reads it.
+#[test]
+fn metalctls_tables_read_on_the_fast_path_as_the_careful_path_reads_them() {
+    let rules = fsmlog::Ruleset::resolve("metal-api").unwrap();
+    for layout in [Layout::Table, Layout::ConcatTable, Layout::Markdown] {
+        let mut exporter = Exporter::new(layout, Vec::new());
+        for index in 0..50 {
+            let m = fsmlog::sim::fleet::machine(7, index, 30, &rules);
+            exporter.machine(&m.id, &m.container).unwrap();
+        }
+        let bytes = exporter.finish().unwrap();
+        assert!(fsmlog::table_agrees(&bytes), "{}", layout.name());
+    }
+    let mut files = 0;
+    for root in ["testdata", "../shared/samples"] {
+        let Ok(entries) = walkdir_txt(std::path::Path::new(root)) else {
+            continue;
+        };
+        for path in entries {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(fsmlog::table_agrees(&bytes), "{}", path.display());
+            files += 1;
+        }
+    }
+    assert!(files > 10, "only {files} tables read");
+}
+
+/// The `.txt` files under a directory, at any depth.
+fn walkdir_txt(root: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut found = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt") {
+                found.push(path);
+            }
+        }
+    }
+    Ok(found)
 }

@@ -14,6 +14,7 @@ mod raw;
 pub use fast::direct_agrees;
 pub use json::whole_log_agrees;
 pub use ndjson::stream_agrees;
+pub use table::table_agrees;
 pub mod record;
 mod row;
 pub mod source;
