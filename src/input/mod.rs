@@ -15,6 +15,7 @@ pub use fast::direct_agrees;
 pub use json::whole_log_agrees;
 pub use ndjson::stream_agrees;
 pub use table::table_agrees;
+pub use yaml::yaml_agrees;
 pub mod record;
 mod row;
 pub mod source;
