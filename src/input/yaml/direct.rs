@@ -97,14 +97,16 @@ pub(super) fn read_list(
     }
     loop {
         let start = item.len();
-        let (ended, error) = match reader.read_until(b'\n', &mut item) {
-            Ok(0) => (true, None),
-            Ok(_) => (false, None),
+        let ended = match reader.read_until(b'\n', &mut item) {
+            Ok(0) => true,
+            Ok(_) => false,
             Err(err) => {
-                // What came before the error on its line is not read (nor is it by the
-                // parser's reader).
+                // The parser's reading is given the item being read, then the error: what
+                // came before the error on its line is not read, and an item the error
+                // follows may be cut short, so the parser's reading drops it.
                 item.truncate(start);
-                (true, Some(io::Error::new(err.kind(), err.to_string())))
+                let error = io::Error::new(err.kind(), err.to_string());
+                return give_back(item, item_line, Some(error), batch, sink);
             }
         };
         let next_item = !ended && item[start..].starts_with(b"- ");
@@ -118,14 +120,14 @@ pub(super) fn read_list(
                 item_line = 2;
                 continue;
             }
-            return give_back(item, item_line, error, batch, sink);
+            return give_back(item, item_line, None, batch, sink);
         }
         if !(ended || next_item) {
             continue;
         }
         // An item ends where the next begins, or at the end.
         let Some(done) = Transcoded::of(&item[..start], item_line, &mut json) else {
-            return give_back(item, item_line, error, batch, sink);
+            return give_back(item, item_line, None, batch, sink);
         };
         match batch.as_mut() {
             None => {
@@ -134,10 +136,10 @@ pub(super) fn read_list(
                 let raw = serde_json::from_slice::<RawItem>(&json);
                 let kind = raw.as_ref().ok().and_then(RawItem::element_kind);
                 let Ok(raw) = raw else {
-                    return give_back(item, item_line, error, batch, sink);
+                    return give_back(item, item_line, None, batch, sink);
                 };
                 if matches!(kind, None | Some(Format::LogsJson)) {
-                    return give_back(item, item_line, error, batch, sink);
+                    return give_back(item, item_line, None, batch, sink);
                 }
                 found.element(Ok(raw), item_line, &done.item_lines, true, ctx, sink);
                 batch = Some(ListBatch::new(ctx, found));
@@ -154,9 +156,6 @@ pub(super) fn read_list(
         item.drain(..start);
         item_line += done.lines;
         if ended {
-            if error.is_some() {
-                return give_back(item, item_line, error, batch, sink);
-            }
             break;
         }
     }

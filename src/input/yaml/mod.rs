@@ -297,6 +297,52 @@ mod tests {
         assert!(!looks_like_yaml(b"Hi team: here is the log\n"));
     }
 
+    /// What reading `reader` hands on, batches decoded in order, with the direct reader or
+    /// without.
+    fn records(reader: impl BufRead, direct: bool) -> (Vec<String>, usize) {
+        let options = crate::input::record::InputOptions::default();
+        let ctx = FileContext {
+            path: "list.yaml".to_string(),
+            machine: "list".to_string(),
+            options: &options,
+            read_ahead: true,
+            named: true,
+        };
+        let (mut out, mut read) = (Vec::new(), 0);
+        let mut sink = |r: Record| match r {
+            Record::Batch(batch) => batch.parse(&mut |r| out.push(format!("{r:?}"))),
+            other => out.push(format!("{other:?}")),
+        };
+        let _ = read_with(reader, &ctx, None, direct, &mut read, &mut sink);
+        (out, read)
+    }
+
+    #[test]
+    fn a_read_error_in_a_list_is_told_as_the_parser_tells_it() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk on fire"))
+            }
+        }
+        let list =
+            "---\n- events:\n    log: []\n  id: m-1\n- events:\n    log: []\n  id: m-2\n- ev";
+        let reader = || std::io::BufReader::with_capacity(16, list.as_bytes().chain(Broken));
+        let (careful, _) = records(reader(), false);
+        let (direct, read) = records(reader(), true);
+        assert_eq!(
+            read, 1,
+            "the item the error follows is the parser's to read"
+        );
+        assert_eq!(direct, careful);
+        assert!(
+            careful
+                .iter()
+                .any(|r| r.contains("cannot read: disk on fire")),
+            "{careful:?}"
+        );
+    }
+
     #[test]
     fn yaml_of_other_printers_is_told_too() {
         assert!(looks_like_yaml(b"-   id: m\n    events:\n"));
