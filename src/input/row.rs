@@ -241,11 +241,10 @@ fn parse_time(text: &str, zones: &[ExtraZone]) -> Result<DateTime<Utc>, String> 
 /// Splits off the first column: columns are separated by two or more spaces or tabs (event
 /// names hold single spaces). `None` when there is no second column.
 fn split_column(text: &str) -> (&str, Option<&str>) {
-    let gap = text
-        .as_bytes()
-        .windows(2)
-        .position(|w| w == b"  " || w[0] == b'\t')
-        .or_else(|| text.ends_with('\t').then(|| text.len() - 1));
+    // The first tab, or the first of two spaces.
+    let bytes = text.as_bytes();
+    let gap = memchr::memchr2_iter(b' ', b'\t', bytes)
+        .find(|&i| bytes[i] == b'\t' || bytes.get(i + 1) == Some(&b' '));
     match gap {
         Some(at) => (
             &text[..at],

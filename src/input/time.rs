@@ -231,8 +231,27 @@ pub(crate) fn fixed_rfc1123(line: &str, extra: &[ExtraZone]) -> Option<(DateTime
     {
         return None;
     }
-    // The zone's end as the careful path finds it (it also checks every field's digits).
-    let end = rfc1123_prefix_len(line)?;
+    let digits = |range: std::ops::Range<usize>| b[range].iter().all(u8::is_ascii_digit);
+    let fields = digits(5..7) && digits(12..16) && digits(17..19) && digits(20..22);
+    if !(fields && digits(23..25) && b[8..11].iter().all(u8::is_ascii_alphabetic)) {
+        return None;
+    }
+    // The zone's end as `rfc1123_prefix_len` finds it: `+HH`, `+HHMM`, or one to five letters.
+    let end = if matches!(b[26], b'+' | b'-') {
+        match b[27..].iter().take_while(|c| c.is_ascii_digit()).count() {
+            n @ (2 | 4) => 27 + n,
+            _ => return None,
+        }
+    } else {
+        match b[26..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count()
+        {
+            n @ 1..=5 => 26 + n,
+            _ => return None,
+        }
+    };
     let two = |i: usize| u32::from(b[i] - b'0') * 10 + u32::from(b[i + 1] - b'0');
     let date = fixed_day(b[5..16].try_into().ok()?, || {
         let month = MONTHS

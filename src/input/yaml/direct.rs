@@ -184,7 +184,8 @@ impl ListBatch {
             path: ctx.path.clone(),
             mode: ctx.options.mode,
             shape: found.list_format.unwrap_or(Format::ListJson),
-            json: Vec::new(),
+            // Room for a whole batch at once: grown step by step, it is copied each time.
+            json: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 3)),
             items: Vec::new(),
         }
     }
@@ -259,13 +260,24 @@ impl Transcoded {
     /// metalctl's shape.
     fn of(text: &[u8], line: usize, json: &mut Vec<u8>) -> Option<Transcoded> {
         json.clear();
+        // Printable ASCII only (and so UTF-8), checked in one pass over the item.
+        if !text
+            .iter()
+            .all(|&b| (0x20..0x7f).contains(&b) || b == b'\n')
+        {
+            return None;
+        }
         let text = std::str::from_utf8(text).ok()?;
-        let mut lines = Vec::new();
-        for raw in text.split_inclusive('\n') {
-            let body = raw.strip_suffix('\n').unwrap_or(raw);
+        let mut lines = Vec::with_capacity(64);
+        let mut start = 0;
+        while start < text.len() {
+            let end =
+                memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
+            let body = &text[start..end];
+            start = end + 1;
             let bytes = body.as_bytes();
-            // Printable ASCII only, no trailing space, no blank line, no comment line.
-            if !bytes.iter().all(|b| (0x20..0x7f).contains(b)) || bytes.last()? == &b' ' {
+            // No trailing space, no blank line, no comment line.
+            if bytes.last()? == &b' ' {
                 return None;
             }
             let indent = bytes.iter().take_while(|&&b| b == b' ').count();
@@ -357,7 +369,7 @@ impl<'t> Items<'t, '_> {
             let (key, rest) = key_of(body)?;
             // Sorted keys, each once: the order a JSON object's members are read in, the
             // same whether or not a key repeats.
-            if previous.is_some_and(|p| p >= key) {
+            if previous.is_some_and(|p| !before(p.as_bytes(), key.as_bytes())) {
                 return None;
             }
             if previous.is_some() {
@@ -423,11 +435,11 @@ impl<'t> Items<'t, '_> {
             _ if text == "{}" => self.json.extend_from_slice(b"{}"),
             &first => {
                 // A plain scalar, in block context, that ends at its line's end.
-                if b"-?:,[]{}#&*!|>'\"%@` ".contains(&first)
-                    || text.contains(": ")
-                    || text.contains(" #")
-                    || text.ends_with(':')
-                {
+                let bytes = text.as_bytes();
+                let breaks = bytes
+                    .windows(2)
+                    .any(|w| (w[0] == b':' && w[1] == b' ') || (w[0] == b' ' && w[1] == b'#'));
+                if b"-?:,[]{}#&*!|>'\"%@` ".contains(&first) || breaks || text.ends_with(':') {
                     return None;
                 }
                 if matches!(
@@ -450,13 +462,14 @@ impl<'t> Items<'t, '_> {
 
     /// Printable ASCII as a JSON string.
     fn string(&mut self, text: &str) {
+        let mut bytes = text.as_bytes();
         self.json.push(b'"');
-        for &b in text.as_bytes() {
-            if b == b'"' || b == b'\\' {
-                self.json.push(b'\\');
-            }
-            self.json.push(b);
+        while let Some(at) = memchr::memchr2(b'"', b'\\', bytes) {
+            self.json.extend_from_slice(&bytes[..at]);
+            self.json.extend_from_slice(&[b'\\', bytes[at]]);
+            bytes = &bytes[at + 1..];
         }
+        self.json.extend_from_slice(bytes);
         self.json.push(b'"');
     }
 }
@@ -470,10 +483,22 @@ fn key_of(body: &str) -> Option<(&str, &str)> {
     let (key, rest) = body.split_at(end);
     let rest = rest.strip_prefix(':')?;
     let first = *key.as_bytes().first()?;
-    let special = matches!(
-        key,
-        "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
-    );
+    let special = matches!(key.len(), 4 | 5)
+        && matches!(
+            key,
+            "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+        );
     (first.is_ascii_alphabetic() && !special && (rest.is_empty() || rest.starts_with(' ')))
         .then_some((key, rest))
+}
+
+/// Whether key `a` sorts before key `b`, byte by byte (as a JSON object's keys are held):
+/// short keys, compared without a call.
+fn before(a: &[u8], b: &[u8]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x < y;
+        }
+    }
+    a.len() < b.len()
 }
