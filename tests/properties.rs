@@ -468,6 +468,17 @@ fn metalctls_yaml_lists_are_read_straight_from_their_lines() {
         );
         assert_eq!(fsmlog::yaml_agrees(text.as_bytes()), Some(true), "{text}");
     }
+    // An item nested deeper than serde_json reads JSON, where a string is expected.
+    for depth in [127, 200] {
+        let mut text = "---\n- events:\n    log: []\n  id: m-1\n- events:\n    log:\n    - event: Waiting\n      message:\n".to_string();
+        for level in 0..depth {
+            text.push_str(&" ".repeat(8 + 2 * level));
+            text.push_str("a:\n");
+        }
+        text.push_str(&" ".repeat(8 + 2 * depth));
+        text.push_str("b: c\n  id: m-2\n");
+        assert_eq!(fsmlog::yaml_agrees(text.as_bytes()), Some(true), "{depth}");
+    }
     let list = std::fs::read("testdata/yaml/list/machines.yaml").unwrap();
     assert_eq!(fsmlog::yaml_agrees(&list), Some(true));
     for root in ["testdata", "../shared/samples"] {

@@ -293,6 +293,7 @@ impl Transcoded {
             json,
             path: Vec::new(),
             item_lines: HashMap::new(),
+            depth: 0,
         };
         reader.item(0)?;
         (reader.at == reader.lines.len()).then_some(Transcoded {
@@ -313,7 +314,13 @@ struct Items<'t, 'j> {
     /// The keys down to the node being read.
     path: Vec<&'t str>,
     item_lines: HashMap<String, Vec<usize>>,
+    /// How many collections the node being read is inside.
+    depth: usize,
 }
+
+/// How deep collections may nest: metalctl's machines nest six deep; serde_json refuses JSON
+/// nested past 128, and a deeper item would take this reader's stack.
+const MAX_DEPTH: usize = 64;
 
 impl<'t> Items<'t, '_> {
     /// The next line, if it is at `indent` and begins a sequence item: what follows `- `.
@@ -337,6 +344,10 @@ impl<'t> Items<'t, '_> {
 
     /// A block sequence at `indent`: items while the next line is `- ` at that indent.
     fn sequence(&mut self, indent: usize) -> Option<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
         let mut lines = Vec::new();
         self.json.push(b'[');
         while self.dash_at(indent).is_some() {
@@ -348,11 +359,16 @@ impl<'t> Items<'t, '_> {
         }
         self.json.push(b']');
         self.item_lines.insert(self.path.join("/"), lines);
+        self.depth -= 1;
         Some(())
     }
 
     /// A block mapping whose keys are at `indent`; its first entry is `inline` after a `- `.
     fn mapping(&mut self, indent: usize, inline: Option<&'t str>) -> Option<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
         self.json.push(b'{');
         let mut previous: Option<&str> = None;
         let mut entry = inline;
@@ -397,6 +413,7 @@ impl<'t> Items<'t, '_> {
             self.path.pop();
         }
         self.json.push(b'}');
+        self.depth -= 1;
         Some(())
     }
 
