@@ -8,7 +8,10 @@
 #   bash bench/compare.sh                 # ~1 GB list-json (50,000 machines)
 #   MACHINES=5000 bash bench/compare.sh   # a quicker ~100 MB run
 #   SKIP_JQ=1 bash bench/compare.sh       # leave out jq (it takes minutes on 1 GB)
-#   SHAPES_ONLY=1 bash bench/compare.sh   # only the export shapes: real-shaped, lean (two), many files
+#   SHAPES_ONLY=1 bash bench/compare.sh   # only the export shapes: real-shaped, lean (two), text
+#                                         # tables, a YAML list, many files
+#   REAL_MACHINES=500 LEAN_MACHINES=500 AGES_MACHINES=500 FILES_MACHINES=100 TEXT_MACHINES=500 \
+#     YAML_MACHINES=500 SHAPES_ONLY=1 RUNS=1 bash bench/compare.sh   # the shapes, small and quick
 #   BASELINE=old/fsmlog bash bench/compare.sh   # the shapes against an older build too
 #   HISTORY_ONLY=1 bash bench/compare.sh  # only the history: a directory of daily raw streams
 #   HISTORY_MACHINES=2000 HISTORY_ONLY=1 bash bench/compare.sh   # a quicker history (10 MB, not 1 GB)
@@ -116,6 +119,10 @@ LEAN_MACHINES=${LEAN_MACHINES:-55000}
 # --min-events 1 --events 20: 6 to 46 stored events, about 15 on average).
 AGES_MACHINES=${AGES_MACHINES:-84000}
 FILES_MACHINES=${FILES_MACHINES:-5000}
+# The text shapes (issue 41): metalctl's tables of many machines joined by `tail -n +1`, and
+# `metalctl machine list -o yaml` with what the v1 API holds besides events.
+TEXT_MACHINES=${TEXT_MACHINES:-20000}
+YAML_MACHINES=${YAML_MACHINES:-20000}
 REAL="$DIR/real-$REAL_MACHINES.json"
 LEAN="$DIR/lean-$LEAN_MACHINES.json"
 AGES="$DIR/ages-$AGES_MACHINES.json"
@@ -126,6 +133,10 @@ generate_lean() { [ -s "$2" ] || "$GEN" --machines "$1" --events 20 --format "$3
 generate_lean "$LEAN_MACHINES" "$LEAN" list-json
 [ -s "$AGES" ] || "$GEN" --machines "$AGES_MACHINES" --min-events 1 --events 20 --format list-json --seed 7 --out "$AGES"
 [ -d "$FILES" ] || generate_lean "$FILES_MACHINES" "$FILES" logs-json
+TEXT="$DIR/text-$TEXT_MACHINES.txt"
+YAML="$DIR/yaml-$YAML_MACHINES.yaml"
+generate_lean "$TEXT_MACHINES" "$TEXT" concat-table
+[ -s "$YAML" ] || "$GEN" --machines "$YAML_MACHINES" --events 20 --real --format list-yaml --seed 7 --out "$YAML"
 generate_lean "$FILES_MACHINES" "$FILES_LIST" list-json
 # One machine of 17,000 events, alternating Installing and Preparing after a normal boot:
 # every event unexpected, each a root of the diagnosis's cascade search (report), against the
@@ -138,7 +149,7 @@ LONG="$DIR/long-17000.ndjson"
     printf "{\"machine\":\"m-long\",\"time\":\"%s\",\"event\":\"%s\",\"message\":\"m\"}\n", strftime("%Y-%m-%dT%H:%M:%SZ", 1756684800 + 10 * i, 1), e
   }
 }' >"$LONG"
-cat "$REAL" "$LEAN" "$AGES" "$FILES_LIST" "$FILES"/* "$LONG" >/dev/null
+cat "$REAL" "$LEAN" "$AGES" "$FILES_LIST" "$FILES"/* "$LONG" "$TEXT" "$YAML" >/dev/null
 
 echo "export shapes, $(nproc) cores, best of $RUNS (page cache warm)"
 printf '%-58s %8s %10s %7s %9s\n' "input" "fsmlog s" "against s" "ratio" "peak MB"
@@ -175,11 +186,15 @@ shape "lean list, $LEAN_MACHINES machines, $(mb "$LEAN") MB (vs grep -c)" \
   "$LEAN" grep -c 'unexpectedly received' "$LEAN"
 shape "lean list, $AGES_MACHINES machines of all ages, $(mb "$AGES") MB (vs grep -c)" \
   "$AGES" grep -c 'unexpectedly received' "$AGES"
+shape "text tables, $TEXT_MACHINES machines, $(mb "$TEXT") MB (vs grep -c)" \
+  "$TEXT" grep -c 'unexpectedly received' "$TEXT"
+shape "YAML list (real-shaped), $YAML_MACHINES machines, $(mb "$YAML") MB (vs grep -c)" \
+  "$YAML" grep -c 'unexpectedly received' "$YAML"
 AGAINST_LIST="$FILES_LIST" shape "$FILES_MACHINES logs-json files (vs fsmlog on them as one list)" \
   "$FILES" "$FSMLOG" report -o json "$FILES_LIST"
 shape "one machine of 17,000 events (vs fsmlog replay on it)" \
   "$LONG" "$FSMLOG" replay -o ndjson "$LONG"
-echo "goals: at most 1.5x on each row but the last (2x); peak memory under 100 MB"
+echo "goals: at most 1.5x on each JSON row, 2x on the text, YAML and last rows; peak memory under 100 MB"
 echo
 [ -n "${SHAPES_ONLY:-}" ] && exit 0
 history_row

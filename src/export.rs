@@ -33,11 +33,13 @@ pub enum Layout {
     Markdown,
     /// Tables of several machines under `==> ID.txt <==` headers.
     ConcatTable,
+    /// `metalctl machine list -o yaml`: sigs.k8s.io/yaml's block style.
+    ListYaml,
 }
 
 impl Layout {
     /// Every layout.
-    pub const ALL: [Layout; 10] = [
+    pub const ALL: [Layout; 11] = [
         Layout::LogsJson,
         Layout::DescribeJson,
         Layout::ListJson,
@@ -48,6 +50,7 @@ impl Layout {
         Layout::Table,
         Layout::Markdown,
         Layout::ConcatTable,
+        Layout::ListYaml,
     ];
 
     /// The layout's name, as the generator's `--format` takes it.
@@ -63,6 +66,7 @@ impl Layout {
             Layout::Table => "table",
             Layout::Markdown => "markdown",
             Layout::ConcatTable => "concat-table",
+            Layout::ListYaml => "list-yaml",
         }
     }
 
@@ -89,6 +93,7 @@ impl Layout {
             Layout::Ndjson => "ndjson",
             Layout::Table | Layout::ConcatTable => "txt",
             Layout::Markdown => "md",
+            Layout::ListYaml => "yaml",
             _ => "json",
         }
     }
@@ -164,6 +169,14 @@ impl<W: Write> Exporter<W> {
                 writeln!(out, "==> {id}.txt <==")?;
                 write_table(out, c, false)
             }
+            Layout::ListYaml => {
+                if first {
+                    out.write_all(b"---\n")?;
+                }
+                let mut text = String::new();
+                yaml_item(&mut text, 0, &describe_json(id, c, details));
+                out.write_all(text.as_bytes())
+            }
         }
     }
 
@@ -177,6 +190,9 @@ impl<W: Write> Exporter<W> {
                 self.out.write_all(b"[")?;
             }
             self.out.write_all(b"\n]\n")?;
+        }
+        if self.layout == Layout::ListYaml && self.written == 0 {
+            self.out.write_all(b"[]\n")?;
         }
         self.out.flush()?;
         Ok(self.out)
@@ -215,6 +231,89 @@ fn array_item(out: &mut impl Write, first: bool, value: &Value) -> io::Result<()
     out.write_all(if first { b"[\n" } else { b",\n" })?;
     serde_json::to_writer(&mut *out, value)?;
     Ok(())
+}
+
+/// One item of a block sequence at `indent`, as sigs.k8s.io/yaml writes it (go-yaml v2):
+/// keys sorted, a sequence in a mapping at its key's indent, empty collections as `[]` and
+/// `{}`, strings quoted only where they would read as something else.
+fn yaml_item(out: &mut String, indent: usize, value: &Value) {
+    out.push_str(&" ".repeat(indent));
+    out.push_str("- ");
+    match value {
+        Value::Object(map) if !map.is_empty() => yaml_mapping(out, indent + 2, map, true),
+        Value::Array(items) if !items.is_empty() => {
+            // go-yaml puts a nested sequence's first item on the dash's line.
+            out.push('\n');
+            for item in items {
+                yaml_item(out, indent + 2, item);
+            }
+        }
+        scalar => {
+            out.push_str(&yaml_scalar(scalar));
+            out.push('\n');
+        }
+    }
+}
+
+/// A mapping's keys at `indent`, the first on the current line when `inline` (after `- `).
+fn yaml_mapping(out: &mut String, indent: usize, map: &Map<String, Value>, inline: bool) {
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 || !inline {
+            out.push_str(&" ".repeat(indent));
+        }
+        out.push_str(key);
+        out.push(':');
+        match value {
+            Value::Object(inner) if !inner.is_empty() => {
+                out.push('\n');
+                yaml_mapping(out, indent + 2, inner, false);
+            }
+            Value::Array(items) if !items.is_empty() => {
+                out.push('\n');
+                for item in items {
+                    yaml_item(out, indent, item);
+                }
+            }
+            scalar => {
+                out.push(' ');
+                out.push_str(&yaml_scalar(scalar));
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// A scalar: plain where it reads back as the same string, else single-quoted, or
+/// double-quoted (JSON's escapes are YAML's) where it holds what single quotes cannot.
+fn yaml_scalar(value: &Value) -> String {
+    let text = match value {
+        Value::String(text) => text,
+        Value::Array(_) => return "[]".to_string(),
+        Value::Object(_) => return "{}".to_string(),
+        other => return other.to_string(),
+    };
+    let printable = text.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if !printable {
+        return Value::String(text.clone()).to_string();
+    }
+    let first_plain = text
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b"/._(".contains(&b));
+    let other_type = matches!(
+        text.to_ascii_lowercase().as_str(),
+        "null" | "~" | "true" | "false" | "yes" | "no" | "on" | "off"
+    ) || text.parse::<f64>().is_ok();
+    let plain = first_plain
+        && !other_type
+        && !text.contains(": ")
+        && !text.contains(" #")
+        && !text.ends_with([':', ' ']);
+    if plain {
+        text.clone()
+    } else {
+        format!("'{}'", text.replace('\'', "''"))
+    }
 }
 
 fn event_json(e: &StoredEvent) -> Value {

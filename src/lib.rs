@@ -53,7 +53,7 @@ pub use export::{Exporter, Layout};
 pub use fleet::LiveFleet;
 pub use input::{InputOptions, Record, read_reader};
 #[doc(hidden)]
-pub use input::{direct_agrees, stream_agrees, whole_log_agrees};
+pub use input::{direct_agrees, stream_agrees, table_agrees, whole_log_agrees, yaml_agrees};
 pub use judge::{Facts, Judging};
 pub use log::{Format, MachineLog};
 pub use render::escape;

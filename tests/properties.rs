@@ -17,6 +17,12 @@ use json_values::*;
 #[path = "properties/stream_lines.rs"]
 mod stream_lines;
 
+#[path = "properties/table_rows.rs"]
+mod table_rows;
+
+#[path = "properties/yaml_lists.rs"]
+mod yaml_lists;
+
 const FORCED: [Option<Format>; 9] = [
     None,
     Some(Format::LogsJson),
@@ -167,7 +173,7 @@ fn read_back(log: &MachineLog) -> Vec<(DateTime<Utc>, EventKind, String)> {
         .collect()
 }
 
-fn layouts() -> [(Layout, &'static str); 10] {
+fn layouts() -> [(Layout, &'static str); 11] {
     [
         (Layout::LogsJson, "m1.json"),
         (Layout::DescribeJson, "x.json"),
@@ -179,6 +185,7 @@ fn layouts() -> [(Layout, &'static str); 10] {
         (Layout::Table, "m1.txt"),
         (Layout::Markdown, "m1.md"),
         (Layout::ConcatTable, "x.txt"),
+        (Layout::ListYaml, "x.yaml"),
     ]
 }
 
@@ -374,5 +381,125 @@ proptest! {
             }
         }
         prop_assert_eq!(read, ids, "{}", text);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// metalctl's rows read on the fast path hand on exactly what the careful classifier's
+    /// reading of every line does: machines, events, problems, in the same order.
+    #[test]
+    fn a_table_read_on_the_fast_path_is_the_careful_paths(bytes in table_rows::table()) {
+        prop_assert!(fsmlog::table_agrees(&bytes), "{:?}", String::from_utf8_lossy(&bytes));
+    }
+}
+
+/// Every table of a generated fleet, as `machine logs` prints it, as `tail -n +1` joins them,
+/// and as Markdown, and every table among the test data and the samples, reads on the fast
+/// path as the careful classifier reads it.
+#[test]
+fn metalctls_tables_read_on_the_fast_path_as_the_careful_path_reads_them() {
+    let rules = fsmlog::Ruleset::resolve("metal-api").unwrap();
+    for layout in [Layout::Table, Layout::ConcatTable, Layout::Markdown] {
+        let mut exporter = Exporter::new(layout, Vec::new());
+        for index in 0..50 {
+            let m = fsmlog::sim::fleet::machine(7, index, 30, &rules);
+            exporter.machine(&m.id, &m.container).unwrap();
+        }
+        let bytes = exporter.finish().unwrap();
+        assert!(fsmlog::table_agrees(&bytes), "{}", layout.name());
+    }
+    let mut files = 0;
+    for root in ["testdata", "../shared/samples"] {
+        let Ok(entries) = walkdir_txt(std::path::Path::new(root)) else {
+            continue;
+        };
+        for path in entries {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(fsmlog::table_agrees(&bytes), "{}", path.display());
+            files += 1;
+        }
+    }
+    assert!(files > 10, "only {files} tables read");
+}
+
+/// The `.txt` files under a directory, at any depth.
+fn walkdir_txt(root: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut found = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt") {
+                found.push(path);
+            }
+        }
+    }
+    Ok(found)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A YAML list read straight from its lines hands on what saphyr's parser's reading of
+    /// the whole file does, however it strays from metalctl's printing (or it declines).
+    #[test]
+    fn a_yaml_list_read_straight_from_its_lines_is_the_parsers(bytes in yaml_lists::changed_list()) {
+        prop_assert_ne!(fsmlog::yaml_agrees(&bytes), Some(false), "{}", String::from_utf8_lossy(&bytes));
+    }
+}
+
+/// metalctl's YAML lists are read straight from their lines, as the parser reads them: the
+/// generated ones, and the test data's; no other YAML file reads differently.
+#[test]
+fn metalctls_yaml_lists_are_read_straight_from_their_lines() {
+    for seed in 0..4 {
+        let text = yaml_lists::metalctl_list(seed, 40);
+        assert_eq!(fsmlog::yaml_agrees(text.as_bytes()), Some(true), "{text}");
+    }
+    // Keys Go reads as one, in either order (the parser's mapping holds them sorted, and the
+    // last one read wins), and a key repeated.
+    for (first, second) in [("ID", "id"), ("id", "ID"), ("id", "id")] {
+        let text = format!(
+            "---\n- events:\n    log: []\n  id: m-1\n- {first}: m-2\n  events:\n    log: []\n  {second}: m-3\n"
+        );
+        assert_eq!(fsmlog::yaml_agrees(text.as_bytes()), Some(true), "{text}");
+    }
+    // An item nested deeper than serde_json reads JSON, where a string is expected.
+    for depth in [127, 200] {
+        let mut text = "---\n- events:\n    log: []\n  id: m-1\n- events:\n    log:\n    - event: Waiting\n      message:\n".to_string();
+        for level in 0..depth {
+            text.push_str(&" ".repeat(8 + 2 * level));
+            text.push_str("a:\n");
+        }
+        text.push_str(&" ".repeat(8 + 2 * depth));
+        text.push_str("b: c\n  id: m-2\n");
+        assert_eq!(fsmlog::yaml_agrees(text.as_bytes()), Some(true), "{depth}");
+    }
+    let list = std::fs::read("testdata/yaml/list/machines.yaml").unwrap();
+    assert_eq!(fsmlog::yaml_agrees(&list), Some(true));
+    for root in ["testdata", "../shared/samples"] {
+        let mut todo = vec![std::path::PathBuf::from(root)];
+        while let Some(dir) = todo.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for path in entries.map(|e| e.unwrap().path()) {
+                if path.is_dir() {
+                    todo.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    let bytes = std::fs::read(&path).unwrap();
+                    assert_ne!(
+                        fsmlog::yaml_agrees(&bytes),
+                        Some(false),
+                        "{}",
+                        path.display()
+                    );
+                }
+            }
+        }
     }
 }

@@ -106,7 +106,7 @@ pub(crate) fn read_line_capped(
             return Ok(any.then_some(fits));
         }
         any = true;
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };

@@ -16,6 +16,8 @@ pub use json::whole_log_agrees;
 pub use ndjson::stream_agrees;
 /// What a skim keeps of a member (`fast::skim`), for the collector's own shapes.
 pub(crate) use raw::Member;
+pub use table::table_agrees;
+pub use yaml::yaml_agrees;
 pub mod record;
 mod row;
 pub mod source;

@@ -187,17 +187,12 @@ pub fn parse_rfc1123(text: &str, extra: &[ExtraZone]) -> Result<DateTime<Utc>, S
         None => NaiveDateTime::parse_from_str(local, "%d %b %Y %H:%M:%S%.f")
             .map_err(|err| format!("invalid RFC 1123 time {text:?}: {err}"))?,
     };
-    let offset_minutes = extra
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case(zone))
-        .map(|(_, offset)| *offset)
-        .or_else(|| zone_offset(zone))
-        .ok_or_else(|| {
-            format!(
-                "unknown time zone {zone:?} in {text:?}; known: {}; resolve others with --tz {zone}=+HHMM",
-                zone_list()
-            )
-        })?;
+    let offset_minutes = zone_minutes(zone, extra).ok_or_else(|| {
+        format!(
+            "unknown time zone {zone:?} in {text:?}; known: {}; resolve others with --tz {zone}=+HHMM",
+            zone_list()
+        )
+    })?;
     let offset = FixedOffset::east_opt(offset_minutes * 60)
         .ok_or_else(|| format!("time zone offset out of range in {text:?}"))?;
     offset
@@ -205,6 +200,94 @@ pub fn parse_rfc1123(text: &str, extra: &[ExtraZone]) -> Result<DateTime<Utc>, S
         .single()
         .map(|t| t.with_timezone(&Utc))
         .ok_or_else(|| format!("invalid local time {text:?}"))
+}
+
+/// A zone's offset in minutes: the user's `--tz` zones first, then a numeric offset, then
+/// the built-in table.
+fn zone_minutes(zone: &str, extra: &[ExtraZone]) -> Option<i32> {
+    extra
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(zone))
+        .map(|(_, offset)| *offset)
+        .or_else(|| zone_offset(zone))
+}
+
+/// metalctl's own time at the start of a row, Go's `time.RFC1123` (`Mon, 02 Jan 2006
+/// 15:04:05 MST`, every field of fixed width), read at fixed offsets with its length: the
+/// table rows' fast path. `None` for any other shape and wherever `parse_rfc1123` would not
+/// read it the plain way; where it answers, `time_prefix_len` and `parse_rfc1123` answer
+/// the same.
+pub(crate) fn fixed_rfc1123(line: &str, extra: &[ExtraZone]) -> Option<(DateTime<Utc>, usize)> {
+    let b = line.as_bytes();
+    if b.len() < 27
+        || !b[..3].iter().all(u8::is_ascii_alphabetic)
+        || &b[3..5] != b", "
+        || b[7] != b' '
+        || b[11] != b' '
+        || b[16] != b' '
+        || b[19] != b':'
+        || b[22] != b':'
+        || b[25] != b' '
+    {
+        return None;
+    }
+    let digits = |range: std::ops::Range<usize>| b[range].iter().all(u8::is_ascii_digit);
+    let fields = digits(5..7) && digits(12..16) && digits(17..19) && digits(20..22);
+    if !(fields && digits(23..25) && b[8..11].iter().all(u8::is_ascii_alphabetic)) {
+        return None;
+    }
+    // The zone's end as `rfc1123_prefix_len` finds it: `+HH`, `+HHMM`, or one to five letters.
+    let end = if matches!(b[26], b'+' | b'-') {
+        match b[27..].iter().take_while(|c| c.is_ascii_digit()).count() {
+            n @ (2 | 4) => 27 + n,
+            _ => return None,
+        }
+    } else {
+        match b[26..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count()
+        {
+            n @ 1..=5 => 26 + n,
+            _ => return None,
+        }
+    };
+    let two = |i: usize| u32::from(b[i] - b'0') * 10 + u32::from(b[i + 1] - b'0');
+    let date = fixed_day(b[5..16].try_into().ok()?, || {
+        let month = MONTHS
+            .iter()
+            .position(|m| m.as_bytes().eq_ignore_ascii_case(&b[8..11]))? as u32
+            + 1;
+        let year = two(12) * 100 + two(14);
+        chrono::NaiveDate::from_ymd_opt(year as i32, month, two(5))
+    })?;
+    let naive = date.and_hms_opt(two(17), two(20), two(23))?;
+    let offset = FixedOffset::east_opt(zone_minutes(&line[26..end], extra)? * 60)?;
+    let time = offset.from_local_datetime(&naive).single()?;
+    Some((time.with_timezone(&Utc), end))
+}
+
+thread_local! {
+    /// The last date a table row's fast path read on this thread, as written (`22 Aug
+    /// 2022`): a machine's rows mostly share their day.
+    static LAST_FIXED_DAY: std::cell::Cell<Option<([u8; 11], chrono::NaiveDate)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The date written `text`, made by `make` unless it is the last one read.
+#[inline]
+fn fixed_day(
+    text: [u8; 11],
+    make: impl FnOnce() -> Option<chrono::NaiveDate>,
+) -> Option<chrono::NaiveDate> {
+    if let Some((last, date)) = LAST_FIXED_DAY.get()
+        && last == text
+    {
+        return Some(date);
+    }
+    let date = make()?;
+    LAST_FIXED_DAY.set(Some((text, date)));
+    Some(date)
 }
 
 /// `+0200`, `-0700`, or `+03` as Go prints a zone that has no abbreviation.
@@ -358,6 +441,30 @@ fn rfc1123_prefix_len(line: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metalctls_fixed_time_reads_as_the_careful_path_reads_it() {
+        let extra = [("XST".to_string(), 330)];
+        let mut read = 0;
+        for day in ["01", "28", "29", "30", "31", "00", "32"] {
+            for month in ["Jan", "feb", "Sep", "Dec", "Foo"] {
+                for clock in ["00:00:00", "23:59:59", "24:00:00", "12:60:00", "23:59:60"] {
+                    for zone in ["UTC", "cest", "XST", "+0130", "-07", "+1", "ABC", "ABCDEF"] {
+                        let line = format!("Tue, {day} {month} 2024 {clock} {zone}  Waiting");
+                        let Some((time, end)) = fixed_rfc1123(&line, &extra) else {
+                            continue;
+                        };
+                        read += 1;
+                        assert_eq!(time_prefix_len(&line), Some(end), "{line}");
+                        assert_eq!(parse_rfc1123(&line[..end], &extra), Ok(time), "{line}");
+                    }
+                }
+            }
+        }
+        assert!(read > 50, "only {read} read");
+        assert_eq!(fixed_rfc1123("Mon, 22 Aug 2022 06:36:15.5 UTC", &[]), None);
+        assert_eq!(fixed_rfc1123("Mon, 2 Aug 2022 06:36:15 UTC", &[]), None);
+    }
 
     #[test]
     fn the_fast_rfc3339_path_reads_as_chrono_reads() {

@@ -6,19 +6,22 @@
 //! JSON value as soon as it is complete and is read by the same code as the JSON exports, so
 //! a large list is held one machine at a time.
 
+mod direct;
+mod found;
 mod tree;
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::rc::Rc;
 
 use serde::Deserialize;
 
-use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
+use super::raw::{RawEvent, RawItem, convert_event};
 use crate::event::Event;
 use crate::input::context::{FileContext, NotALog};
 use crate::input::order::into_time_order;
 use crate::input::record::{InputError, Record};
 use crate::log::{Format, MachineLog};
+use found::Found;
 use tree::{Chars, Elements};
 
 /// Whether a text file's first meaningful line opens YAML: `---`, a `%YAML` directive, a
@@ -72,7 +75,6 @@ pub(crate) fn is_flow_yaml(line: &str) -> bool {
         && inner[key_len..].trim_start().starts_with(':')
 }
 
-/// Reads one YAML file; `forced` is the JSON shape the user named, if any.
 /// A small YAML text that is one mapping (a rule file), read whole.
 pub(crate) struct Mapping {
     /// The JSON value it spells.
@@ -110,24 +112,55 @@ pub(crate) fn mapping(text: &str) -> Result<Mapping, String> {
     }
 }
 
+/// Reads one YAML file; `forced` is the JSON shape the user named, if any. A list as
+/// metalctl prints it is read straight from its lines ([`direct`]) as far as it keeps to
+/// that shape; the rest, or the whole file, goes through saphyr's parser.
 pub(crate) fn read(
     reader: impl BufRead,
     ctx: &FileContext,
     forced: Option<Format>,
     sink: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
+    read_with(reader, ctx, forced, true, &mut 0, sink)
+}
+
+/// [`read`], with the direct reader or without (`direct`), counting the items it read.
+fn read_with(
+    mut reader: impl BufRead,
+    ctx: &FileContext,
+    forced: Option<Format>,
+    direct: bool,
+    direct_read: &mut usize,
+    sink: &mut dyn FnMut(Record),
+) -> Result<(), NotALog> {
+    let mut found = Found::new(forced);
+    if forced.is_none() && direct {
+        match direct::read_list(&mut reader, ctx, &mut found, direct_read, sink) {
+            direct::Outcome::Done => return Ok(()),
+            direct::Outcome::Rest { head, line, error } => {
+                let rest = std::io::Cursor::new(head).chain(direct::Then { error, reader });
+                return careful(rest, line - 1, ctx, forced, found, sink);
+            }
+        }
+    }
+    careful(reader, 0, ctx, forced, found, sink)
+}
+
+/// Reads YAML with saphyr's parser from `offset` lines into the file on, with what the
+/// elements before (read straight from their lines) found.
+fn careful(
+    reader: impl BufRead,
+    offset: usize,
+    ctx: &FileContext,
+    forced: Option<Format>,
+    mut found: Found,
+    sink: &mut dyn FnMut(Record),
+) -> Result<(), NotALog> {
     let mut chars = Chars::new(reader);
+    chars.lines = offset;
     let problems = Rc::clone(&chars.problems);
-    let mut events_array: Option<bool> = forced.map(|f| f == Format::LogsJson);
-    let mut log_events = LogEvents {
-        yaml: true,
-        ..LogEvents::default()
-    };
-    let mut machines = 0;
-    let mut elements = 0;
-    let mut list_format: Option<Format> = None;
     let parsed = {
-        let mut reading = Elements::new(&mut chars, 0);
+        let mut reading = Elements::new(&mut chars, offset);
         loop {
             let element = match reading.next() {
                 Ok(Some(element)) => element,
@@ -138,84 +171,9 @@ pub(crate) fn read(
                 // The input ended early: the last element may be cut short.
                 break Ok(());
             }
-            elements += 1;
+            let item = RawItem::deserialize(&element.value).map_err(|e| e.to_string());
             let in_list = reading.in_sequence;
-            let item = match RawItem::deserialize(&element.value) {
-                Ok(item) => item,
-                Err(err) => {
-                    sink(Record::Error(InputError::at(
-                        &ctx.path,
-                        element.line,
-                        format!("invalid YAML element: {err}"),
-                    )));
-                    continue;
-                }
-            };
-            let kind = item.element_kind();
-            let is_events = match events_array {
-                Some(decided) => decided,
-                None if kind.is_none() => continue,
-                None => *events_array.insert(kind == Some(Format::LogsJson)),
-            };
-            if is_events {
-                log_events.push(item, &ctx.path, element.line, sink);
-                continue;
-            }
-            let shape = if in_list {
-                list_format.get_or_insert(match kind {
-                    Some(Format::DescribeJson) | None => Format::ListJson,
-                    Some(other) => other,
-                });
-                list_format
-            } else {
-                None
-            };
-            let Some(mut parts) = MachineParts::of(item, shape) else {
-                sink(Record::Error(InputError::at(
-                    &ctx.path,
-                    element.line,
-                    "not a machine (no `events`, `log` or `recentProvisioningEvents`)",
-                )));
-                continue;
-            };
-            if in_list && parts.format == Format::DescribeJson {
-                parts.format = Format::ListJson;
-            }
-            if let Some(forced) = forced
-                && forced != parts.format
-                && !(forced == Format::ListJson && parts.format == Format::DescribeJson)
-            {
-                sink(Record::Error(InputError::at(
-                    &ctx.path,
-                    element.line,
-                    format!(
-                        "expected {} YAML, but this is {}",
-                        forced.name_in(true),
-                        parts.format.name_in(true)
-                    ),
-                )));
-                continue;
-            }
-            let log_path = parts.log_path.join("/");
-            let lines = element
-                .item_lines
-                .get(&log_path)
-                .cloned()
-                .unwrap_or_default();
-            let file_machine = (!in_list).then_some(ctx.machine.as_str());
-            let mut line_of = |i: usize| lines.get(i).copied().unwrap_or(element.line);
-            if let Some(mut machine) = parts.build(
-                &ctx.path,
-                element.line,
-                file_machine,
-                ctx.options.mode,
-                &mut line_of,
-                sink,
-            ) {
-                machine.yaml = true;
-                machines += 1;
-                sink(Record::Machine(machine));
-            }
+            found.element(item, element.line, &element.item_lines, in_list, ctx, sink);
         }
     };
     if let Err((line, column, message)) = parsed {
@@ -233,9 +191,9 @@ pub(crate) fn read(
         Some(at) => read_trailer(&mut chars, at, ctx, sink),
         None => None,
     };
-    if events_array == Some(true) || last_error.is_some() {
-        if log_events.is_a_machine(last_error.is_some()) {
-            let mut events = log_events.events;
+    if found.events_array == Some(true) || last_error.is_some() {
+        if found.log_events.is_a_machine(last_error.is_some()) {
+            let mut events = found.log_events.events;
             into_time_order(&mut events, true);
             let mut log = MachineLog::new(ctx.machine.clone(), &ctx.path, 1, Format::LogsJson);
             log.yaml = true;
@@ -245,12 +203,43 @@ pub(crate) fn read(
         }
         return Ok(());
     }
-    if machines == 0 && elements > 0 && events_array.is_none() && forced.is_none() {
+    if found.machines == 0 && found.elements > 0 && found.events_array.is_none() && forced.is_none()
+    {
         return Err(NotALog(
             "YAML whose documents are neither events nor machines".to_string(),
         ));
     }
     Ok(())
+}
+
+/// Whether reading `bytes` as YAML, a list as metalctl prints it straight from its lines,
+/// hands on exactly the records (machines, events, problems, in the same order) that saphyr's
+/// parser's reading of the whole file does; `None` where the direct reader read no item. For
+/// the differential property test and fuzz target; the reader never calls it.
+pub fn yaml_agrees(bytes: &[u8]) -> Option<bool> {
+    let options = crate::input::record::InputOptions::default();
+    let ctx = FileContext {
+        path: "list.yaml".to_string(),
+        machine: "list".to_string(),
+        options: &options,
+        read_ahead: true,
+        named: true,
+    };
+    let mut direct_read = 0;
+    let mut records = |direct: bool| {
+        let mut out = Vec::new();
+        // A small buffer, so that lines also run past its end.
+        let reader = std::io::BufReader::with_capacity(64, bytes);
+        let mut sink = |r: Record| match r {
+            Record::Batch(batch) => batch.parse(&mut |r| out.push(format!("{r:?}"))),
+            other => out.push(format!("{other:?}")),
+        };
+        let read = read_with(reader, &ctx, None, direct, &mut direct_read, &mut sink);
+        (read.is_ok(), out)
+    };
+    let careful = records(false);
+    let direct = records(true);
+    (direct_read > 0).then(|| direct == careful)
 }
 
 /// metalctl's `Recent last error (… ago):` block after a `machine logs -o yaml` document:
@@ -306,6 +295,52 @@ mod tests {
         ));
         assert!(!looks_like_yaml(b"TIME  EVENT  MESSAGE\n"));
         assert!(!looks_like_yaml(b"Hi team: here is the log\n"));
+    }
+
+    /// What reading `reader` hands on, batches decoded in order, with the direct reader or
+    /// without.
+    fn records(reader: impl BufRead, direct: bool) -> (Vec<String>, usize) {
+        let options = crate::input::record::InputOptions::default();
+        let ctx = FileContext {
+            path: "list.yaml".to_string(),
+            machine: "list".to_string(),
+            options: &options,
+            read_ahead: true,
+            named: true,
+        };
+        let (mut out, mut read) = (Vec::new(), 0);
+        let mut sink = |r: Record| match r {
+            Record::Batch(batch) => batch.parse(&mut |r| out.push(format!("{r:?}"))),
+            other => out.push(format!("{other:?}")),
+        };
+        let _ = read_with(reader, &ctx, None, direct, &mut read, &mut sink);
+        (out, read)
+    }
+
+    #[test]
+    fn a_read_error_in_a_list_is_told_as_the_parser_tells_it() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk on fire"))
+            }
+        }
+        let list =
+            "---\n- events:\n    log: []\n  id: m-1\n- events:\n    log: []\n  id: m-2\n- ev";
+        let reader = || std::io::BufReader::with_capacity(16, list.as_bytes().chain(Broken));
+        let (careful, _) = records(reader(), false);
+        let (direct, read) = records(reader(), true);
+        assert_eq!(
+            read, 1,
+            "the item the error follows is the parser's to read"
+        );
+        assert_eq!(direct, careful);
+        assert!(
+            careful
+                .iter()
+                .any(|r| r.contains("cannot read: disk on fire")),
+            "{careful:?}"
+        );
     }
 
     #[test]
