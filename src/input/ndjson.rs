@@ -73,6 +73,13 @@ fn read_lines(
     sink: &mut dyn FnMut(Record),
     direct: bool,
 ) -> Result<(), NotALog> {
+    if ctx.options.mode == ReadMode::Lines {
+        let good = super::lines::read(reader, ctx, direct, sink);
+        if good == 0 && ctx.options.format.is_none() {
+            return Err(NotALog("no event line found".to_string()));
+        }
+        return Ok(());
+    }
     let mut stream = Stream {
         direct,
         ..Stream::default()
@@ -193,35 +200,7 @@ impl Stream {
         if text.is_empty() {
             return;
         }
-        let direct = if self.direct {
-            fast::stream_line(text)
-        } else {
-            None
-        };
-        let parsed = match direct {
-            Some((machine, event)) => convert_event(event).map(|e| (machine, Line::Event(e))),
-            None => careful(text),
-        };
-        if ctx.options.mode == ReadMode::Lines {
-            if parsed.is_ok() {
-                self.good_lines += 1;
-            }
-            match parsed {
-                Ok((machine, line)) => {
-                    let mut log =
-                        MachineLog::new(machine.0.into_owned(), &ctx.path, line_no, Format::Ndjson);
-                    log.annotated = false;
-                    match line {
-                        Line::Gap(time) => log.gaps.push(time),
-                        Line::Event(event) => log.events.push(event.at_line(line_no)),
-                    }
-                    sink(Record::Machine(log));
-                }
-                Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
-            }
-            return;
-        }
-        match parsed {
+        match parse_line(text, self.direct) {
             Ok((machine, Line::Gap(time))) => {
                 self.good_lines += 1;
                 entry(&mut self.machines, machine.0, line_no)
@@ -248,6 +227,21 @@ impl Stream {
     }
 }
 
+/// A line (without surrounding white space): its machine, and its event or gap marker;
+/// straight from its bytes where `direct` allows and the line is the compact four-key line,
+/// by serde otherwise.
+pub(super) fn parse_line(text: &[u8], direct: bool) -> Result<(Text<'_>, Line), String> {
+    let fast = if direct {
+        fast::stream_line(text)
+    } else {
+        None
+    };
+    match fast {
+        Some((machine, event)) => convert_event(event).map(|e| (machine, Line::Event(e))),
+        None => careful(text),
+    }
+}
+
 /// A line read by serde: its machine, and its event or gap marker.
 fn careful(text: &[u8]) -> Result<(Text<'_>, Line), String> {
     serde_json::from_slice::<RawLine>(text)
@@ -264,7 +258,8 @@ fn careful(text: &[u8]) -> Result<(Text<'_>, Line), String> {
 }
 
 /// What a line of the stream is.
-enum Line {
+#[derive(Debug)]
+pub(super) enum Line {
     Event(Event),
     /// A gap marker's time: the machine's events before it were lost.
     Gap(DateTime<Utc>),

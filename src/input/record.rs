@@ -20,6 +20,8 @@ pub enum Record {
     Machine(MachineLog),
     /// Raw machines of a large file, to be decoded on any thread (see [`super::decode`]).
     Batch(Box<dyn Batch>),
+    /// A raw stream's lines, each of a machine, as [`ReadMode::Lines`] hands them on.
+    Lines(Box<super::lines::StreamLines>),
     Error(InputError),
     /// What an ambiguous input was taken for (an empty array): no problem, but said on
     /// stderr and in `inputs.notes`, so that nothing is read without a word.
@@ -55,6 +57,9 @@ pub struct InputOptions {
     pub bytes_read: Option<Arc<AtomicU64>>,
     /// What of each machine to read.
     pub mode: ReadMode,
+    /// How many threads a raw stream's lines are parsed on in [`ReadMode::Lines`] (0 or 1:
+    /// the reading one).
+    pub threads: usize,
 }
 
 /// What of each machine a reader reads.
