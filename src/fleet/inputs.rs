@@ -123,7 +123,9 @@ impl Inputs {
     pub fn threads(&self) -> usize {
         self.pool
             .as_ref()
-            .map_or_else(rayon::current_num_threads, |pool| pool.current_num_threads())
+            .map_or_else(rayon::current_num_threads, |pool| {
+                pool.current_num_threads()
+            })
     }
 
     /// Runs `work` on the chosen number of threads.

@@ -156,7 +156,11 @@ pub(super) fn read<'r>(
     }
     // A machine that fell back after part of it went to the summary cannot be taken back:
     // the careful path answers instead (the rare cost of a second whole read).
-    if lean.machines.iter().any(|(_, m)| m.careful && m.handed_over) {
+    if lean
+        .machines
+        .iter()
+        .any(|(_, m)| m.careful && m.handed_over)
+    {
         return None;
     }
     // The machines that fell back, read again whole and merged.

@@ -12,87 +12,18 @@ use std::sync::{Arc, Mutex, mpsc};
 use chrono::{DateTime, Utc};
 
 use super::context::{FileContext, MAX_LINE};
-use super::ndjson::{Line, parse_line};
-use super::record::{InputError, Record};
-use crate::event::Event;
-use crate::log::{Format, MachineLog};
+use super::fast;
+use super::raw::lenient::Text;
+use super::raw::{RawEvent, RawLine, convert_event};
+use super::record::{InputError, LineId, LineItem, Record, StreamLine, StreamLines};
+use super::time::parse_rfc3339;
 
-/// How many bytes of whole lines a block holds (about 7,000 of a collector's lines).
-const BLOCK: usize = 1 << 20;
+/// How many bytes of whole lines a block holds (about 900 of a collector's lines): small
+/// enough that a day file is many blocks, so that one thread judges a block while the others
+/// parse the next.
+const BLOCK: usize = 128 << 10;
 
 const TOO_LONG: &str = "line longer than 1 MiB; skipped";
-
-/// Lines of a raw stream in order, each an event or a gap marker of a machine.
-#[derive(Debug)]
-pub struct StreamLines {
-    /// The file, as its problems name it.
-    path: Arc<str>,
-    bytes: Arc<Vec<u8>>,
-    items: Vec<Item>,
-}
-
-/// One line: its number, its machine, what it says.
-#[derive(Debug)]
-struct Item {
-    line: usize,
-    id: Id,
-    what: Line,
-}
-
-/// A line's machine: where it lies in the block's bytes, or decoded (it held an escape).
-#[derive(Debug)]
-enum Id {
-    At(u32, u32),
-    Owned(String),
-}
-
-/// What one line of a stream says of its machine.
-pub enum StreamLine {
-    Event(Event),
-    /// A gap marker's time.
-    Gap(DateTime<Utc>),
-}
-
-impl StreamLines {
-    /// The file the lines are in, as its problems name it.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// Hands on each line in order: its number, its machine and what it says.
-    pub fn each(self, take: &mut dyn FnMut(usize, &str, StreamLine)) {
-        for item in self.items {
-            let id = match &item.id {
-                Id::At(start, end) => {
-                    // Cut from a line that was read as UTF-8 at both ends of a string.
-                    std::str::from_utf8(&self.bytes[*start as usize..*end as usize])
-                        .expect("a machine read from its line")
-                }
-                Id::Owned(id) => id.as_str(),
-            };
-            let what = match item.what {
-                Line::Event(event) => StreamLine::Event(event),
-                Line::Gap(time) => StreamLine::Gap(time),
-            };
-            take(item.line, id, what);
-        }
-    }
-
-    /// The lines as the records of one line each that the line-at-a-time reader hands on
-    /// (for a reader of records that is not the lean fold).
-    pub fn records(self, sink: &mut dyn FnMut(Record)) {
-        let path = Arc::clone(&self.path);
-        self.each(&mut |line, id, what| {
-            let mut log = MachineLog::new(id.to_string(), &path, line, Format::Ndjson);
-            log.annotated = false;
-            match what {
-                StreamLine::Event(event) => log.events.push(event),
-                StreamLine::Gap(time) => log.gaps.push(time),
-            }
-            sink(Record::Machine(log));
-        });
-    }
-}
 
 /// Reads the stream's lines as blocks, parsed on `ctx.options.threads` threads, handing on
 /// lines and problems in order; how many lines were good (an event or a gap marker).
@@ -102,8 +33,20 @@ pub(super) fn read(
     direct: bool,
     sink: &mut dyn FnMut(Record),
 ) -> usize {
+    read_blocks(reader, ctx, direct, BLOCK, sink)
+}
+
+/// [`read`] with blocks of about `block` bytes.
+fn read_blocks(
+    reader: impl BufRead,
+    ctx: &FileContext,
+    direct: bool,
+    block: usize,
+    sink: &mut dyn FnMut(Record),
+) -> usize {
     let mut cutter = Cutter {
         reader,
+        block,
         carry: Vec::new(),
         skipping: false,
         done: false,
@@ -129,7 +72,7 @@ pub(super) fn read(
         }
         return out.good;
     }
-    let (jobs, queue) = mpsc::sync_channel::<(usize, Vec<u8>)>(threads * 2);
+    let (jobs, queue) = mpsc::sync_channel::<(usize, Vec<u8>)>(threads * 4);
     let queue = Mutex::new(queue);
     let (done, parsed) = mpsc::channel::<(usize, Parsed)>();
     std::thread::scope(|scope| {
@@ -152,7 +95,7 @@ pub(super) fn read(
         let (mut sent, mut in_flight) = (0, 0);
         let mut pieces = VecDeque::new();
         loop {
-            while !cutter.done && in_flight < threads * 2 {
+            while !cutter.done && in_flight < threads * 4 {
                 cutter.next(&mut pieces);
                 for piece in pieces.drain(..) {
                     match piece {
@@ -211,6 +154,8 @@ enum Pending {
 /// Cuts the stream into blocks at line ends.
 struct Cutter<R> {
     reader: R,
+    /// How many bytes a block holds at least (unless the stream ends).
+    block: usize,
     /// The start of a line the last block did not hold whole.
     carry: Vec<u8>,
     /// Within a line too long to read, until its end.
@@ -222,7 +167,7 @@ impl<R: BufRead> Cutter<R> {
     /// Adds the next pieces (at least one, unless the stream has ended).
     fn next(&mut self, pieces: &mut VecDeque<Piece>) {
         let mut block = std::mem::take(&mut self.carry);
-        block.reserve(BLOCK + (1 << 16));
+        block.reserve(self.block + (64 << 10));
         // Where the line the block ends in begins.
         let mut line_start = 0;
         loop {
@@ -281,7 +226,7 @@ impl<R: BufRead> Cutter<R> {
                 self.skipping = true;
                 return;
             }
-            if line_start >= BLOCK {
+            if line_start >= self.block {
                 self.carry = block[line_start..].to_vec();
                 block.truncate(line_start);
                 pieces.push_back(Piece::Lines(block));
@@ -294,7 +239,7 @@ impl<R: BufRead> Cutter<R> {
 /// A block's lines parsed: its good lines, and its problems (by their line in the block).
 struct Parsed {
     bytes: Vec<u8>,
-    items: Vec<Item>,
+    items: Vec<LineItem>,
     problems: Vec<(usize, String)>,
     /// How many lines the block holds.
     lines: usize,
@@ -331,14 +276,17 @@ fn parse(bytes: Vec<u8>, direct: bool) -> Parsed {
                 let id = match machine.0 {
                     std::borrow::Cow::Borrowed(id) => {
                         let at = (id.as_ptr() as usize).wrapping_sub(base);
-                        match u32::try_from(at).ok().zip(u32::try_from(at + id.len()).ok()) {
-                            Some((a, b)) if (b as usize) <= bytes.len() => Id::At(a, b),
-                            _ => Id::Owned(id.to_string()),
+                        match u32::try_from(at)
+                            .ok()
+                            .zip(u32::try_from(at + id.len()).ok())
+                        {
+                            Some((a, b)) if (b as usize) <= bytes.len() => LineId::At(a, b),
+                            _ => LineId::Owned(id.to_string()),
                         }
                     }
-                    std::borrow::Cow::Owned(id) => Id::Owned(id),
+                    std::borrow::Cow::Owned(id) => LineId::Owned(id),
                 };
-                items.push(Item { line, id, what });
+                items.push(LineItem { line, id, what });
             }
             Err(message) => problems.push((line, message)),
         }
@@ -392,7 +340,7 @@ impl Emitter<'_, '_> {
         let mut items = parsed.items;
         for item in &mut items {
             item.line += base;
-            if let Line::Event(event) = &mut item.what {
+            if let StreamLine::Event(event) = &mut item.what {
                 event.line = item.line;
             }
         }
@@ -405,12 +353,16 @@ impl Emitter<'_, '_> {
         for (line, message) in parsed.problems {
             let before = std::iter::from_fn(|| items.next_if(|i| i.line < base + line));
             self.lines(&bytes, before.collect());
-            (self.sink)(Record::Error(InputError::at(self.path, base + line, message)));
+            (self.sink)(Record::Error(InputError::at(
+                self.path,
+                base + line,
+                message,
+            )));
         }
         self.lines(&bytes, items.collect());
     }
 
-    fn lines(&mut self, bytes: &Arc<Vec<u8>>, items: Vec<Item>) {
+    fn lines(&mut self, bytes: &Arc<Vec<u8>>, items: Vec<LineItem>) {
         if !items.is_empty() {
             (self.sink)(Record::Lines(Box::new(StreamLines {
                 path: Arc::clone(&self.shared),
@@ -420,3 +372,46 @@ impl Emitter<'_, '_> {
         }
     }
 }
+
+/// A line (without surrounding white space): its machine, and its event or gap marker;
+/// straight from its bytes where `direct` allows and the line is the compact four-key line,
+/// by serde otherwise.
+pub(super) fn parse_line(text: &[u8], direct: bool) -> Result<(Text<'_>, StreamLine), String> {
+    let fast = if direct {
+        fast::stream_line(text)
+    } else {
+        None
+    };
+    match fast {
+        Some((machine, event)) => convert_event(event).map(|e| (machine, StreamLine::Event(e))),
+        None => careful(text),
+    }
+}
+
+/// A line read by serde: its machine, and its event or gap marker.
+fn careful(text: &[u8]) -> Result<(Text<'_>, StreamLine), String> {
+    serde_json::from_slice::<RawLine>(text)
+        .map_err(|err| format!("invalid event line: {err}"))
+        .and_then(|line| {
+            let gap = line.is_gap();
+            let (machine, event) = line.machine();
+            let machine = machine.ok_or("event line without `machine`")?;
+            if gap {
+                return Ok((machine, StreamLine::Gap(gap_time(event)?)));
+            }
+            Ok((machine, StreamLine::Event(convert_event(event)?)))
+        })
+}
+
+/// A gap marker's time; a marker carries no event (it says that events were lost).
+fn gap_time(line: RawEvent) -> Result<DateTime<Utc>, String> {
+    if line.event.is_some() {
+        return Err("a gap marker (`\"gap\": true`) carries no `event`".to_string());
+    }
+    let time = line.time.ok_or("gap marker without `time`")?;
+    parse_rfc3339(&time)
+}
+
+#[cfg(test)]
+#[path = "lines_tests.rs"]
+mod tests;

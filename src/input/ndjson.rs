@@ -22,13 +22,11 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use foldhash::fast::RandomState;
 
-use super::fast;
-use super::raw::lenient::Text;
-use super::raw::{RawEvent, RawLine, convert_event};
-use super::time::parse_rfc3339;
+use super::lines::parse_line;
+use super::raw::RawLine;
 use crate::event::Event;
 use crate::input::context::{FileContext, MAX_LINE, NotALog, read_line_capped};
-use crate::input::record::{InputError, ReadMode, Record};
+use crate::input::record::{InputError, ReadMode, Record, StreamLine};
 use crate::log::{Format, MachineLog};
 
 /// Whether the first whole lines of a file look like a raw event stream (so that one damaged
@@ -201,13 +199,13 @@ impl Stream {
             return;
         }
         match parse_line(text, self.direct) {
-            Ok((machine, Line::Gap(time))) => {
+            Ok((machine, StreamLine::Gap(time))) => {
                 self.good_lines += 1;
                 entry(&mut self.machines, machine.0, line_no)
                     .gaps
                     .push(time);
             }
-            Ok((machine, Line::Event(mut event))) => {
+            Ok((machine, StreamLine::Event(mut event))) => {
                 self.good_lines += 1;
                 // The whole stream is held until it ends: share each distinct message (there
                 // are few) instead of keeping a copy per event.
@@ -225,44 +223,6 @@ impl Stream {
             Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
         }
     }
-}
-
-/// A line (without surrounding white space): its machine, and its event or gap marker;
-/// straight from its bytes where `direct` allows and the line is the compact four-key line,
-/// by serde otherwise.
-pub(super) fn parse_line(text: &[u8], direct: bool) -> Result<(Text<'_>, Line), String> {
-    let fast = if direct {
-        fast::stream_line(text)
-    } else {
-        None
-    };
-    match fast {
-        Some((machine, event)) => convert_event(event).map(|e| (machine, Line::Event(e))),
-        None => careful(text),
-    }
-}
-
-/// A line read by serde: its machine, and its event or gap marker.
-fn careful(text: &[u8]) -> Result<(Text<'_>, Line), String> {
-    serde_json::from_slice::<RawLine>(text)
-        .map_err(|err| format!("invalid event line: {err}"))
-        .and_then(|line| {
-            let gap = line.is_gap();
-            let (machine, event) = line.machine();
-            let machine = machine.ok_or("event line without `machine`")?;
-            if gap {
-                return Ok((machine, Line::Gap(gap_time(event)?)));
-            }
-            Ok((machine, Line::Event(convert_event(event)?)))
-        })
-}
-
-/// What a line of the stream is.
-#[derive(Debug)]
-pub(super) enum Line {
-    Event(Event),
-    /// A gap marker's time: the machine's events before it were lost.
-    Gap(DateTime<Utc>),
 }
 
 /// A machine's lines as the stream is read: the line it first appears on, its events in
@@ -291,13 +251,4 @@ fn entry<'m>(
         );
     }
     machines.get_mut(&*machine).expect("inserted above")
-}
-
-/// A gap marker's time; a marker carries no event (it says that events were lost).
-fn gap_time(line: RawEvent) -> Result<DateTime<Utc>, String> {
-    if line.event.is_some() {
-        return Err("a gap marker (`\"gap\": true`) carries no `event`".to_string());
-    }
-    let time = line.time.ok_or("gap marker without `time`")?;
-    parse_rfc3339(&time)
 }
