@@ -15,8 +15,11 @@ use super::context::{FileContext, MAX_LINE};
 use super::fast;
 use super::raw::lenient::Text;
 use super::raw::{RawEvent, RawLine, convert_event};
-use super::record::{InputError, LineId, LineItem, Record, StreamLine, StreamLines};
+use super::record::{
+    InputError, InputOptions, LineId, LineItem, ReadMode, Record, StreamLine, StreamLines,
+};
 use super::time::parse_rfc3339;
+use crate::log::Format;
 
 /// How many bytes of whole lines a block holds (about 900 of a collector's lines): small
 /// enough that a day file is many blocks, so that one thread judges a block while the others
@@ -135,6 +138,35 @@ fn read_blocks(
         drop(jobs);
     });
     out.good
+}
+
+/// Whether reading `bytes` in small blocks on three threads, each line straight from its
+/// bytes where it can be, hands on exactly the records that reading them on one thread by
+/// serde does (for the differential property test, through `ndjson::stream_agrees`).
+pub(super) fn blocks_agree(bytes: &[u8]) -> bool {
+    let records = |direct: bool, threads: usize, block: usize| {
+        let options = InputOptions {
+            format: Some(Format::Ndjson),
+            mode: ReadMode::Lines,
+            threads,
+            ..InputOptions::default()
+        };
+        let ctx = FileContext {
+            path: "stream.ndjson".to_string(),
+            machine: "stream".to_string(),
+            options: &options,
+            read_ahead: true,
+            named: true,
+        };
+        let mut out = Vec::new();
+        let reader = std::io::BufReader::with_capacity(64, bytes);
+        read_blocks(reader, &ctx, direct, block, &mut |record| match record {
+            Record::Lines(lines) => lines.records(&mut |r| out.push(format!("{r:?}"))),
+            other => out.push(format!("{other:?}")),
+        });
+        out
+    };
+    records(true, 3, 61) == records(false, 1, BLOCK)
 }
 
 /// A piece of the stream, in order: a block of whole lines, a line too long to read, or

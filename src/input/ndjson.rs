@@ -151,7 +151,8 @@ fn read_lines(
 
 /// Whether reading `bytes` as a stream with each line straight from its bytes hands on
 /// exactly the records that reading every line with serde does (machines, lines, problems,
-/// in the same order). For the differential property test; the reader never calls it.
+/// in the same order), held whole and line by line in blocks on several threads
+/// (`lines::blocks_agree`). For the differential property test; the reader never calls it.
 pub fn stream_agrees(bytes: &[u8]) -> bool {
     let options = crate::input::record::InputOptions {
         format: Some(Format::Ndjson),
@@ -171,7 +172,7 @@ pub fn stream_agrees(bytes: &[u8]) -> bool {
         let read = read_lines(reader, &ctx, &mut |r| out.push(format!("{r:?}")), direct);
         (read.is_ok(), out)
     };
-    records(true) == records(false)
+    records(true) == records(false) && super::lines::blocks_agree(bytes)
 }
 
 /// The stream as read so far: each machine's lines, the messages shared among its events.
