@@ -1,7 +1,7 @@
 //! A raw stream read line by line for the lean fold (`ReadMode::Lines`): the stream cut into
 //! blocks of whole lines on this thread, the blocks' lines parsed on every thread the options
 //! give (`InputOptions::threads`), and handed on in the stream's order as [`StreamLines`],
-//! compact (a line's machine is a range of its block's bytes, not a copy). Every line is
+//! compact (a block's machines in one string, not a string a line). Every line is
 //! parsed as the line-at-a-time reader parses it, and every problem named at the same line
 //! in the same order, so that the records are the same whatever the number of threads.
 
@@ -270,7 +270,7 @@ impl<R: BufRead> Cutter<R> {
 
 /// A block's lines parsed: its good lines, and its problems (by their line in the block).
 struct Parsed {
-    bytes: Vec<u8>,
+    ids: Arc<str>,
     items: Vec<LineItem>,
     problems: Vec<(usize, String)>,
     /// How many lines the block holds.
@@ -280,6 +280,8 @@ struct Parsed {
 /// Parses a block's lines, numbered from 0.
 fn parse(bytes: Vec<u8>, direct: bool) -> Parsed {
     let mut items = Vec::with_capacity(bytes.len() / 128);
+    // The machines' ids one after the other: the reading thread takes each as it lies there.
+    let mut ids = String::with_capacity(bytes.len() / 4);
     let mut problems = Vec::new();
     let mut lines = 0;
     let mut start = 0;
@@ -304,27 +306,16 @@ fn parse(bytes: Vec<u8>, direct: bool) -> Parsed {
         }
         match parse_line(text, direct) {
             Ok((machine, what)) => {
-                let base = bytes.as_ptr() as usize;
-                let id = match machine.0 {
-                    std::borrow::Cow::Borrowed(id) => {
-                        let at = (id.as_ptr() as usize).wrapping_sub(base);
-                        match u32::try_from(at)
-                            .ok()
-                            .zip(u32::try_from(at + id.len()).ok())
-                        {
-                            Some((a, b)) if (b as usize) <= bytes.len() => LineId::At(a, b),
-                            _ => LineId::Owned(id.to_string()),
-                        }
-                    }
-                    std::borrow::Cow::Owned(id) => LineId::Owned(id),
-                };
+                let start = ids.len();
+                ids.push_str(&machine);
+                let id = LineId(start, ids.len());
                 items.push(LineItem { line, id, what });
             }
             Err(message) => problems.push((line, message)),
         }
     }
     Parsed {
-        bytes,
+        ids: Arc::from(ids),
         items,
         problems,
         lines,
@@ -368,7 +359,7 @@ impl Emitter<'_, '_> {
         let base = self.next_line;
         self.next_line += parsed.lines;
         self.good += parsed.items.len();
-        let bytes = Arc::new(parsed.bytes);
+        let ids = parsed.ids;
         let mut items = parsed.items;
         for item in &mut items {
             item.line += base;
@@ -377,28 +368,28 @@ impl Emitter<'_, '_> {
             }
         }
         if parsed.problems.is_empty() {
-            self.lines(&bytes, items);
+            self.lines(&ids, items);
             return;
         }
         // A block's lines broken where a problem lies between them.
         let mut items = items.into_iter().peekable();
         for (line, message) in parsed.problems {
             let before = std::iter::from_fn(|| items.next_if(|i| i.line < base + line));
-            self.lines(&bytes, before.collect());
+            self.lines(&ids, before.collect());
             (self.sink)(Record::Error(InputError::at(
                 self.path,
                 base + line,
                 message,
             )));
         }
-        self.lines(&bytes, items.collect());
+        self.lines(&ids, items.collect());
     }
 
-    fn lines(&mut self, bytes: &Arc<Vec<u8>>, items: Vec<LineItem>) {
+    fn lines(&mut self, ids: &Arc<str>, items: Vec<LineItem>) {
         if !items.is_empty() {
             (self.sink)(Record::Lines(Box::new(StreamLines {
                 path: Arc::clone(&self.shared),
-                bytes: Arc::clone(bytes),
+                ids: Arc::clone(ids),
                 items,
             })));
         }

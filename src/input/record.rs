@@ -91,7 +91,8 @@ pub enum ReadMode {
 pub struct StreamLines {
     /// The file, as its problems name it.
     pub(super) path: Arc<str>,
-    pub(super) bytes: Arc<Vec<u8>>,
+    /// The lines' machines, one after the other.
+    pub(super) ids: Arc<str>,
     pub(super) items: Vec<LineItem>,
 }
 
@@ -103,12 +104,9 @@ pub(super) struct LineItem {
     pub what: StreamLine,
 }
 
-/// A line's machine: where it lies in the block's bytes, or decoded (it held an escape).
+/// A line's machine: where it lies in its lines' `ids`.
 #[derive(Debug)]
-pub(super) enum LineId {
-    At(u32, u32),
-    Owned(String),
-}
+pub(super) struct LineId(pub usize, pub usize);
 
 /// What one line of a stream says of its machine.
 #[derive(Debug)]
@@ -127,14 +125,7 @@ impl StreamLines {
     /// Hands on each line in order: its number, its machine and what it says.
     pub fn each(self, take: &mut dyn FnMut(usize, &str, StreamLine)) {
         for item in self.items {
-            let id = match &item.id {
-                LineId::At(start, end) => {
-                    // Cut from a line that was read as UTF-8 at both ends of a string.
-                    std::str::from_utf8(&self.bytes[*start as usize..*end as usize])
-                        .expect("a machine read from its line")
-                }
-                LineId::Owned(id) => id.as_str(),
-            };
+            let id = &self.ids[item.id.0..item.id.1];
             take(item.line, id, item.what);
         }
     }
