@@ -15,6 +15,7 @@
 #   BASELINE=old/fsmlog bash bench/compare.sh   # the shapes against an older build too
 #   HISTORY_ONLY=1 bash bench/compare.sh  # only the history: a directory of daily raw streams
 #   HISTORY_MACHINES=2000 HISTORY_ONLY=1 bash bench/compare.sh   # a quicker history (10 MB, not 1 GB)
+#   BASELINE=old/fsmlog HISTORY_ONLY=1 bash bench/compare.sh     # the history against an older build too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -91,17 +92,26 @@ make_history() {
   mv "$HISTORY.tmp" "$HISTORY"
 }
 history_row() {
-  local f="" g="" size
+  local f="" g="" b="" size
   make_history
   cat "$HISTORY"/* >/dev/null
   size=$(du -sb "$HISTORY" | awk '{printf "%.0f", $1 / 1e6}')
   for _ in $(seq "$RUNS"); do
     f=$(better "$f" "$(once "$FSMLOG" report -o json "$HISTORY")")
     g=$(better "$g" "$(once grep -rc 'unexpectedly received' "$HISTORY")")
+    [ -n "${BASELINE:-}" ] && b=$(better "$b" "$(once "$BASELINE" report -o json "$HISTORY")")
   done
   printf '%-58s %8s %10s %7s %9s\n' "input" "fsmlog s" "grep -c s" "ratio" "peak MB"
   printf '%-58s %8s %10s %6sx %9s\n' "history, $HISTORY_MACHINES machines, $(find "$HISTORY" -type f | wc -l) days, $size MB" \
     "${f% *}" "${g% *}" "$(ratio "${f% *}" "${g% *}")" "$((${f#* } / 1024))"
+  if [ -n "${BASELINE:-}" ]; then
+    local same="its report differs"
+    cmp -s <("$BASELINE" report -o json "$HISTORY") <("$FSMLOG" report -o json "$HISTORY") && same="the same report"
+    printf '%-58s %8s %10s %6sx %9s\n' "  baseline: $same" "${b% *}" "${g% *}" "$(ratio "${b% *}" "${g% *}")" "$((${b#* } / 1024))"
+  fi
+  # The lines are parsed on every core: one thread must answer the same.
+  cmp -s <("$FSMLOG" report -o json --threads 1 "$HISTORY") <("$FSMLOG" report -o json "$HISTORY") \
+    || { echo "report -o json DIFFERS with --threads 1 on $HISTORY" >&2; exit 1; }
   echo "goal: at most 2x, peak memory under 100 MB for 1 GB"
 }
 if [ -n "${HISTORY_ONLY:-}" ]; then

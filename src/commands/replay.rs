@@ -103,6 +103,7 @@ impl Stream<'_> {
             Record::Skipped(skipped) => self.problems.skipped.push(skipped),
             Record::Trace { path, taken } => self.problems.read_by(path, taken),
             Record::Batch(batch) => input::decode(batch.as_ref(), &mut |r| self.take(r)),
+            Record::Lines(lines) => lines.records(&mut |r| self.take(r)),
         }
     }
 }

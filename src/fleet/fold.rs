@@ -217,6 +217,7 @@ impl<F> Handler<'_, F> {
             Record::Skipped(skipped) => folded.problems.skipped.push(skipped),
             Record::Trace { path, taken } => folded.problems.read_by(path, taken),
             Record::Batch(batch) => self.decode(batch.as_ref(), folded, ids),
+            Record::Lines(lines) => lines.records(&mut |r| self.handle(folded, ids, r)),
         }
     }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::live::LiveFleet;
 use crate::input;
-use crate::input::record::{InputOptions, ReadMode, Record};
+use crate::input::record::{InputOptions, ReadMode, Record, StreamLine};
 use crate::log::Format;
 use crate::render::escape;
 
@@ -119,18 +119,20 @@ impl Follow {
 fn take(record: Record, base: usize, live: &mut LiveFleet) -> Result<u64, Reread> {
     match record {
         Record::Machine(mut log) if log.events.len() + log.gaps.len() == 1 => {
-            if let Some(&time) = log.gaps.first() {
-                return match live.gap(&log.machine, time) {
-                    true => Ok(0),
-                    false => Err(out_of_order(&log.machine)),
-                };
-            }
-            let mut event = log.events.pop().expect("one event");
-            event.line += base;
-            match live.push(&log.machine, &event) {
-                true => Ok(1),
-                false => Err(out_of_order(&log.machine)),
-            }
+            let what = match log.gaps.first() {
+                Some(&time) => StreamLine::Gap(time),
+                None => StreamLine::Event(log.events.pop().expect("one event")),
+            };
+            take_line(&log.machine, what, log.line + base, live)
+        }
+        Record::Lines(lines) => {
+            let mut taken = Ok(0);
+            lines.each(&mut |line, machine, what| {
+                if let Ok(n) = taken {
+                    taken = take_line(machine, what, line + base, live).map(|m| n + m);
+                }
+            });
+            taken
         }
         Record::Trace { .. } => Ok(0),
         Record::Batch(batch) => {
@@ -161,6 +163,24 @@ fn take(record: Record, base: usize, live: &mut LiveFleet) -> Result<u64, Reread
         ))),
         Record::Skipped(_) => Err(Reread("a day file was skipped".to_string())),
     }
+}
+
+/// Judges a machine further by one line: an event, numbered `line` in its file, or a gap
+/// marker; the events taken.
+fn take_line(
+    machine: &str,
+    what: StreamLine,
+    line: usize,
+    live: &mut LiveFleet,
+) -> Result<u64, Reread> {
+    let taken = match what {
+        StreamLine::Gap(time) => live.gap(machine, time).then_some(0),
+        StreamLine::Event(mut event) => {
+            event.line = line;
+            live.push(machine, &event).then_some(1)
+        }
+    };
+    taken.ok_or_else(|| out_of_order(machine))
 }
 
 fn out_of_order(machine: &str) -> Reread {

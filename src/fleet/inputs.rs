@@ -119,6 +119,15 @@ impl Inputs {
         all
     }
 
+    /// The chosen number of threads (`--threads`, else one per core).
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or_else(rayon::current_num_threads, |pool| {
+                pool.current_num_threads()
+            })
+    }
+
     /// Runs `work` on the chosen number of threads.
     pub fn install<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
         match &self.pool {

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
+use foldhash::fast::RandomState;
 
 use super::fold::Folded;
 use super::inputs::Inputs;
@@ -19,7 +20,7 @@ use crate::diagnose::Diagnosis;
 use crate::event::Event;
 use crate::input::merge::{self, Census, Merger};
 use crate::input::record::{ReadMode, Record};
-use crate::input::{self, InputFile, Problems};
+use crate::input::{self, InputFile, Problems, StreamLine};
 use crate::judge::{Facts, Judging};
 use crate::log::{Format, MachineLog, Shape};
 use crate::replay::replay;
@@ -105,13 +106,16 @@ pub(super) fn read<'r>(
     let order: Vec<&InputFile> = lists.into_iter().chain(streams).collect();
     let options = input::InputOptions {
         mode: ReadMode::Lines,
+        threads: inputs.threads(),
         ..inputs.options.clone()
     };
     let mut lean = Lean {
         rules,
         counting,
         recent,
-        machines: HashMap::new(),
+        ids: HashMap::default(),
+        machines: Vec::new(),
+        touched: Vec::new(),
     };
     let mut folded: Folded<Summary> = Folded::default();
     for (index, file) in order.iter().enumerate() {
@@ -130,24 +134,33 @@ pub(super) fn read<'r>(
                 format.get_or_insert(log.shape());
                 lean.record(Record::Machine(log), index, &mut folded);
             }
+            Record::Lines(lines) => {
+                format.get_or_insert(Shape::of(Format::Ndjson));
+                lean.record(Record::Lines(lines), index, &mut folded);
+            }
             other => lean.record(other, index, &mut folded),
         });
         if opened && !skipped {
             folded.files.add(format);
         }
-        // What is settled goes to the fleet's summary: a machine keeps only what is open.
-        if !recent {
-            for machine in lean.machines.values_mut() {
-                if let Some(part) = machine.judging.as_mut().and_then(Judging::take_settled) {
-                    folded.value += part;
-                    machine.handed_over = true;
-                }
+        // What is settled goes to the fleet's summary: a machine keeps only what is open. A
+        // machine no line of the file named has nothing newly settled.
+        for index in lean.touched.drain(..) {
+            let machine = &mut lean.machines[index].1;
+            if !recent && let Some(part) = machine.judging.as_mut().and_then(Judging::take_settled)
+            {
+                folded.value += part;
+                machine.handed_over = true;
             }
         }
     }
     // A machine that fell back after part of it went to the summary cannot be taken back:
     // the careful path answers instead (the rare cost of a second whole read).
-    if lean.machines.values().any(|m| m.careful && m.handed_over) {
+    if lean
+        .machines
+        .iter()
+        .any(|(_, m)| m.careful && m.handed_over)
+    {
         return None;
     }
     // The machines that fell back, read again whole and merged.
@@ -161,9 +174,13 @@ pub(super) fn read<'r>(
             }
         }
     }
-    let mut machines: Vec<(String, Machine)> = lean.machines.into_iter().collect();
-    machines.sort_by(|a, b| a.0.cmp(&b.0));
-    for (id, machine) in machines {
+    // Sorted by id; a machine's judgement is large, so its place is what moves.
+    let mut sorted: Vec<usize> = (0..lean.machines.len()).collect();
+    sorted.sort_by(|&a, &b| lean.machines[a].0.cmp(&lean.machines[b].0));
+    let mut machines: Vec<Option<(String, Machine)>> =
+        lean.machines.into_iter().map(Some).collect();
+    for index in sorted {
+        let (id, machine) = machines[index].take().expect("each machine once");
         if machine.careful {
             continue;
         }
@@ -221,7 +238,11 @@ struct Lean<'a, 'r> {
     rules: &'r Ruleset,
     counting: &'a Counting,
     recent: bool,
-    machines: HashMap<String, Machine<'r>>,
+    /// Where each machine is in `machines` (by foldhash: a lookup a line).
+    ids: HashMap<String, usize, RandomState>,
+    machines: Vec<(String, Machine<'r>)>,
+    /// The machines the file being read has named so far.
+    touched: Vec<usize>,
 }
 
 /// One machine as its lines are read.
@@ -232,6 +253,7 @@ struct Machine<'r> {
     listed: Vec<MachineLog>,
     /// Its records: one per file it is in.
     records: usize,
+    /// The newest file that named it.
     last_file: Option<usize>,
     /// The file of the newest event read.
     instant_file: Option<usize>,
@@ -251,6 +273,8 @@ struct Machine<'r> {
     careful: bool,
     /// Whether some of its share went to the summary already.
     handed_over: bool,
+    /// The newest file that named it (its settled share is taken after that file).
+    touched: Option<usize>,
 }
 
 impl<'r> Lean<'_, 'r> {
@@ -264,44 +288,84 @@ impl<'r> Lean<'_, 'r> {
             Record::Batch(batch) => {
                 input::decode(batch.as_ref(), &mut |r| self.record(r, file, folded));
             }
+            Record::Lines(lines) => {
+                let path = std::sync::Arc::from(lines.path());
+                lines.each(&mut |line, id, what| self.line(id, what, line, file, &path));
+            }
         }
     }
 
+    /// The machine named `id`, made where it is new; it is marked as named by `file`.
+    fn entry(&mut self, id: &str, file: usize) -> &mut Machine<'r> {
+        let index = match self.ids.get(id) {
+            Some(&index) => index,
+            None => {
+                self.ids.insert(id.to_string(), self.machines.len());
+                self.machines.push((id.to_string(), Machine::default()));
+                self.machines.len() - 1
+            }
+        };
+        let machine = &mut self.machines[index].1;
+        if machine.touched != Some(file) {
+            machine.touched = Some(file);
+            self.touched.push(index);
+        }
+        &mut self.machines[index].1
+    }
+
     /// Takes one record: a raw stream's line, or any other record of a machine.
-    fn machine(&mut self, log: MachineLog, file: usize) {
+    fn machine(&mut self, mut log: MachineLog, file: usize) {
+        if log.format == Format::Ndjson && log.events.len() + log.gaps.len() == 1 {
+            let what = match log.gaps.first() {
+                Some(&gap) => StreamLine::Gap(gap),
+                None => StreamLine::Event(log.events.pop().expect("one event")),
+            };
+            let source = std::sync::Arc::from(log.source.as_str());
+            self.line(&log.machine, what, log.line, file, &source);
+            return;
+        }
+        let m = self.entry(&log.machine, file);
+        m.records += 1;
+        m.first_at(&log.source, log.line, log.format);
+        if m.careful {
+            return;
+        }
+        if log.events.is_empty() && log.gaps.is_empty() && m.judging.is_none() {
+            m.listed.push(log);
+        } else {
+            m.fall_back();
+        }
+    }
+
+    /// Takes a raw stream's line of machine `id`: line `line` of `source`, the file read
+    /// `file`th.
+    fn line(
+        &mut self,
+        id: &str,
+        what: StreamLine,
+        line: usize,
+        file: usize,
+        source: &std::sync::Arc<str>,
+    ) {
         let (rules, counting, recent) = (self.rules, self.counting, self.recent);
-        let m = self.machines.entry(log.machine.clone()).or_default();
-        let raw_line = log.format == Format::Ndjson && log.events.len() + log.gaps.len() == 1;
-        // A raw stream's lines of one file are one record, as it is read whole.
-        if !raw_line {
-            m.records += 1;
-        } else if m.last_file != Some(file) {
+        let m = self.entry(id, file);
+        // A raw stream's lines of one file are one record, as it is read whole; and the
+        // first line of a file is the file's smallest.
+        if m.last_file != Some(file) {
             m.last_file = Some(file);
             m.records += 1;
-        }
-        let first = (log.source.clone(), log.line, log.format);
-        if m.first
-            .as_ref()
-            .is_none_or(|f| (&first.0, first.1) < (&f.0, f.1))
-        {
-            m.first = Some(first);
+            m.first_at(source, line, Format::Ndjson);
         }
         if m.careful {
             return;
         }
-        if !raw_line {
-            if log.events.is_empty() && log.gaps.is_empty() && m.judging.is_none() {
-                m.listed.push(log);
-            } else {
-                m.fall_back();
+        let event = match what {
+            StreamLine::Gap(gap) => {
+                m.gap(gap);
+                return;
             }
-            return;
-        }
-        if let Some(&gap) = log.gaps.first() {
-            m.gap(gap);
-            return;
-        }
-        let event = &log.events[0];
+            StreamLine::Event(event) => event,
+        };
         let tie_elsewhere = m.last_time == Some(event.time) && m.instant_file != Some(file);
         if m.last_time.is_some_and(|t| event.time < t) || tie_elsewhere {
             m.fall_back();
@@ -309,7 +373,7 @@ impl<'r> Lean<'_, 'r> {
         }
         let judging = m.judging.get_or_insert_with(|| {
             let facts = listed_facts(&m.listed);
-            let judging = Judging::new(&log.machine, false, facts, rules, counting);
+            let judging = Judging::new(id, false, facts, rules, counting);
             if recent {
                 judging
             } else {
@@ -317,7 +381,7 @@ impl<'r> Lean<'_, 'r> {
             }
         });
         if m.last_time == Some(event.time) {
-            if m.instant.iter().any(|e| identical(e, event)) {
+            if m.instant.iter().any(|e| identical(e, &event)) {
                 m.duplicates += 1;
                 return;
             }
@@ -328,15 +392,25 @@ impl<'r> Lean<'_, 'r> {
         if seam {
             m.pending_gap = None;
         }
-        judging.push(event, &log.source, seam);
+        judging.push(&event, source, seam);
         m.last_time = Some(event.time);
         m.instant_file = Some(file);
-        m.instant
-            .push(log.events.into_iter().next().expect("one event"));
+        m.instant.push(event);
     }
 }
 
 impl<'r> Machine<'r> {
+    /// Takes a record's place where a merge would put it before the first so far.
+    fn first_at(&mut self, source: &str, line: usize, format: Format) {
+        if self
+            .first
+            .as_ref()
+            .is_none_or(|f| (source, line) < (f.0.as_str(), f.1))
+        {
+            self.first = Some((source.to_string(), line, format));
+        }
+    }
+
     fn fall_back(&mut self) {
         self.careful = true;
         self.judging = None;

@@ -6,6 +6,7 @@ mod context;
 pub mod fast;
 mod head;
 pub(crate) mod json;
+mod lines;
 pub mod merge;
 mod ndjson;
 mod order;
@@ -16,6 +17,7 @@ pub use json::whole_log_agrees;
 pub use ndjson::stream_agrees;
 /// What a skim keeps of a member (`fast::skim`), for the collector's own shapes.
 pub(crate) use raw::Member;
+pub use record::StreamLine;
 pub use table::table_agrees;
 pub use yaml::yaml_agrees;
 pub mod record;

@@ -22,13 +22,11 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use foldhash::fast::RandomState;
 
-use super::fast;
-use super::raw::lenient::Text;
-use super::raw::{RawEvent, RawLine, convert_event};
-use super::time::parse_rfc3339;
+use super::lines::parse_line;
+use super::raw::RawLine;
 use crate::event::Event;
 use crate::input::context::{FileContext, MAX_LINE, NotALog, read_line_capped};
-use crate::input::record::{InputError, ReadMode, Record};
+use crate::input::record::{InputError, ReadMode, Record, StreamLine};
 use crate::log::{Format, MachineLog};
 
 /// Whether the first whole lines of a file look like a raw event stream (so that one damaged
@@ -73,6 +71,13 @@ fn read_lines(
     sink: &mut dyn FnMut(Record),
     direct: bool,
 ) -> Result<(), NotALog> {
+    if ctx.options.mode == ReadMode::Lines {
+        let good = super::lines::read(reader, ctx, direct, sink);
+        if good == 0 && ctx.options.format.is_none() {
+            return Err(NotALog("no event line found".to_string()));
+        }
+        return Ok(());
+    }
     let mut stream = Stream {
         direct,
         ..Stream::default()
@@ -146,7 +151,8 @@ fn read_lines(
 
 /// Whether reading `bytes` as a stream with each line straight from its bytes hands on
 /// exactly the records that reading every line with serde does (machines, lines, problems,
-/// in the same order). For the differential property test; the reader never calls it.
+/// in the same order), held whole and line by line in blocks on several threads
+/// (`lines::blocks_agree`). For the differential property test; the reader never calls it.
 pub fn stream_agrees(bytes: &[u8]) -> bool {
     let options = crate::input::record::InputOptions {
         format: Some(Format::Ndjson),
@@ -166,7 +172,7 @@ pub fn stream_agrees(bytes: &[u8]) -> bool {
         let read = read_lines(reader, &ctx, &mut |r| out.push(format!("{r:?}")), direct);
         (read.is_ok(), out)
     };
-    records(true) == records(false)
+    records(true) == records(false) && super::lines::blocks_agree(bytes)
 }
 
 /// The stream as read so far: each machine's lines, the messages shared among its events.
@@ -193,42 +199,14 @@ impl Stream {
         if text.is_empty() {
             return;
         }
-        let direct = if self.direct {
-            fast::stream_line(text)
-        } else {
-            None
-        };
-        let parsed = match direct {
-            Some((machine, event)) => convert_event(event).map(|e| (machine, Line::Event(e))),
-            None => careful(text),
-        };
-        if ctx.options.mode == ReadMode::Lines {
-            if parsed.is_ok() {
-                self.good_lines += 1;
-            }
-            match parsed {
-                Ok((machine, line)) => {
-                    let mut log =
-                        MachineLog::new(machine.0.into_owned(), &ctx.path, line_no, Format::Ndjson);
-                    log.annotated = false;
-                    match line {
-                        Line::Gap(time) => log.gaps.push(time),
-                        Line::Event(event) => log.events.push(event.at_line(line_no)),
-                    }
-                    sink(Record::Machine(log));
-                }
-                Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
-            }
-            return;
-        }
-        match parsed {
-            Ok((machine, Line::Gap(time))) => {
+        match parse_line(text, self.direct) {
+            Ok((machine, StreamLine::Gap(time))) => {
                 self.good_lines += 1;
                 entry(&mut self.machines, machine.0, line_no)
                     .gaps
                     .push(time);
             }
-            Ok((machine, Line::Event(mut event))) => {
+            Ok((machine, StreamLine::Event(mut event))) => {
                 self.good_lines += 1;
                 // The whole stream is held until it ends: share each distinct message (there
                 // are few) instead of keeping a copy per event.
@@ -246,28 +224,6 @@ impl Stream {
             Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
         }
     }
-}
-
-/// A line read by serde: its machine, and its event or gap marker.
-fn careful(text: &[u8]) -> Result<(Text<'_>, Line), String> {
-    serde_json::from_slice::<RawLine>(text)
-        .map_err(|err| format!("invalid event line: {err}"))
-        .and_then(|line| {
-            let gap = line.is_gap();
-            let (machine, event) = line.machine();
-            let machine = machine.ok_or("event line without `machine`")?;
-            if gap {
-                return Ok((machine, Line::Gap(gap_time(event)?)));
-            }
-            Ok((machine, Line::Event(convert_event(event)?)))
-        })
-}
-
-/// What a line of the stream is.
-enum Line {
-    Event(Event),
-    /// A gap marker's time: the machine's events before it were lost.
-    Gap(DateTime<Utc>),
 }
 
 /// A machine's lines as the stream is read: the line it first appears on, its events in
@@ -296,13 +252,4 @@ fn entry<'m>(
         );
     }
     machines.get_mut(&*machine).expect("inserted above")
-}
-
-/// A gap marker's time; a marker carries no event (it says that events were lost).
-fn gap_time(line: RawEvent) -> Result<DateTime<Utc>, String> {
-    if line.event.is_some() {
-        return Err("a gap marker (`\"gap\": true`) carries no `event`".to_string());
-    }
-    let time = line.time.ok_or("gap marker without `time`")?;
-    parse_rfc3339(&time)
 }

@@ -3,12 +3,15 @@
 //! commands; the readers themselves live beside this file.
 
 use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
 use std::sync::atomic::AtomicU64;
 
 pub use super::problems::InputError;
 use super::problems::PathsTaken;
 use super::problems::Skipped;
 use super::time::ExtraZone;
+use crate::event::Event;
 use crate::log::{Format, MachineLog, Shape};
 
 /// What the reader hands on: a machine's log, or a problem it met on the way.
@@ -20,6 +23,8 @@ pub enum Record {
     Machine(MachineLog),
     /// Raw machines of a large file, to be decoded on any thread (see [`super::decode`]).
     Batch(Box<dyn Batch>),
+    /// A raw stream's lines, each of a machine, as [`ReadMode::Lines`] hands them on.
+    Lines(Box<StreamLines>),
     Error(InputError),
     /// What an ambiguous input was taken for (an empty array): no problem, but said on
     /// stderr and in `inputs.notes`, so that nothing is read without a word.
@@ -55,6 +60,9 @@ pub struct InputOptions {
     pub bytes_read: Option<Arc<AtomicU64>>,
     /// What of each machine to read.
     pub mode: ReadMode,
+    /// How many threads a raw stream's lines are parsed on in [`ReadMode::Lines`] (0 or 1:
+    /// the reading one).
+    pub threads: usize,
 }
 
 /// What of each machine a reader reads.
@@ -76,4 +84,64 @@ pub enum ReadMode {
     /// is read (nothing of the stream held): for a fold that judges machines as they are
     /// read. Other formats are read whole.
     Lines,
+}
+
+/// Lines of a raw stream in order, each an event or a gap marker of a machine.
+#[derive(Debug)]
+pub struct StreamLines {
+    /// The file, as its problems name it.
+    pub(super) path: Arc<str>,
+    /// The lines' machines, one after the other.
+    pub(super) ids: Arc<str>,
+    pub(super) items: Vec<LineItem>,
+}
+
+/// One line: its number, its machine, what it says.
+#[derive(Debug)]
+pub(super) struct LineItem {
+    pub line: usize,
+    pub id: LineId,
+    pub what: StreamLine,
+}
+
+/// A line's machine: where it lies in its lines' `ids`.
+#[derive(Debug)]
+pub(super) struct LineId(pub usize, pub usize);
+
+/// What one line of a stream says of its machine.
+#[derive(Debug)]
+pub enum StreamLine {
+    Event(Event),
+    /// A gap marker's time.
+    Gap(DateTime<Utc>),
+}
+
+impl StreamLines {
+    /// The file the lines are in, as its problems name it.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Hands on each line in order: its number, its machine and what it says.
+    pub fn each(self, take: &mut dyn FnMut(usize, &str, StreamLine)) {
+        for item in self.items {
+            let id = &self.ids[item.id.0..item.id.1];
+            take(item.line, id, item.what);
+        }
+    }
+
+    /// The lines as the records of one line each that the line-at-a-time reader hands on
+    /// (for a reader of records that is not the lean fold).
+    pub fn records(self, sink: &mut dyn FnMut(Record)) {
+        let path = Arc::clone(&self.path);
+        self.each(&mut |line, id, what| {
+            let mut log = MachineLog::new(id.to_string(), &path, line, Format::Ndjson);
+            log.annotated = false;
+            match what {
+                StreamLine::Event(event) => log.events.push(event),
+                StreamLine::Gap(time) => log.gaps.push(time),
+            }
+            sink(Record::Machine(log));
+        });
+    }
 }
