@@ -14,6 +14,7 @@ mod aggregate;
 mod cli;
 mod collect;
 mod commands;
+mod days;
 mod diagnose;
 mod diff;
 mod ending;

@@ -20,6 +20,7 @@ use serde::Serialize;
 use super::align::{Shown, align};
 use super::shapes::{Machine, WINDOW};
 use super::tail::{self, Backlog, Interner, Known, Lengths};
+use crate::days;
 use crate::render::escape;
 
 /// What one poll added.
@@ -373,7 +374,7 @@ impl Days {
     fn line(&mut self, time: DateTime<Utc>, line: &impl Serialize) -> Result<()> {
         let day = time.date_naive();
         if !self.open.contains_key(&day) {
-            let name = format!("{}.ndjson", day.format("%Y-%m-%d"));
+            let name = days::name(day);
             let path = self.events.join(&name);
             self.created |= !path.exists();
             let file = OpenOptions::new()
@@ -421,18 +422,8 @@ fn sync_dir(dir: &Path) -> Result<()> {
 
 /// The event files, oldest day first.
 fn day_files(events: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = fs::read_dir(events)
-        .with_context(|| format!("{}: cannot list", shown(events)))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".ndjson"))
-                .is_some_and(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").is_ok())
-        })
-        .collect();
-    files.sort();
-    Ok(files)
+    let files = days::list(events).with_context(|| format!("{}: cannot list", shown(events)))?;
+    Ok(files.into_iter().map(|(_, path)| path).collect())
 }
 
 /// Cuts a last line that has no newline (a write a crash interrupted); returns how many

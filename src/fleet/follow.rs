@@ -1,7 +1,8 @@
 //! A history's day files followed: after a poll, only what was appended to them since they
 //! were last read is read, each line with the number it has in its file, and handed to the
 //! live fleet. What the live fleet cannot take as `report` would read it — a file that shrank
-//! (a torn line repaired), a line that is no raw event or gap marker, a machine's lines out of
+//! (a torn line repaired), a file that ended in a line cut short when the history was read
+//! (its problem is gone once the collector repairs it), a line that is no raw event or gap marker, a machine's lines out of
 //! time order — is said instead, and the caller reads the history again whole.
 
 use std::collections::BTreeMap;
@@ -10,6 +11,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::live::LiveFleet;
+use crate::days;
 use crate::input;
 use crate::input::record::{InputOptions, ReadMode, Record, StreamLine};
 use crate::log::Format;
@@ -27,6 +29,10 @@ pub struct Follow {
 struct ReadTo {
     offset: u64,
     lines: usize,
+    /// Whether the file ended in a line cut short when the history was read: the read counted
+    /// it as a problem, and the collector removes it when it opens the history, after which
+    /// `report` no longer sees it.
+    torn: bool,
 }
 
 /// Why the appended lines cannot be judged further: the history must be read again.
@@ -39,17 +45,29 @@ impl Follow {
     pub fn start(dir: &Path) -> std::io::Result<Follow> {
         let events = dir.join("events");
         let mut files = BTreeMap::new();
-        for (name, path) in day_files(&events)? {
-            let bytes = fs::read(&path)?;
-            let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let lines = memchr::memchr_iter(b'\n', &bytes[..whole]).count();
-            files.insert(
-                name,
-                ReadTo {
-                    offset: whole as u64,
-                    lines,
-                },
-            );
+        let mut buffer = vec![0; 1 << 20];
+        for (name, path) in days::list(&events)? {
+            // Streamed: a day file of a large fleet is not held whole.
+            let mut file = File::open(&path)?;
+            let (mut at, mut whole, mut lines) = (0u64, 0u64, 0);
+            loop {
+                let n = file.read(&mut buffer)?;
+                if n == 0 {
+                    break;
+                }
+                let chunk = &buffer[..n];
+                lines += memchr::memchr_iter(b'\n', chunk).count();
+                if let Some(last) = memchr::memrchr(b'\n', chunk) {
+                    whole = at + last as u64 + 1;
+                }
+                at += n as u64;
+            }
+            let read = ReadTo {
+                offset: whole,
+                lines,
+                torn: at > whole,
+            };
+            files.insert(name, read);
         }
         Ok(Follow { events, files })
     }
@@ -67,12 +85,18 @@ impl Follow {
             ..InputOptions::default()
         };
         let mut events = 0;
-        for (name, path) in day_files(&self.events).map_err(|e| io(&self.events, e))? {
+        for (name, path) in days::list(&self.events).map_err(|e| io(&self.events, e))? {
             let read = self.files.get(&name).copied().unwrap_or_default();
             let len = fs::metadata(&path).map_err(|e| io(&path, e))?.len();
             if len < read.offset {
                 return Err(Reread(format!(
                     "{}: shorter than it was read",
+                    shown(&path)
+                )));
+            }
+            if read.torn {
+                return Err(Reread(format!(
+                    "{}: its last line was cut short when the history was read",
                     shown(&path)
                 )));
             }
@@ -107,6 +131,7 @@ impl Follow {
                 ReadTo {
                     offset: read.offset + bytes.len() as u64,
                     lines: read.lines + memchr::memchr_iter(b'\n', bytes).count(),
+                    torn: false,
                 },
             );
         }
@@ -192,29 +217,4 @@ fn out_of_order(machine: &str) -> Reread {
 
 fn shown(path: &Path) -> String {
     escape::text(&path.display().to_string()).into_owned()
-}
-
-/// The day files of `events`, by name (so by day).
-fn day_files(events: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
-    let mut files = Vec::new();
-    let entries = match fs::read_dir(events) {
-        Ok(entries) => entries,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(files),
-        Err(err) => return Err(err),
-    };
-    for entry in entries {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if is_day_file(&name) && entry.file_type()?.is_file() {
-            files.push((name, entry.path()));
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
-/// `YYYY-MM-DD.ndjson`, as a collector names its day files.
-fn is_day_file(name: &str) -> bool {
-    name.strip_suffix(".ndjson")
-        .is_some_and(|day| chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok())
 }

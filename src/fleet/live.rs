@@ -15,6 +15,7 @@ use super::fold::Folded;
 use super::inputs::Inputs;
 use super::lean::{Judged, Read};
 use crate::aggregate::{Counting, Summary};
+use crate::days;
 use crate::event::{Event, Pair};
 use crate::graph::Graph;
 use crate::input::merge::{Merged, merge};
@@ -456,10 +457,7 @@ fn identical(a: &Event, b: &Event) -> bool {
 
 /// The day file of `day` in `events`, named as the readers name it.
 fn day_file(events: &Path, day: NaiveDate) -> String {
-    events
-        .join(format!("{}.ndjson", day.format("%Y-%m-%d")))
-        .display()
-        .to_string()
+    events.join(days::name(day)).display().to_string()
 }
 
 /// The day a day file of `events` holds.
@@ -467,8 +465,7 @@ fn day_of(events: &Path, file: &Path) -> Option<NaiveDate> {
     if file.parent()? != events {
         return None;
     }
-    let name = file.file_name()?.to_str()?.strip_suffix(".ndjson")?;
-    NaiveDate::parse_from_str(name, "%Y-%m-%d").ok()
+    days::day_of(file.file_name()?.to_str()?)
 }
 
 #[cfg(test)]

@@ -464,6 +464,17 @@ fn lines_a_live_fleet_cannot_take_are_said() {
     fs::write(&day, &bytes[..bytes.len() - 10]).unwrap();
     let why = follow.appended(&mut live).unwrap_err().0;
     assert!(why.contains("shorter"), "{why}");
+    // A file that ended in a line cut short when it was read: what the read counted of it is
+    // gone once the collector repairs it, whether or not lines came after.
+    fs::write(
+        &day,
+        line("2026-01-02T10:00:00Z") + "{\"machine\":\"m1\",\"ti",
+    )
+    .unwrap();
+    let (mut follow, mut live) = start();
+    fs::write(&day, line("2026-01-02T10:00:00Z")).unwrap();
+    let why = follow.appended(&mut live).unwrap_err().0;
+    assert!(why.contains("cut short"), "{why}");
     // A line that is no event, said with its line in the file.
     fs::write(&day, line("2026-01-02T10:00:00Z")).unwrap();
     let (mut follow, mut live) = start();
