@@ -6,13 +6,13 @@ use std::ops::AddAssign;
 
 use chrono::{DateTime, Utc};
 
+use crate::diagnose::Judged;
 use crate::diagnose::{
     Action, Class, Decisions, Diagnosis, Fleet, Newer, PairVerdict, Reboot, handled_by,
     in_autoreboot_window, newer_than, ruling, verdict,
 };
 use crate::event::{EventKind, Pair, State};
 use crate::input::FilesRead;
-use crate::input::merge::Merged;
 use crate::log::{Dimension, Place, Shape};
 use crate::replay::{Handling, Step, Trace};
 use crate::window::{Period, Window};
@@ -86,23 +86,29 @@ pub struct Counting {
 }
 
 impl Summary {
-    /// Folds one machine into the tallies: its trace, what the diagnosis found of it (see
-    /// [`Diagnosis::of`]; `Diagnosis::default()` where a view needs none), and what merging
-    /// its records dropped.
-    pub fn add_machine(
-        &mut self,
-        trace: &Trace,
-        merged: &Merged,
-        counting: &Counting,
-        diagnosis: &Diagnosis,
-    ) {
-        self.add_counted(trace, counting, diagnosis);
+    /// Folds one judged machine into the tallies: its replay, its diagnosis, and what
+    /// merging its records dropped.
+    pub fn add(&mut self, judged: &Judged, counting: &Counting) {
+        self.add_judged(judged, counting, judged.diagnosis());
+    }
+
+    /// Folds one judged machine in without its diagnosis, every occurrence counted: the
+    /// counts and flags without classes (the issues audit shows no verdict, and pays for
+    /// none).
+    pub fn add_undiagnosed(&mut self, judged: &Judged) {
+        self.add_judged(judged, &Counting::default(), &Diagnosis::default());
+    }
+
+    fn add_judged(&mut self, judged: &Judged, counting: &Counting, diagnosis: &Diagnosis) {
+        self.add_counted(judged.trace(), counting, diagnosis);
+        let log = judged.log();
+        let (duplicates, records) = judged.merging();
         self.add_accounting(Accounting {
-            newest_event: merged.log.newest_event(),
-            duplicates: merged.duplicates,
-            skipped_lines: merged.log.skipped_lines,
-            records: merged.records,
-            gaps: merged.log.gaps.len() as u64,
+            newest_event: log.newest_event(),
+            duplicates,
+            skipped_lines: log.skipped_lines,
+            records,
+            gaps: log.gaps.len() as u64,
         });
     }
 

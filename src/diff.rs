@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
 
 use crate::aggregate::{Occurrence, PairTally, merge_pairs};
+use crate::diagnose::Judged;
 use crate::event::{EventKind, Pair, State};
 use crate::replay::{Handling, Step, Trace};
 use crate::window::Window;
@@ -62,8 +63,14 @@ fn unexpected(step: &Step) -> bool {
 }
 
 impl RuleDiff {
+    /// Compares one machine judged under the old rules and under the new.
+    pub fn add(&mut self, old: &Judged, new: &Judged, window: &Window) {
+        self.add_traces(old.trace(), new.trace(), window);
+        self.newest_event = self.newest_event.max(old.log().newest_event());
+    }
+
     /// Compares one machine's two traces (the same events under the old and the new rules).
-    pub fn add(&mut self, old: &Trace, new: &Trace, window: &Window) {
+    pub(crate) fn add_traces(&mut self, old: &Trace, new: &Trace, window: &Window) {
         self.machines += 1;
         self.unknown += old.unknown.len() as u64;
         let machine = &old.machine;
@@ -172,7 +179,7 @@ mod tests {
         let old = Ruleset::resolve(old).unwrap();
         let new = Ruleset::resolve(new).unwrap();
         let mut d = RuleDiff::default();
-        d.add(&replay(log, &old), &replay(log, &new), &Window::default());
+        d.add_traces(&replay(log, &old), &replay(log, &new), &Window::default());
         d
     }
 
@@ -255,13 +262,13 @@ mod tests {
         let mut new = old.clone();
         new.container.crash_loop = true;
         let mut d = RuleDiff::default();
-        d.add(&old, &new, &Window::default());
+        d.add_traces(&old, &new, &Window::default());
         assert_eq!(
             d.flips,
             BTreeSet::from([(Flag::CrashLoop, "m".to_string(), false, true)])
         );
         let mut same = RuleDiff::default();
-        same.add(&old, &old, &Window::default());
+        same.add_traces(&old, &old, &Window::default());
         assert!(same.flips.is_empty() && same.changes.is_empty());
     }
 }

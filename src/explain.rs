@@ -8,7 +8,8 @@ use std::ops::AddAssign;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::aggregate::{Occurrence, PairTally, Summary};
+use crate::aggregate::{Counting, Occurrence, PairTally, Summary};
+use crate::diagnose::Judged;
 use crate::event::{EventKind, Pair};
 use crate::replay::{Handling, Step, Trace};
 use crate::window::Window;
@@ -151,8 +152,15 @@ pub struct ExplainOptions {
 }
 
 impl Explanation {
-    /// Folds one machine's trace in: the report's tallies and each occurrence's context.
-    pub fn add(&mut self, trace: &Trace, summary: Summary, options: &ExplainOptions) {
+    /// Folds one judged machine in: the report's tallies and each occurrence's context.
+    pub fn add(&mut self, judged: &Judged, counting: &Counting, options: &ExplainOptions) {
+        let mut summary = Summary::default();
+        summary.add(judged, counting);
+        self.add_trace(judged.trace(), summary, options);
+    }
+
+    /// Folds one machine's trace in, with its share of the report's tallies.
+    pub(crate) fn add_trace(&mut self, trace: &Trace, summary: Summary, options: &ExplainOptions) {
         self.summary += summary;
         let stored: Vec<usize> = (0..trace.steps.len())
             .filter(|&i| trace.steps[i].stored)

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
+use crate::diagnose::Judged;
 use crate::event::{EventKind, Pair, State};
 use crate::replay::{Handling, Step, Trace};
 use crate::rules::{Ruleset, Target};
@@ -104,7 +105,7 @@ impl Graph {
                     Target::To(state) => state,
                     Target::Stay => continue,
                 };
-                graph.add(Source::Any, to, EdgeKind::Rule, event, 0);
+                graph.add_edge(Source::Any, to, EdgeKind::Rule, event, 0);
             }
             for state in State::ALL {
                 if state == State::Alive || !rules.has_row(state, event) {
@@ -116,7 +117,7 @@ impl Graph {
                 let Some(target) = rules.lookup(state, event) else {
                     continue;
                 };
-                graph.add(
+                graph.add_edge(
                     Source::State(state),
                     rule_target(state, target),
                     EdgeKind::Rule,
@@ -128,13 +129,18 @@ impl Graph {
         graph
     }
 
-    fn add(&mut self, from: Source, to: State, kind: EdgeKind, event: EventKind, n: u64) {
+    fn add_edge(&mut self, from: Source, to: State, kind: EdgeKind, event: EventKind, n: u64) {
         *self
             .edges
             .entry(EdgeKey { from, to, kind })
             .or_default()
             .entry(event)
             .or_default() += n;
+    }
+
+    /// Folds one judged machine in: its transitions in the window, and its state now.
+    pub fn add(&mut self, judged: &Judged, window: &Window) {
+        self.add_trace(judged.trace(), window);
     }
 
     /// Folds one machine's replay in: its transitions in the window, and its state now.
@@ -172,7 +178,7 @@ impl Graph {
                 EventKind::Alive => step.from,
                 event => event.home_state(),
             };
-            self.add(
+            self.add_edge(
                 Source::State(step.from),
                 to,
                 EdgeKind::Unexpected,
@@ -193,7 +199,7 @@ impl Graph {
             *self.starts.entry(to).or_default() += n;
             return;
         }
-        self.add(Source::State(from), to, kind, event, n);
+        self.add_edge(Source::State(from), to, kind, event, n);
     }
 
     /// Adds the rule set's edges that nobody took (faint in a fleet's graph).
@@ -221,7 +227,7 @@ impl Graph {
                     from => taken.contains(&(from, key.to, *event)),
                 };
                 if !seen {
-                    self.add(key.from, key.to, EdgeKind::Rule, *event, 0);
+                    self.add_edge(key.from, key.to, EdgeKind::Rule, *event, 0);
                 }
             }
         }

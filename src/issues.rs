@@ -10,14 +10,17 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
+use crate::diagnose::Judged;
 use crate::event::{EventKind, Pair, State};
 use crate::log::{Bmc, BmcUpdated, MachineLog, Place};
 use crate::replay::{Container, Handling, Trace};
 
 mod fleet;
+mod policy;
 mod types;
 
 pub use fleet::Fleet;
+pub use policy::{Policy, cut};
 pub use types::{IssueType, Needs, Severity};
 
 /// What the audit needs of one machine: the container metal-api held (the exported flags,
@@ -99,6 +102,18 @@ impl MachineFacts {
         }
         let newest = log.events.last().map(|e| e.time);
         MachineFacts::gather(log, newest, &trace.container, unexpected)
+    }
+
+    /// A judged machine's facts as they were at `cut` (as they are now without one); `None`
+    /// where it had sent nothing by then (a machine not heard of is not judged at all).
+    pub fn at(judged: &Judged, cut: Option<DateTime<Utc>>) -> Option<MachineFacts> {
+        match cut {
+            Some(cut) if judged.log().newest_event().is_some_and(|t| t > cut) => {
+                let then = judged.as_it_was_at(cut)?;
+                Some(MachineFacts::of(then.log(), then.trace()))
+            }
+            _ => Some(MachineFacts::of(judged.log(), judged.trace())),
+        }
     }
 
     /// The same from a machine's records besides its events (`log`, whose events are not
@@ -217,24 +232,6 @@ pub enum Evidence {
         machines: Vec<String>,
     },
 }
-
-/// How the audit judges.
-#[derive(Debug, Clone)]
-pub struct Policy {
-    pub now: DateTime<Utc>,
-    /// A last error younger than this is an issue; zero turns the check off (as in metal-api).
-    pub last_error_threshold: TimeDelta,
-    /// A machine in a transient state longer than this is stuck.
-    pub stuck_after: TimeDelta,
-}
-
-/// metal-api's default for how long a last error event stays an issue
-/// (`DefaultLastErrorThreshold`, seven days; metalctl's `--last-event-error-threshold` too).
-pub const METAL_API_LAST_ERROR_THRESHOLD: TimeDelta = TimeDelta::days(7);
-
-/// The threshold metal-metrics-exporter asks metal-api to judge by (its
-/// pkg/collector/collector.go): one hour.
-pub const EXPORTER_LAST_ERROR_THRESHOLD: TimeDelta = TimeDelta::hours(1);
 
 /// metal-api's bmc-info-outdated: a BMC not reported for longer than this
 /// (issues/bmc-info-outdated.go, `20*time.Minute`).
@@ -436,12 +433,12 @@ impl Filter {
 
 /// A machine and its issues, as output shows it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Judged {
+pub struct Audited {
     pub facts: MachineFacts,
     pub issues: Vec<Issue>,
 }
 
-impl Judged {
+impl Audited {
     /// The worst severity among the machine's issues.
     pub fn worst(&self) -> Option<Severity> {
         self.issues.iter().map(|i| i.kind.severity()).max()
@@ -455,9 +452,9 @@ pub fn audit(
     policy: &Policy,
     filter: &Filter,
     all: bool,
-) -> Vec<Judged> {
+) -> Vec<Audited> {
     let fleet = fleet_of(&machines);
-    let mut judged: Vec<Judged> = machines
+    let mut judged: Vec<Audited> = machines
         .into_iter()
         .map(|facts| {
             let mut issues: Vec<Issue> = evaluate(&facts, policy, &fleet)
@@ -465,7 +462,7 @@ pub fn audit(
                 .filter(|i| filter.keeps(i.kind))
                 .collect();
             issues.sort_by_key(|i| std::cmp::Reverse(i.kind.severity()));
-            Judged { facts, issues }
+            Audited { facts, issues }
         })
         .filter(|j| all || !j.issues.is_empty())
         .collect();
@@ -478,7 +475,7 @@ pub fn audit(
 }
 
 /// How many machines have each issue type.
-pub fn counts(judged: &[Judged]) -> BTreeMap<IssueType, u64> {
+pub fn counts(judged: &[Audited]) -> BTreeMap<IssueType, u64> {
     let mut counts = BTreeMap::new();
     for j in judged {
         for issue in &j.issues {

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 use crate::aggregate::PairTally;
 use crate::event::Pair;
-use crate::issues::{Judged, MachineFacts};
+use crate::issues::{Audited, MachineFacts};
 use crate::log::Place;
 
 /// The columns of one kind of list that `--sort-by` can name.
@@ -74,7 +74,7 @@ pub enum MachineColumn {
 }
 
 impl Column for MachineColumn {
-    type Row<'a> = &'a Judged;
+    type Row<'a> = &'a Audited;
 
     const ALL: &'static [(MachineColumn, &'static str)] = &[
         (MachineColumn::Id, "id"),
@@ -90,7 +90,7 @@ impl Column for MachineColumn {
         (MachineColumn::Severity, "severity"),
     ];
 
-    fn compare(self, a: &Judged, b: &Judged) -> Ordering {
+    fn compare(self, a: &Audited, b: &Audited) -> Ordering {
         let (fa, fb) = (&a.facts, &b.facts);
         // A value the export does not hold sorts as metalctl's empty string: first.
         let place = |pick: fn(&Place) -> &Option<String>| placed(fa, pick).cmp(&placed(fb, pick));
@@ -256,14 +256,19 @@ mod tests {
         assert_eq!(sorted("state"), [b, a, c], "metal-api's state order");
     }
 
-    fn judged(id: &str, rack: Option<&str>, last: Option<i64>, worst: Option<IssueType>) -> Judged {
+    fn judged(
+        id: &str,
+        rack: Option<&str>,
+        last: Option<i64>,
+        worst: Option<IssueType>,
+    ) -> Audited {
         let place = rack.map(|r| {
             std::sync::Arc::new(Place {
                 rack: Some(r.to_string()),
                 ..Place::default()
             })
         });
-        Judged {
+        Audited {
             facts: MachineFacts {
                 machine: id.to_string(),
                 state: State::Waiting,

@@ -2,14 +2,14 @@
 
 use anyhow::{Context, Result, bail};
 
+use super::job::Job;
 use super::shared::gated;
 use crate::cli::CheckArgs;
 use crate::ending::{Ending, say};
-use crate::fleet::{Inputs, counted, summarize};
+use crate::fleet::summarize;
 use crate::gate::{self, Baseline, Nothing, ReadCounts};
 use crate::render::terminal::Terminal;
 use crate::render::{self, CheckReport, github_annotations, messages};
-use crate::rules::Ruleset;
 use crate::sink::Sink;
 
 /// Tallies the fleet, writes or checks the baseline, renders, and gates.
@@ -25,11 +25,11 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
             "--write-baseline -: standard output carries check's report; write the report with --out FILE, or the baseline to a file"
         );
     }
-    let rules = Ruleset::resolve(&args.rules.name)?;
+    let job = Job::new(&args.rules.name, &args.input)?;
+    let rules = &job.rules;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    let inputs = Inputs::resolve(&args.input.sources())?;
-    let (counting, shown) = counted(&inputs, &args.window.spec(), None)?;
-    let (summary, problems) = summarize(&inputs, &rules, &counting);
+    let (counting, shown) = job.counted(&args.window, None)?;
+    let (summary, problems) = summarize(&job.inputs, rules, &counting);
     let shown = shown.seen(&summary);
     if let Some(path) = &args.write_baseline {
         let written = Baseline::from_summary(&rules.name, &summary);

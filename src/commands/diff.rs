@@ -2,10 +2,11 @@
 
 use anyhow::Result;
 
+use super::job::Job;
 use super::shared::gated;
 use crate::cli::{DiffArgs, FailOn};
 use crate::ending::Ending;
-use crate::fleet::{Inputs, counted, rule_diff};
+use crate::fleet::rule_diff;
 use crate::gate::{Nothing, ReadCounts};
 use crate::render::terminal::Terminal;
 use crate::render::{self, DiffReport};
@@ -14,11 +15,10 @@ use crate::sink::Sink;
 
 /// Replays under both rule sets, compares, renders, and gates on `--fail-on`.
 pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Ending> {
-    let old = Ruleset::resolve(&args.old)?;
-    let new = Ruleset::resolve(&args.new)?;
-    let inputs = Inputs::resolve(&args.input.sources())?;
-    let (counting, shown) = counted(&inputs, &args.window.spec(), None)?;
-    let (diff, problems) = rule_diff(&inputs, &old, &new, &counting.window);
+    let job = Job::new(&args.old, &args.input)?;
+    let (old, new) = (&job.rules, Ruleset::resolve(&args.new)?);
+    let (counting, shown) = job.counted(&args.window, None)?;
+    let (diff, problems) = rule_diff(&job.inputs, old, &new, &counting.window);
     let report = DiffReport {
         old: &old.name,
         new: &new.name,

@@ -2,9 +2,10 @@
 
 use anyhow::Result;
 
+use super::job::Job;
 use crate::cli::GraphArgs;
 use crate::ending::{Ending, Gate};
-use crate::fleet::{Inputs, counted, fleet_graph};
+use crate::fleet::fleet_graph;
 use crate::graph::Graph;
 use crate::input::Problems;
 use crate::render::{self, GraphReport, messages};
@@ -13,16 +14,17 @@ use crate::sink::Sink;
 
 /// Replays the fleet (if any) into a graph and draws it.
 pub fn run(args: &GraphArgs) -> Result<Ending> {
-    let rules = Ruleset::resolve(&args.rules.name)?;
     let fleet = !args.input.paths.is_empty();
-    let (graph, machines, problems) = if fleet {
-        let inputs = Inputs::resolve(&args.input.sources())?;
-        let (counting, _) = counted(&inputs, &args.window.spec(), None)?;
-        let (mut graph, summary, problems) = fleet_graph(&inputs, &rules, &counting);
-        graph.add_untaken_rules(&rules);
-        (graph, summary.machines, problems)
+    let (rules, graph, machines, problems) = if fleet {
+        let job = Job::new(&args.rules.name, &args.input)?;
+        let (counting, _) = job.counted(&args.window, None)?;
+        let (mut graph, summary, problems) = fleet_graph(&job.inputs, &job.rules, &counting);
+        graph.add_untaken_rules(&job.rules);
+        (job.rules, graph, summary.machines, problems)
     } else {
-        (Graph::of_rules(&rules), 0, Problems::default())
+        let rules = Ruleset::resolve(&args.rules.name)?;
+        let graph = Graph::of_rules(&rules);
+        (rules, graph, 0, Problems::default())
     };
     if fleet && machines == 0 {
         // Not the rule set's picture in place of the fleet's: an artifact would mislead.

@@ -8,6 +8,7 @@ mod diff;
 mod explain;
 mod graph;
 mod issues;
+mod job;
 mod propose;
 mod replay;
 mod report;

@@ -3,10 +3,11 @@
 
 use anyhow::{Context, Result, bail};
 
+use super::job::Job;
 use super::shared::go_problems;
 use crate::cli::ProposeArgs;
 use crate::ending::{Ending, say};
-use crate::fleet::{Inputs, rule_diff, summarize};
+use crate::fleet::{rule_diff, summarize};
 use crate::propose::{Thresholds, propose};
 use crate::render::format::ProposeFormat;
 use crate::render::terminal::Terminal;
@@ -16,7 +17,8 @@ use crate::window::Shown;
 
 /// Tallies the fleet under the base rules, proposes, replays under both, renders.
 pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
-    let base = Ruleset::resolve(&args.rules)?;
+    let job = Job::new(&args.rules, &args.input)?;
+    let base = &job.rules;
     let wanted = match (args.output, args.go_file.as_deref()) {
         (ProposeFormat::Json, _) => Wanted::RuleFile,
         (ProposeFormat::Yaml, _) => Wanted::RuleFileYaml,
@@ -26,8 +28,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
             bail!("-o go writes a patch against metal-api's events.go: name it with --go-file")
         }
     };
-    let inputs = Inputs::resolve(&args.input.sources())?;
-    let (summary, problems) = summarize(&inputs, &base, &Default::default());
+    let (summary, problems) = summarize(&job.inputs, base, &Default::default());
     let name = args
         .name
         .clone()
@@ -37,7 +38,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
         named: args.pairs.clone(),
     };
     let verdicts = summary.verdicts(args.min_machines.min_machines, &base.name);
-    let proposal = propose(&base, &summary, &verdicts, &thresholds, &name);
+    let proposal = propose(base, &summary, &verdicts, &thresholds, &name);
     for forced in proposal.accepted.iter().filter(|a| a.forced) {
         say(&messages::forced_pair(forced));
     }
@@ -79,7 +80,7 @@ pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
             sink.write(|out| Ok(render::propose(&report, term, out)?))?;
         }
         Wanted::Effect => {
-            let (diff, _) = rule_diff(&inputs, &base, &proposed, &Default::default());
+            let (diff, _) = rule_diff(&job.inputs, base, &proposed, &Default::default());
             let effect = DiffReport {
                 old: &base.name,
                 new: &proposed.name,

@@ -4,9 +4,11 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 
+use super::job::Job;
 use crate::cli::ReplayArgs;
+use crate::diagnose::Judged;
 use crate::ending::Ending;
-use crate::fleet::{Inputs, Keep, Kept};
+use crate::fleet::{Keep, Kept};
 use crate::input;
 use crate::input::Problems;
 use crate::input::merge::Merger;
@@ -14,14 +16,12 @@ use crate::input::record::Record;
 use crate::render::reports::TraceRenderer;
 use crate::render::terminal::Terminal;
 use crate::render::trace_renderer;
-use crate::replay::replay;
 use crate::rules::Ruleset;
 use crate::sink::Sink;
 
 /// Streams the traces in input order.
 pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
-    let rules = Ruleset::resolve(&args.rules.name)?;
-    let inputs = Inputs::resolve(&args.input.sources())?;
+    let Job { rules, inputs } = Job::new(&args.rules.name, &args.input)?;
     let mut problems = Problems {
         errors: inputs.errors.clone(),
         skipped: inputs.skipped_all(),
@@ -48,10 +48,9 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
         }
         for merged in merger.drain() {
             if inputs.keep.take(&merged.log, &mut stream.counted) {
-                stream.problems.notes.extend(merged.notes);
-                stream
-                    .renderer
-                    .machine(&replay(&merged.log, &rules), stream.out)?;
+                stream.problems.notes.extend(merged.notes.iter().cloned());
+                let judged = Judged::of(&merged, &rules);
+                stream.renderer.machine(judged.trace(), stream.out)?;
             }
         }
         stream.renderer.end(stream.out)?;
@@ -91,9 +90,9 @@ impl Stream<'_> {
                     && let Some(merged) = self.merger.offer(log)
                     && self.keep.take(&merged.log, &mut self.counted)
                 {
-                    self.problems.notes.extend(merged.notes);
-                    let trace = replay(&merged.log, self.rules);
-                    if let Err(err) = self.renderer.machine(&trace, self.out) {
+                    self.problems.notes.extend(merged.notes.iter().cloned());
+                    let judged = Judged::of(&merged, self.rules);
+                    if let Err(err) = self.renderer.machine(judged.trace(), self.out) {
                         self.write_error = Some(err);
                     }
                 }

@@ -2,35 +2,35 @@
 
 use anyhow::{Result, bail};
 
+use super::job::Job;
 use super::shared::{no_metrics, no_metrics_of_nothing};
 use crate::aggregate::Breakdown;
 use crate::cli::ReportArgs;
 use crate::ending::Ending;
-use crate::fleet::{Inputs, counted, fleet_graph, summarize};
+use crate::fleet::{fleet_graph, summarize};
 use crate::log::Dimension;
 use crate::render::format::ReportFormat;
 use crate::render::terminal::Terminal;
 use crate::render::{self, Report};
-use crate::rules::Ruleset;
 use crate::window::Period;
 
 /// Reads everything, tallies it, renders the summary.
 pub fn run(args: &ReportArgs, term: &Terminal) -> Result<Ending> {
-    let rules = Ruleset::resolve(&args.rules.name)?;
-    let inputs = Inputs::resolve(&args.input.sources())?;
+    let job = Job::new(&args.rules.name, &args.input)?;
+    let (rules, inputs) = (&job.rules, &job.inputs);
     let format = args.output;
     let html = format == ReportFormat::Html;
     let (period, dimension) = breakdowns(&args.by)?;
     // The page draws a sparkline per pair: by day unless asked otherwise.
     let period = period.or(html.then_some(Period::Day));
-    let (mut counting, shown) = counted(&inputs, &args.window.spec(), period)?;
+    let (mut counting, shown) = job.counted(&args.window, period)?;
     counting.breakdown = dimension;
     let (summary, graph, problems) = if html {
-        let (mut graph, summary, problems) = fleet_graph(&inputs, &rules, &counting);
-        graph.add_untaken_rules(&rules);
+        let (mut graph, summary, problems) = fleet_graph(inputs, rules, &counting);
+        graph.add_untaken_rules(rules);
         (summary, Some(graph), problems)
     } else {
-        let (summary, problems) = summarize(&inputs, &rules, &counting);
+        let (summary, problems) = summarize(inputs, rules, &counting);
         (summary, None, problems)
     };
     let verdicts = summary.verdicts(args.min_machines.min_machines, &rules.name);

@@ -16,14 +16,13 @@ use foldhash::fast::RandomState;
 use super::fold::Folded;
 use super::inputs::Inputs;
 use crate::aggregate::{Counting, Summary};
-use crate::diagnose::Diagnosis;
+use crate::diagnose::Judged;
 use crate::event::Event;
 use crate::input::merge::{self, Census, Merger};
 use crate::input::record::{ReadMode, Record};
 use crate::input::{self, InputFile, Problems, StreamLine};
 use crate::judge::{Facts, Judging};
 use crate::log::{Format, MachineLog, Shape};
-use crate::replay::replay;
 use crate::rules::Ruleset;
 
 /// The fleet summary read lean, or `None` where the inputs are not raw streams (and lists)
@@ -39,14 +38,8 @@ pub(super) fn summarize(
         counting,
         false,
         &mut |read, folded| match read {
-            Read::Judged(judged) => folded.value += judged.judging.contribution(),
-            Read::Merged(merged) => {
-                let trace = replay(&merged.log, rules);
-                let diagnosis = Diagnosis::of(&merged.log, &trace, rules);
-                folded
-                    .value
-                    .add_machine(&trace, &merged, counting, &diagnosis);
-            }
+            Read::Streamed(judged) => folded.value += judged.judging.contribution(),
+            Read::Merged(merged) => folded.value.add(&Judged::of(&merged, rules), counting),
         },
     )?;
     inputs.finish(&mut folded);
@@ -58,12 +51,12 @@ pub(super) fn summarize(
 /// A machine as the lean read hands it on: judged as its lines came, or (where they did not
 /// continue its stream) its records merged whole.
 pub(super) enum Read<'r> {
-    Judged(Box<Judged<'r>>),
+    Streamed(Box<Streamed<'r>>),
     Merged(Box<merge::Merged>),
 }
 
 /// A machine judged as its lines came, and where its stream stands.
-pub(super) struct Judged<'r> {
+pub(super) struct Streamed<'r> {
     pub judging: Judging<'r>,
     /// Its events at the newest instant read.
     pub instant: Vec<Event>,
@@ -186,7 +179,7 @@ pub(super) fn read<'r>(
         }
         let (stub, judged) = machine.finish(&id, rules, counting);
         if inputs.keep.take(&stub, &mut folded.kept) {
-            each(Read::Judged(Box::new(judged)), &mut folded);
+            each(Read::Streamed(Box::new(judged)), &mut folded);
         }
     }
     if !careful.is_empty() {
@@ -439,7 +432,7 @@ impl<'r> Machine<'r> {
         id: &str,
         rules: &'r Ruleset,
         counting: &Counting,
-    ) -> (MachineLog, Judged<'r>) {
+    ) -> (MachineLog, Streamed<'r>) {
         let (source, line, format) =
             self.first
                 .take()
@@ -460,7 +453,7 @@ impl<'r> Machine<'r> {
         if let Some(list) = self.listed.first() {
             stub.machine_info = list.machine_info.clone();
         }
-        let judged = Judged {
+        let judged = Streamed {
             judging,
             instant: self.instant,
             last_time: self.last_time,

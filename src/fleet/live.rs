@@ -13,7 +13,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use super::fold::Folded;
 use super::inputs::Inputs;
-use super::lean::{Judged, Read};
+use super::lean::{Read, Streamed};
 use crate::aggregate::{Counting, Summary};
 use crate::days;
 use crate::event::{Event, Pair};
@@ -75,7 +75,7 @@ impl<'r> LiveFleet<'r> {
         let mut read = Vec::new();
         let lean = super::lean::read(inputs, rules, counting, true, &mut |machine, _| {
             read.push(match machine {
-                Read::Judged(judged) => Machine::judged(*judged),
+                Read::Streamed(judged) => Machine::judged(*judged),
                 Read::Merged(merged) => Machine::of(&merged, &events, rules, counting),
             });
         });
@@ -290,7 +290,7 @@ impl<'r> Machine<'r> {
     }
 
     /// A machine judged as the lean read read its lines.
-    fn judged(judged: Judged<'r>) -> Self {
+    fn judged(judged: Streamed<'r>) -> Self {
         Machine {
             last_day: judged
                 .last_time

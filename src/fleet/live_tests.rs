@@ -246,7 +246,7 @@ fn graph_and_audit(
     rules: &Ruleset,
     counting: &Counting,
     now: DateTime<Utc>,
-) -> (crate::graph::Graph, Vec<crate::issues::Judged>) {
+) -> (crate::graph::Graph, Vec<crate::issues::Audited>) {
     let mut sources = Sources {
         paths: vec![dir.to_path_buf()],
         threads: Some(1),
@@ -268,13 +268,9 @@ fn graph_and_audit(
 fn audited(
     mut facts: Vec<crate::issues::MachineFacts>,
     now: DateTime<Utc>,
-) -> Vec<crate::issues::Judged> {
+) -> Vec<crate::issues::Audited> {
     facts.sort_by(|a, b| a.machine.cmp(&b.machine));
-    let policy = crate::issues::Policy {
-        now,
-        last_error_threshold: crate::issues::EXPORTER_LAST_ERROR_THRESHOLD,
-        stuck_after: TimeDelta::hours(1),
-    };
+    let policy = crate::issues::Policy::for_metrics(now);
     crate::issues::audit(facts, &policy, &crate::issues::Filter::default(), true)
 }
 

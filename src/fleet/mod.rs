@@ -20,4 +20,4 @@ pub use follow::Follow;
 pub use inputs::{Inputs, Sources};
 pub use keep::{Keep, Kept};
 pub use live::LiveFleet;
-pub use summaries::{fleet_graph, rule_diff, summarize};
+pub use summaries::{explain, fleet_graph, gather_audit, rule_diff, summarize};

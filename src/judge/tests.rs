@@ -8,19 +8,16 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use super::*;
 use crate::aggregate::Breakdown;
-use crate::diagnose::Diagnosis;
+use crate::diagnose::Judged;
 use crate::event::State;
 use crate::log::{Dimension, Format, RecordedFlag};
-use crate::replay::replay;
 use crate::rules::builtins;
 use crate::window::{Period, Window};
 
 /// What judging a merged machine whole adds to a summary.
 fn whole(merged: &Merged, rules: &Ruleset, counting: &Counting) -> Summary {
-    let trace = replay(&merged.log, rules);
-    let diagnosis = Diagnosis::of(&merged.log, &trace, rules);
     let mut summary = Summary::default();
-    summary.add_machine(&trace, merged, counting, &diagnosis);
+    summary.add(&Judged::of(merged, rules), counting);
     summary
 }
 

@@ -11,7 +11,7 @@ use super::reports::{CheckReport, IssuesReport, Report};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::hidden::{has_hidden, is_hidden};
-use crate::issues::{IssueType, Judged, MachineFacts};
+use crate::issues::{Audited, IssueType, MachineFacts};
 
 /// One metric family: its samples' labels (name, value) and values.
 pub(super) struct Family {
@@ -329,7 +329,11 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
 
 /// `family` with a sample for every machine and every type judged of it: 1 where the machine
 /// has the issue, else 0.
-pub(super) fn issue_family(mut family: Family, machines: &[Judged], types: &[IssueType]) -> Family {
+pub(super) fn issue_family(
+    mut family: Family,
+    machines: &[Audited],
+    types: &[IssueType],
+) -> Family {
     for judged in machines {
         // A type whose data the input lacks for the machine (its BMC, its partition) has no
         // row: neither a false 0 nor a false 1.

@@ -13,7 +13,7 @@ use crate::explain::{Explanation, PairContext};
 use crate::gate::GateResult;
 use crate::graph::Graph;
 use crate::input::Problems;
-use crate::issues::{IssueType, Judged};
+use crate::issues::{Audited, IssueType};
 use crate::log::Dimension;
 use crate::order::PairOrder;
 use crate::propose::Proposal;
@@ -82,7 +82,7 @@ pub struct IssuesReport<'a> {
     /// The time the machines were judged at.
     pub now: DateTime<Utc>,
     pub summary: &'a Summary,
-    pub machines: &'a [Judged],
+    pub machines: &'a [Audited],
     /// The issue types judged (after the filters), for the metrics' rows of 0.
     pub types: &'a [IssueType],
     pub problems: &'a Problems,

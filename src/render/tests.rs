@@ -211,7 +211,7 @@ fn replay_in_every_format() {
 fn rule_diff(f: &Fixture) -> RuleDiff {
     let mut diff = RuleDiff::default();
     for log in &f.logs {
-        diff.add(
+        diff.add_traces(
             &replay(log, &f.old),
             &replay(log, &f.rules),
             &Window::default(),
@@ -285,7 +285,7 @@ fn explain_in_every_format() {
         let mut summary = Summary::default();
         let diagnosis = Diagnosis::of(log, trace, &f.rules);
         summary.add_counted(trace, &Counting::default(), &diagnosis);
-        explanation.add(trace, summary, &options);
+        explanation.add_trace(trace, summary, &options);
     }
     let verdicts = explanation.summary.verdicts(2, &f.rules.name);
     let problems = Problems::default();

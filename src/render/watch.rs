@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 
 use super::metrics::{Family, fleet, info_rows, issue_family, write_families};
 use super::reports::Report;
-use crate::issues::{IssueType, Judged};
+use crate::issues::{Audited, IssueType};
 
 /// What the collector counted since this process started.
 #[derive(Debug, Clone, Default)]
@@ -34,7 +34,7 @@ pub struct WatchMetrics<'a> {
     /// The report of the whole history.
     pub report: &'a Report<'a>,
     /// Every machine judged at the newest poll.
-    pub machines: &'a [Judged],
+    pub machines: &'a [Audited],
     /// Whether metal-metrics-exporter's issue families are served too.
     pub exporter_issues: bool,
     pub collected: &'a Collected,

@@ -12,19 +12,17 @@ use anyhow::{Context as _, Result};
 use chrono::{DateTime, Utc};
 
 use crate::aggregate::Summary;
-use crate::diagnose::Diagnosis;
 use crate::event::Pair;
-use crate::explain::{ExplainOptions, Explanation};
-use crate::fleet::{Follow, Inputs, Keep, LiveFleet, Pending, Sources, counted};
+use crate::explain::ExplainOptions;
+use crate::fleet::{self, Follow, Inputs, Keep, LiveFleet, Pending, Sources, counted};
 use crate::graph::Graph;
 use crate::input::record::{InputOptions, ReadMode, Record};
 use crate::input::{self, Problems};
-use crate::issues::{self, EXPORTER_LAST_ERROR_THRESHOLD, Filter, Policy, audit};
+use crate::issues::{self, Filter, Policy, audit};
 use crate::log::MachineLog;
 use crate::render::format::TableFormat;
 use crate::render::terminal::Terminal;
 use crate::render::{self, ExplainReport};
-use crate::replay::replay;
 use crate::rules::Ruleset;
 use crate::window::{Period, Shown, WindowSpec};
 
@@ -42,7 +40,7 @@ pub struct FleetView {
     problems: Problems,
     window: Shown,
     pending: Option<Pending>,
-    judged: Vec<issues::Judged>,
+    judged: Vec<issues::Audited>,
     /// Counts the times the summary changed, so a page is rendered once per change.
     generation: u64,
 }
@@ -106,7 +104,7 @@ impl FleetView {
     }
 
     /// Every machine judged at the newest poll.
-    pub fn issues(&self) -> &[issues::Judged] {
+    pub fn issues(&self) -> &[issues::Audited] {
         &self.judged
     }
 
@@ -179,11 +177,7 @@ impl FleetView {
         if let Some(pending) = &self.pending {
             self.window = pending.seen(&summary);
         }
-        let policy = Policy {
-            now,
-            last_error_threshold: EXPORTER_LAST_ERROR_THRESHOLD,
-            stuck_after: chrono::TimeDelta::hours(1),
-        };
+        let policy = Policy::for_metrics(now);
         self.judged = audit(live.audit_facts(), &policy, &Filter::default(), true);
         self.summary = summary;
         self.graph = graph;
@@ -236,15 +230,7 @@ pub fn explain_page(dir: &Path, rules: &Ruleset, pair: Pair, min_machines: u64) 
         context: 3,
         window: counting.window,
     };
-    let folded = inputs.fold(|explanation: &mut Explanation, merged| {
-        let trace = replay(&merged.log, rules);
-        let mut summary = Summary::default();
-        let diagnosis = Diagnosis::of(&merged.log, &trace, rules);
-        summary.add_machine(&trace, &merged, &counting, &diagnosis);
-        explanation.add(&trace, summary, &options);
-    });
-    let (mut explanation, problems) = (folded.value, folded.problems);
-    explanation.summary.files_read(folded.files);
+    let (explanation, problems) = fleet::explain(&inputs, rules, &counting, &options);
     let verdicts = explanation.summary.verdicts(min_machines, &rules.name);
     let report = ExplainReport {
         rules: &rules.name,

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::common::InputsJson;
 use crate::event::format_time as time;
-use crate::issues::{IssueType, Judged, counts, unexpected_pairs};
+use crate::issues::{Audited, IssueType, counts, unexpected_pairs};
 use crate::log::Place;
 use crate::render::reports::IssuesReport;
 use crate::render::sentence;
@@ -118,7 +118,7 @@ pub fn issues(report: &IssuesReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// One of a machine's place fields, where its export said it.
-fn place(j: &Judged, field: impl Fn(&Place) -> &Option<String>) -> Option<&str> {
+fn place(j: &Audited, field: impl Fn(&Place) -> &Option<String>) -> Option<&str> {
     j.facts.place.as_deref().and_then(|p| field(p).as_deref())
 }
 

@@ -1,7 +1,7 @@
 //! `issues`'s text view: the counts per issue type, then a row per issue, worst machines
 //! first.
 
-use crate::issues::{IssueType, Judged, Severity, counts};
+use crate::issues::{Audited, IssueType, Severity, counts};
 use crate::render::doc::{Block, Column, Doc, Grid, Tone, Value, input, label, machine, sep, time};
 use crate::render::reports::IssuesReport;
 use crate::render::sentence;
@@ -140,7 +140,7 @@ pub fn types(types: &[IssueType]) -> Doc {
 
 /// Where a machine is, as metalctl's wide issue table names it: its partition and rack
 /// (`fra-equ01 · rack06`), where its export says.
-fn where_text(j: &Judged) -> Option<String> {
+fn where_text(j: &Audited) -> Option<String> {
     let place = j.facts.place.as_deref()?;
     let parts: Vec<&str> = [&place.partition, &place.rack]
         .into_iter()
