@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use crate::diagnose::Judged;
 use crate::diagnose::{
-    Action, Class, Decisions, Diagnosis, Fleet, Newer, PairVerdict, Reboot, handled_by,
+    Action, Class, Decisions, Diagnosis, Newer, PairVerdict, Reboot, VerdictContext, handled_by,
     in_autoreboot_window, newer_than, ruling, verdict,
 };
 use crate::event::{EventKind, Pair, State};
@@ -179,7 +179,7 @@ impl Summary {
     /// Every pair's verdict (see [`crate::diagnose::verdict`]) for a fleet replayed under
     /// the rule set named `replayed`, with the newer built-in rule set that handles it.
     pub fn verdicts(&self, min_machines: u64, replayed: &str) -> Verdicts {
-        let fleet = Fleet {
+        let fleet = VerdictContext {
             min_machines,
             decisions: self.decisions.clone(),
         };

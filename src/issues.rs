@@ -12,15 +12,15 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::diagnose::Judged;
 use crate::event::{EventKind, Pair, State};
-use crate::log::{Bmc, BmcUpdated, MachineLog, Place};
+use crate::log::{Bmc, BmcUpdated, Liveliness, MachineLog, Place};
 use crate::replay::{Container, Handling, Trace};
 
-mod fleet;
 mod policy;
+mod shared;
 mod types;
 
-pub use fleet::Fleet;
 pub use policy::{Policy, cut};
+pub use shared::Shared;
 pub use types::{IssueType, Needs, Severity};
 
 /// What the audit needs of one machine: the container metal-api held (the exported flags,
@@ -39,7 +39,7 @@ pub struct MachineFacts {
     pub last_error_time: Option<DateTime<Utc>>,
     pub crash_loop: bool,
     pub failed_machine_reclaim: bool,
-    pub liveliness: Option<String>,
+    pub liveliness: Option<Liveliness>,
     pub allocated: Option<bool>,
     pub no_event_container: bool,
     /// Where the machine is and who has it, where its export says.
@@ -258,7 +258,7 @@ fn transient(state: State) -> bool {
 
 /// Every issue of one machine of `fleet` at `policy.now`, in output order; a type is judged
 /// only where the input holds what it is judged by ([`MachineFacts::judges`]).
-pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Fleet) -> Vec<Issue> {
+pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Shared) -> Vec<Issue> {
     let now = policy.now;
     let mut issues = Vec::new();
     let mut add = |kind: IssueType, evidence: Evidence| issues.push(Issue { kind, evidence });
@@ -283,36 +283,36 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Fleet) -> Vec<Issue> 
     let exported = m
         .liveliness
         .as_ref()
-        .filter(|l| !(silent && l.as_str() == "Alive"));
+        .filter(|l| !(silent && **l == Liveliness::Alive));
     let (liveliness, how) = match exported {
         Some(exported) => (
-            exported.as_str(),
+            Some(exported.clone()),
             Evidence::ExportedLiveliness {
                 last_event: m.last_event_time,
             },
         ),
         None => match m.last_event_time {
-            None => ("", Evidence::NoEventTime),
+            None => (None, Evidence::NoEventTime),
             Some(last) if now - last > DEAD_AFTER => {
                 let computed = if m.allocated == Some(false) {
-                    "Dead"
+                    Liveliness::Dead
                 } else {
-                    "Unknown"
+                    Liveliness::Unknown
                 };
                 let silent = Evidence::Silent {
                     last_event: last,
                     allocated: m.allocated,
                 };
-                (computed, silent)
+                (Some(computed), silent)
             }
-            Some(_) => ("Alive", Evidence::NoEventTime),
+            Some(_) => (Some(Liveliness::Alive), Evidence::NoEventTime),
         },
     };
     match liveliness {
-        "Alive" => {}
-        "Dead" => add(IssueType::LivelinessDead, how),
-        "Unknown" => add(IssueType::LivelinessUnknown, how),
-        _ => add(IssueType::LivelinessNotAvailable, how),
+        Some(Liveliness::Alive) => {}
+        Some(Liveliness::Dead) => add(IssueType::LivelinessDead, how),
+        Some(Liveliness::Unknown) => add(IssueType::LivelinessUnknown, how),
+        Some(Liveliness::Other(_)) | None => add(IssueType::LivelinessNotAvailable, how),
     }
     let not_allocated_phoned_home =
         m.allocated == Some(false) && m.newest_stored == Some(EventKind::PhonedHome);
@@ -397,8 +397,8 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Fleet) -> Vec<Issue> 
 }
 
 /// The machines judged together, as metal-api compares them.
-pub fn fleet_of(machines: &[MachineFacts]) -> Fleet {
-    let mut fleet = Fleet::default();
+pub fn fleet_of(machines: &[MachineFacts]) -> Shared {
+    let mut fleet = Shared::default();
     for m in machines {
         let bmc = m.bmc.as_deref().map(|b| b.address.as_str());
         fleet.add(&m.machine, m.firewall_asns(), bmc);

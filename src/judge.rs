@@ -1,7 +1,7 @@
 //! A machine judged: its log replayed, diagnosed and tallied into its share of a fleet's
 //! `Summary`, once, and further as new events arrive. Fed a machine's events in time order
 //! (in any chunks), [`Judging::contribution`] is at every point exactly what judging the log
-//! so far whole gives (`replay`, `Diagnosis::of`, `Summary::add_machine`), and what it keeps
+//! so far whole gives (`Summary::add` of a `diagnose::Judged`), and what it keeps
 //! does not grow with the log: the replays' containers, the diagnosis' running values and
 //! open questions (`diagnose::Diagnosing`), the machine's settled tallies, and a few of its
 //! newest events (docs/decisions.md, "A machine judged further").

@@ -56,7 +56,8 @@ pub use input::{InputOptions, Record, read_reader};
 #[doc(hidden)]
 pub use input::{direct_agrees, stream_agrees, table_agrees, whole_log_agrees, yaml_agrees};
 pub use judge::{Facts, Judging};
+pub use log::Liveliness;
 pub use log::{Format, MachineLog};
 pub use render::escape;
-pub use replay::{Container, Liveliness, Replayer, StoredEvent, replay};
+pub use replay::{Container, Replayer, StoredEvent, replay};
 pub use rules::Ruleset;

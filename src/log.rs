@@ -155,6 +155,58 @@ pub struct RecordedFlag {
     pub as_of: Option<DateTime<Utc>>,
 }
 
+/// metal-api's liveliness of a machine (`Alive`, `Dead`, `Unknown`), as its container holds it
+/// and an export says it; `Other` keeps a value metal-api does not set, as it was written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Liveliness {
+    Alive,
+    Dead,
+    Unknown,
+    Other(Box<str>),
+}
+
+impl Liveliness {
+    /// metal-api's spelling (the text as written for `Other`).
+    pub fn name(&self) -> &str {
+        match self {
+            Liveliness::Alive => "Alive",
+            Liveliness::Dead => "Dead",
+            Liveliness::Unknown => "Unknown",
+            Liveliness::Other(text) => text,
+        }
+    }
+}
+
+impl From<&str> for Liveliness {
+    fn from(name: &str) -> Self {
+        match name {
+            "Alive" => Liveliness::Alive,
+            "Dead" => Liveliness::Dead,
+            "Unknown" => Liveliness::Unknown,
+            other => Liveliness::Other(other.into()),
+        }
+    }
+}
+
+impl From<String> for Liveliness {
+    fn from(name: String) -> Self {
+        Liveliness::from(name.as_str())
+    }
+}
+
+/// By name, as the text was ordered before it had a type (`--sort-by liveliness`).
+impl Ord for Liveliness {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl PartialOrd for Liveliness {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// The container fields an export recorded besides the log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordedFlags {
@@ -162,7 +214,7 @@ pub struct RecordedFlags {
     pub crash_loop: Option<RecordedFlag>,
     pub failed_machine_reclaim: Option<RecordedFlag>,
     /// metal-api's liveliness as exported (`Alive`, `Dead`, `Unknown`), where it was.
-    pub liveliness: Option<String>,
+    pub liveliness: Option<Liveliness>,
     /// The time the exported liveliness describes the machine at (its record's
     /// [`MachineLog::as_of`]).
     pub liveliness_as_of: Option<DateTime<Utc>>,
@@ -347,5 +399,30 @@ impl Format {
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Liveliness;
+
+    #[test]
+    fn liveliness_keeps_its_text_and_orders_by_it() {
+        for name in ["Alive", "Dead", "Unknown", "", "alive", "<b>x</b>"] {
+            assert_eq!(Liveliness::from(name).name(), name);
+        }
+        assert_eq!(Liveliness::from("Dead"), Liveliness::Dead);
+        assert_eq!(
+            Liveliness::from("alive"),
+            Liveliness::Other("alive".into())
+        );
+        // As `Option<String>` sorted before the type: "" < "Alive" < "Dead" < "Unknown" < "x".
+        let mut sorted: Vec<Liveliness> = ["x", "Unknown", "", "Dead", "Alive"]
+            .into_iter()
+            .map(Liveliness::from)
+            .collect();
+        sorted.sort();
+        let names: Vec<&str> = sorted.iter().map(Liveliness::name).collect();
+        assert_eq!(names, ["", "Alive", "Dead", "Unknown", "x"]);
     }
 }

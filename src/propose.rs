@@ -260,7 +260,7 @@ mod tests {
     /// A fleet of 10 machines with one pair, 4 times on 2 machines, of this many delayed
     /// occurrences: its summary and its verdicts.
     fn delayed(pair: Pair) -> (Summary, Verdicts) {
-        use crate::diagnose::{Class, Classes, Fleet, verdict};
+        use crate::diagnose::{Class, Classes, VerdictContext, verdict};
         let mut classes = Classes::default();
         for i in 0..4 {
             classes.add(Class::Delayed, None, i < 2);
@@ -274,7 +274,8 @@ mod tests {
             ..Summary::default()
         };
         summary.pairs.insert(pair, tally);
-        let verdicts = Verdicts::from([(pair, verdict(pair, &classes, 2, &Fleet::new(2)))]);
+        let verdicts =
+            Verdicts::from([(pair, verdict(pair, &classes, 2, &VerdictContext::new(2)))]);
         (summary, verdicts)
     }
 

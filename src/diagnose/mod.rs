@@ -24,7 +24,8 @@ pub use history::{HandledBy, How, Newer, handled_by, newer_than};
 pub use ruling::{Action, Component, Kind, Precedent, ruling};
 pub use stream::{Diagnosing, Settled};
 pub use verdict::{
-    Autoreboot, Basis, Classes, Decisions, Fleet, Lack, MIN_MACHINES, PairVerdict, SHARE, verdict,
+    Autoreboot, Basis, Classes, Decisions, Lack, MIN_MACHINES, PairVerdict, SHARE, VerdictContext,
+    verdict,
 };
 
 use std::cell::OnceCell;

@@ -140,17 +140,17 @@ pub type Decisions = BTreeMap<(EventKind, Action), u64>;
 
 /// What a verdict asks of the fleet beside the pair's own classes.
 #[derive(Debug, Clone, Default)]
-pub struct Fleet {
+pub struct VerdictContext {
     /// The machines a rule change needs (`--min-machines`).
     pub min_machines: u64,
     pub decisions: Decisions,
 }
 
 #[cfg(test)]
-impl Fleet {
+impl VerdictContext {
     /// A fleet that counts each pair's rule change alone.
-    pub fn new(min_machines: u64) -> Fleet {
-        Fleet {
+    pub fn new(min_machines: u64) -> VerdictContext {
+        VerdictContext {
             min_machines,
             decisions: Decisions::new(),
         }
@@ -294,7 +294,12 @@ fn leading(judged: &[(Class, ClassCount)]) -> Option<Leading> {
 }
 
 /// Judges a pair from its classes.
-pub fn verdict(pair: Pair, classes: &Classes, pair_machines: u64, fleet: &Fleet) -> PairVerdict {
+pub fn verdict(
+    pair: Pair,
+    classes: &Classes,
+    pair_machines: u64,
+    fleet: &VerdictContext,
+) -> PairVerdict {
     let (state, event) = pair;
     let judged: Vec<(Class, ClassCount)> = classes.judged().collect();
     let total: u64 = judged.iter().map(|c| c.1.occurrences).sum();

@@ -33,7 +33,7 @@ fn machine() -> MachineFacts {
         last_error_time: None,
         crash_loop: false,
         failed_machine_reclaim: false,
-        liveliness: Some("Alive".to_string()),
+        liveliness: Some("Alive".into()),
         allocated: Some(false),
         no_event_container: false,
         place: None,
@@ -125,7 +125,7 @@ fn liveliness_as_exported() {
         ("Alive", None),
     ] {
         let mut m = machine();
-        m.liveliness = Some(exported.to_string());
+        m.liveliness = Some(exported.into());
         assert_eq!(
             kinds(&m),
             kind.into_iter().collect::<Vec<_>>(),
@@ -134,7 +134,7 @@ fn liveliness_as_exported() {
     }
     // A Dead or Unknown stands however long the machine has been silent.
     let mut m = machine();
-    m.liveliness = Some("Unknown".to_string());
+    m.liveliness = Some("Unknown".into());
     m.last_event_time = Some(t("2025-01-01T00:00:00Z"));
     assert_eq!(kinds(&m), vec![IssueType::LivelinessUnknown]);
 }

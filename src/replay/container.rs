@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::event::{EventKind, State};
-use crate::log::Place;
+use crate::log::{Liveliness, Place};
 
 /// An event as metal-api stores it in the container.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,23 +15,6 @@ pub struct StoredEvent {
     pub time: DateTime<Utc>,
     pub event: EventKind,
     pub message: Arc<str>,
-}
-
-/// metal-api's liveliness flag; replay only ever sets it to `Alive`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Liveliness {
-    Unknown,
-    Alive,
-}
-
-impl Liveliness {
-    /// metal-api's spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Liveliness::Unknown => "Unknown",
-            Liveliness::Alive => "Alive",
-        }
-    }
 }
 
 /// What metal-api keeps per machine.
@@ -43,6 +26,7 @@ pub struct Container {
     pub last_error_event: Option<StoredEvent>,
     pub crash_loop: bool,
     pub failed_machine_reclaim: bool,
+    /// metal-api's liveliness flag; the replay only ever sets it to `Alive`.
     pub liveliness: Liveliness,
     /// The crash-loop flag the input recorded, until a later event sets the flag: metal-api's
     /// own value where the replay of a shortened log cannot know it.

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::container::{Container, Handling, Liveliness, Step, StoredEvent};
+use super::container::{Container, Handling, Step, StoredEvent};
 use crate::event::{EventKind, State, unexpected_message};
+use crate::log::Liveliness;
 use crate::rules::{Ruleset, Target};
 
 /// What one event does to the container, decided before anything is changed so the

@@ -9,7 +9,7 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
-pub use container::{Container, Handling, Liveliness, Step, StoredEvent, Trace};
+pub use container::{Container, Handling, Step, StoredEvent, Trace};
 pub use fsm::Replayer;
 pub use log::{Branch, Branches, judge_outside_log, replay};
 pub use stream::{Following, Replaying};

@@ -55,7 +55,7 @@ fn a_dhcp_retry_loop_leaves_the_container_the_disk_leaves_so_no_component_is_nam
         (State::PhonedHome, PxeBooting),
         &classes(&[(after, 3, 3)]),
         3,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!((v.component, v.precedent), (None, None));
     assert!(
@@ -71,7 +71,7 @@ fn a_dhcp_retry_loop_leaves_the_container_the_disk_leaves_so_no_component_is_nam
             (Class::UnannouncedReboot(Reboot::Reinstall), 2, 2),
         ]),
         4,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(v.component, None);
     assert!(
@@ -121,7 +121,7 @@ fn a_lost_booting_new_kernel_is_classified_on_a_machine_that_keeps_phoning_home(
         (State::Installing, PhonedHome),
         &classes(&[(lost, 2, 2)]),
         2,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(
         (v.kind, v.action, v.component),

@@ -35,7 +35,7 @@ fn exported(rules: &str, sent: &[(i64, EventKind)]) -> MachineLog {
         .map(|e| Event::from_recorded(e.time, EventName::Known(e.event), &e.message, 0))
         .collect();
     log.recorded.last_event_time = container.last_event_time;
-    log.recorded.liveliness = Some("Alive".to_string());
+    log.recorded.liveliness = Some("Alive".into());
     log
 }
 
@@ -265,7 +265,7 @@ fn any_other_stage_skipped_is_a_lost_event_of_its_sender() {
             (state, event),
             &classes(&[(Class::LostEvent(skipped), 4, 2)]),
             2,
-            &Fleet::new(2),
+            &VerdictContext::new(2),
         );
         assert_eq!(
             (v.kind, v.action, v.component, v.precedent),
@@ -475,7 +475,7 @@ fn a_pair_needs_seventy_percent_of_its_occurrences_with_context() {
         pair,
         &classes(&[(reboot, 7, 3), (Class::Unclassified, 3, 1)]),
         3,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(v.kind, Kind::UnannouncedReboot);
     assert_eq!(v.component, Some(Component::MetalHammer));
@@ -485,7 +485,7 @@ fn a_pair_needs_seventy_percent_of_its_occurrences_with_context() {
         pair,
         &classes(&[(reboot, 6, 3), (Class::Unclassified, 4, 1)]),
         3,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(v.kind, Kind::Undecided);
     assert!(matches!(v.evidence[0], Basis::Mix(_)), "{:?}", v.evidence);
@@ -494,7 +494,7 @@ fn a_pair_needs_seventy_percent_of_its_occurrences_with_context() {
         pair,
         &classes(&[(reboot, 7, 3), (Class::NoContext, 30, 3)]),
         3,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(v.kind, Kind::UnannouncedReboot);
     assert_eq!(v.share, 1.0);
@@ -502,7 +502,7 @@ fn a_pair_needs_seventy_percent_of_its_occurrences_with_context() {
         pair,
         &classes(&[(Class::NoContext, 3, 3)]),
         3,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(v.kind, Kind::Undecided);
 }
@@ -514,7 +514,7 @@ fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
         pair,
         &classes(&[(Class::SkippedStage, 5, 1)]),
         1,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(one.kind, Kind::Undecided);
     assert!(one.evidence.contains(&Basis::TooFewMachines {
@@ -526,7 +526,7 @@ fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
         pair,
         &classes(&[(Class::SkippedStage, 5, 2)]),
         2,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!((two.kind, two.action), (Kind::Accept, Action::Accept));
     assert_eq!(two.precedent, Some(Precedent::ACCEPT_REINSTALL));
@@ -534,7 +534,7 @@ fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
         (State::Preparing, Preparing),
         &classes(&[(Class::CrashLoop, 5, 1)]),
         1,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(crash.kind, Kind::CrashLoop);
     // Swallowing is for Phoned Home only.
@@ -542,7 +542,7 @@ fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
         (State::Waiting, Registering),
         &classes(&[(Class::Delayed, 4, 2)]),
         2,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!(
         (late.kind, late.action),
@@ -552,7 +552,7 @@ fn a_rule_change_needs_the_fleet_and_a_crash_loop_does_not() {
         (State::Waiting, PhonedHome),
         &classes(&[(Class::Delayed, 4, 2)]),
         2,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!((late.kind, late.action), (Kind::Swallow, Action::Swallow));
 }
@@ -569,7 +569,7 @@ fn a_late_phoned_home_is_swallowed_only_where_metal_api_swallows_it() {
             (state, PhonedHome),
             &classes(&[(Class::Delayed, 4, 2)]),
             2,
-            &Fleet::new(2),
+            &VerdictContext::new(2),
         );
         assert_eq!(v.action, Action::Swallow, "{state}");
     }
@@ -578,7 +578,7 @@ fn a_late_phoned_home_is_swallowed_only_where_metal_api_swallows_it() {
         (State::Installing, PhonedHome),
         &classes(&[(Class::Delayed, 4, 2)]),
         2,
-        &Fleet::new(2),
+        &VerdictContext::new(2),
     );
     assert_eq!((v.kind, v.action), (Kind::Swallow, Action::Investigate));
     assert!(v.evidence.contains(&Basis::NoSwallowIn {

@@ -9,7 +9,7 @@ use crate::event::{Event, EventKind, EventName};
 use crate::input::order::into_time_order;
 use crate::input::record::{InputError, ReadMode, Record};
 use crate::input::time::parse_rfc3339;
-use crate::log::{Format, MachineInfo, MachineLog, RecordedFlag, RecordedFlags};
+use crate::log::{Format, Liveliness, MachineInfo, MachineLog, RecordedFlag, RecordedFlags};
 
 /// A machine as any export carries it.
 pub(crate) struct MachineParts<'a> {
@@ -157,7 +157,7 @@ impl MachineParts<'_> {
             last_event_time,
             crash_loop: flag(self.crash_loop),
             failed_machine_reclaim: flag(self.failed_machine_reclaim),
-            liveliness: self.liveliness.clone(),
+            liveliness: self.liveliness.as_deref().map(Liveliness::from),
             liveliness_as_of: self.liveliness.as_ref().and(as_of),
         }
     }

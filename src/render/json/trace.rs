@@ -26,7 +26,7 @@ struct MachineJson<'a> {
 #[derive(Serialize)]
 struct ContainerJson<'a> {
     id: &'a str,
-    liveliness: &'static str,
+    liveliness: &'a str,
     events: Vec<StoredJson<'a>>,
     last_event_time: Option<String>,
     last_error_event: Option<StoredJson<'a>>,

@@ -9,6 +9,7 @@ mod exported;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use super::*;
+use crate::log::Liveliness;
 use crate::event::EventKind::{self, *};
 use crate::event::State;
 use crate::rules::Ruleset;
