@@ -194,8 +194,12 @@ fn inputs() -> Vec<PathBuf> {
         "fleet-v0.19.0/ndjson",
         "seed-machine.txt",
         "damaged",
-        "trust",
-        "trust-ii",
+        "odd-exports",
+        "no-events",
+        "merging",
+        "gate",
+        "rule-files",
+        "hostile-names",
         "metrics/hostile.json",
     ]
     .iter()
