@@ -10,8 +10,8 @@ use crate::aggregate::Breakdown;
 use crate::input::Format;
 use crate::issues::{IssueType, Severity};
 use crate::render::format::{
-    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, OutputFormat, ProposeFormat, ReplayFormat,
-    ReportFormat, TableFormat,
+    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, LogFormat, OutputFormat, ProposeFormat,
+    ReplayFormat, ReportFormat, TableFormat,
 };
 use crate::render::terminal::ColorChoice;
 use crate::window::Period;
@@ -122,6 +122,7 @@ from_tables!(
     IssuesFormat,
     ReplayFormat,
     ProposeFormat,
+    LogFormat,
 );
 
 #[cfg(test)]
@@ -151,6 +152,7 @@ mod tests {
         round_trips::<IssuesFormat>();
         round_trips::<ReplayFormat>();
         round_trips::<ProposeFormat>();
+        round_trips::<LogFormat>();
     }
 
     #[test]

@@ -161,6 +161,14 @@ formats!(
     }
 );
 
+formats!(
+    /// How `watch` writes its log lines (`--log-format`).
+    LogFormat {
+        Text = "text": "`fsmlog: watch: …`, one line each",
+        Json = "json": "One JSON object a line",
+    }
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +192,7 @@ mod tests {
         names_differ::<IssuesFormat>();
         names_differ::<ReplayFormat>();
         names_differ::<ProposeFormat>();
+        names_differ::<LogFormat>();
     }
 
     #[test]
