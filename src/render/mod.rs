@@ -60,23 +60,6 @@ fn render_doc(
     }
 }
 
-/// `-o template`: each row of a command's JSON document (the array under `rows`, or the
-/// whole document) through the `--template` the terminal carries.
-fn template(
-    term: &Terminal,
-    rows: Option<&str>,
-    write_json: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    match &term.template {
-        Some(t) => t.document(rows, write_json, out),
-        None => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "-o template needs --template",
-        )),
-    }
-}
-
 /// A command's JSON document in one of the formats every such command takes: itself
 /// (`json`), as YAML (`yaml`), or through `--template` (`template`; each row of the array
 /// under `rows`, or the whole document).
@@ -88,7 +71,13 @@ fn document(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     if format.is_template() {
-        template(term, rows, write_json, out)
+        match &term.template {
+            Some(t) => t.document(rows, write_json, out),
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "-o template needs --template",
+            )),
+        }
     } else if format.is_yaml() {
         yaml::from_json(out, write_json)
     } else {
