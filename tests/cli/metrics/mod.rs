@@ -198,7 +198,6 @@ fn inputs() -> Vec<PathBuf> {
         "no-events",
         "merging",
         "gate",
-        "rule-files",
         "hostile-names",
         "metrics/hostile.json",
     ]
