@@ -19,7 +19,7 @@ for fleet in testdata/fleet-v0.19.0 testdata/fleet-v0.42.2 $samples/fleet-v0.19.
   [ -d "$fleet" ] || continue
   for d in "$fleet"/*/; do inputs+=("${d%/}"); done
 done
-for d in testdata/pasted testdata/yaml testdata/damaged testdata/trust testdata/terminal testdata/html testdata/audit; do
+for d in testdata/pasted testdata/yaml testdata/damaged testdata/odd-exports testdata/no-events testdata/merging testdata/gate testdata/rule-files testdata/hostile-names testdata/terminal testdata/html testdata/audit; do
   [ -d "$d" ] && inputs+=("$d")
 done
 [ -f $samples/seed-machine.txt ] && inputs+=($samples/seed-machine.txt)
@@ -81,7 +81,7 @@ for r in metal-api-v0.19.0 metal-api-v0.19.3 metal-api-v0.42.2; do
   run "rules-export.$r" rules export $r
 done
 run "rules-list" rules list
-run "rules-lint-bad" rules lint testdata/trust/rules-beyond-i64.json
+run "rules-lint-bad" rules lint testdata/rule-files/rules-beyond-i64.json
 run "rules-lint-good" rules lint src/rules/builtin/metal-api-v0.42.2.json
 run "propose-go-missing" rules propose -o go testdata/fleet-v0.42.2/list-json
 run "empty-check" check testdata/does-not-exist

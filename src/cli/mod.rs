@@ -14,7 +14,7 @@ pub use input::{InputArgs, LabelArg};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use collect::CollectArgs;
-pub use watch::{LogFormat, WatchArgs};
+pub use watch::WatchArgs;
 
 use crate::aggregate::Breakdown;
 use crate::render::format::{

@@ -1,6 +1,7 @@
 //! The values the command line's options take, named as `-o`, `--format`, `--by` and the
-//! rest spell them. The types are the crate's own (render's formats, the input formats, the
-//! issue types); only here do they meet clap.
+//! rest spell them. The types are the crate's own (render's output formats, read from the
+//! tables `render/format.rs` declares; the input formats; the issue types); only here do they
+//! meet clap.
 
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
@@ -9,8 +10,8 @@ use crate::aggregate::Breakdown;
 use crate::input::Format;
 use crate::issues::{IssueType, Severity};
 use crate::render::format::{
-    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, ProposeFormat, ReplayFormat, ReportFormat,
-    TableFormat,
+    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, LogFormat, OutputFormat, ProposeFormat,
+    ReplayFormat, ReportFormat, TableFormat,
 };
 use crate::render::terminal::ColorChoice;
 use crate::window::Period;
@@ -31,6 +32,31 @@ macro_rules! values {
             }
         }
     };
+}
+
+/// Implements [`ValueEnum`] for output formats from the table each declares in
+/// `render/format.rs` (clap's trait is not the crate's, so one generic impl cannot do it).
+macro_rules! from_tables {
+    ($($ty:ty),* $(,)?) => {
+        $(impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                <$ty as OutputFormat>::ALL
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(possible(*self))
+            }
+        })*
+    };
+}
+
+/// An output format as clap lists it: its name, and its help where it has one.
+fn possible(format: impl OutputFormat) -> PossibleValue {
+    let value = PossibleValue::new(format.name());
+    match format.help() {
+        Some(help) => value.help(help),
+        None => value,
+    }
 }
 
 values!(ColorChoice {
@@ -87,77 +113,17 @@ values!(IssueType {
     UnexpectedTransitions = "unexpected-transitions",
 });
 
-values!(ReportFormat {
-    Table = "table",
-    Json = "json",
-    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
-    Markdown = "markdown",
-    Csv = "csv": "The unexpected pairs, one per row",
-    Html = "html": "One self-contained page: totals, the graph, the pairs with sparklines, machines",
-    Openmetrics = "openmetrics": "Prometheus' text exposition format (OpenMetrics, ending `# EOF`)",
-    Template = "template": "Each unexpected pair of the JSON through --template (Go's text/template, as metalctl's)",
-});
-
-values!(DiffFormat {
-    Table = "table",
-    Json = "json",
-    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
-    Markdown = "markdown",
-    Template = "template": "The whole JSON document through --template, once",
-});
-
-values!(CheckFormat {
-    Table = "table",
-    Json = "json",
-    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
-    Sarif = "sarif": "SARIF 2.1.0, for code-scanning UIs",
-    Junit = "junit": "JUnit XML, for Jenkins and GitLab",
-    Markdown = "markdown": "A summary for a pull-request comment",
-    Openmetrics = "openmetrics": "Prometheus' text exposition format (OpenMetrics, ending `# EOF`)",
-    Template = "template": "Each pair of the JSON through --template (Go's text/template, as metalctl's)",
-});
-
-values!(GraphFormat {
-    Svg = "svg": "SVG, drawn by fsmlog on a fixed layout of metal-api's states",
-    Dot = "dot": "Graphviz DOT (`| dot -Tsvg`)",
-    Mermaid = "mermaid": "A Mermaid flowchart (GitHub and GitLab render it)",
-});
-
-values!(TableFormat {
-    Table = "table",
-    Json = "json",
-    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
-    Markdown = "markdown",
-    Csv = "csv",
-    Html = "html": "One self-contained page, as report's: the pairs, then each pair's note",
-    Template = "template": "Each pair of the JSON through --template (Go's text/template, as metalctl's)",
-});
-
-values!(IssuesFormat {
-    Table = "table",
-    Json = "json",
-    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
-    Markdown = "markdown",
-    Csv = "csv",
-    Openmetrics = "openmetrics": "metal-metrics-exporter's `metal_machine_issues` families, every machine and type",
-    Template = "template": "Each machine of the JSON through --template (Go's text/template, as metalctl's)",
-});
-
-values!(ReplayFormat {
-    Table = "table",
-    Json = "json",
-    Yaml = "yaml": "The JSON document as YAML (as metalctl's `-o yaml`)",
-    Ndjson = "ndjson",
-    Csv = "csv": "Every step, the machine in the first column",
-    Template = "template": "Each machine of the JSON through --template (Go's text/template, as metalctl's)",
-});
-
-values!(ProposeFormat {
-    Table = "table",
-    Json = "json": "The proposal as a rule file",
-    Yaml = "yaml": "The rule file as YAML (--rules reads it too)",
-    Go = "go": "A unified diff against metal-api's events.go",
-});
+from_tables!(
+    ReportFormat,
+    DiffFormat,
+    CheckFormat,
+    GraphFormat,
+    TableFormat,
+    IssuesFormat,
+    ReplayFormat,
+    ProposeFormat,
+    LogFormat,
+);
 
 #[cfg(test)]
 mod tests {
@@ -179,9 +145,14 @@ mod tests {
         round_trips::<Severity>();
         round_trips::<IssueType>();
         round_trips::<ReportFormat>();
+        round_trips::<DiffFormat>();
         round_trips::<CheckFormat>();
+        round_trips::<GraphFormat>();
+        round_trips::<TableFormat>();
         round_trips::<IssuesFormat>();
+        round_trips::<ReplayFormat>();
         round_trips::<ProposeFormat>();
+        round_trips::<LogFormat>();
     }
 
     #[test]

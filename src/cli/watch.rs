@@ -5,19 +5,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::collect::{SourceArgs, parse_duration};
 use crate::collect::Plan;
-
-/// How log lines are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    /// `fsmlog: watch: …`, one line each.
-    Text,
-    /// One JSON object a line.
-    Json,
-}
+use crate::render::format::LogFormat;
 
 /// `fsmlog watch`.
 #[derive(Debug, Args)]

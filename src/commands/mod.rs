@@ -21,9 +21,7 @@ use anyhow::{Result, anyhow};
 
 use crate::cli::{Cli, Command, RulesCommand};
 use crate::ending::Ending;
-use crate::render::format::{
-    CheckFormat, DiffFormat, IssuesFormat, ReplayFormat, ReportFormat, TableFormat,
-};
+use crate::render::format::OutputFormat;
 use crate::render::template::RowTemplate;
 use crate::render::terminal::Terminal;
 
@@ -64,12 +62,12 @@ pub fn run(cli: Cli) -> Result<Ending> {
 /// Whether the command prints `-o template`.
 fn prints_template(command: &Command) -> bool {
     match command {
-        Command::Report(args) => args.output == ReportFormat::Template,
-        Command::Replay(args) => args.output == ReplayFormat::Template,
-        Command::Diff(args) => args.output == DiffFormat::Template,
-        Command::Check(args) => args.output == CheckFormat::Template,
-        Command::Explain(args) => args.output == TableFormat::Template,
-        Command::Issues(args) => args.output == IssuesFormat::Template,
+        Command::Report(args) => args.output.is_template(),
+        Command::Replay(args) => args.output.is_template(),
+        Command::Diff(args) => args.output.is_template(),
+        Command::Check(args) => args.output.is_template(),
+        Command::Explain(args) => args.output.is_template(),
+        Command::Issues(args) => args.output.is_template(),
         _ => false,
     }
 }

@@ -39,7 +39,8 @@ use crate::event::Pair;
 use crate::issues::IssueType;
 use doc::Doc;
 use format::{
-    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, ReportFormat, TableFormat, TextFormat,
+    CheckFormat, DiffFormat, GraphFormat, IssuesFormat, OutputFormat, ReportFormat, TableFormat,
+    TextFormat,
 };
 use terminal::Terminal;
 
@@ -59,20 +60,28 @@ fn render_doc(
     }
 }
 
-/// `-o template`: each row of a command's JSON document (the array under `rows`, or the
-/// whole document) through the `--template` the terminal carries.
-fn template(
+/// A command's JSON document in one of the formats every such command takes: itself
+/// (`json`), as YAML (`yaml`), or through `--template` (`template`; each row of the array
+/// under `rows`, or the whole document).
+fn document(
+    format: impl OutputFormat,
     term: &Terminal,
     rows: Option<&str>,
     write_json: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    match &term.template {
-        Some(t) => t.document(rows, write_json, out),
-        None => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "-o template needs --template",
-        )),
+    if format.is_template() {
+        match &term.template {
+            Some(t) => t.document(rows, write_json, out),
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "-o template needs --template",
+            )),
+        }
+    } else if format.is_yaml() {
+        yaml::from_json(out, write_json)
+    } else {
+        write_json(out)
     }
 }
 
@@ -88,12 +97,14 @@ pub fn report(
         ReportFormat::Table => render_doc(&doc(), TextFormat::Table, term, out),
         ReportFormat::Markdown => render_doc(&doc(), TextFormat::Markdown, term, out),
         ReportFormat::Csv => render_doc(&doc(), TextFormat::Csv, term, out),
-        ReportFormat::Json => json::report(report, out),
-        ReportFormat::Yaml => yaml::from_json(out, |w| json::report(report, w)),
+        ReportFormat::Json | ReportFormat::Yaml | ReportFormat::Template => document(
+            format,
+            term,
+            Some("unexpected"),
+            |w| json::report(report, w),
+            out,
+        ),
         ReportFormat::Openmetrics => metrics::report(report, out),
-        ReportFormat::Template => {
-            template(term, Some("unexpected"), |w| json::report(report, w), out)
-        }
         ReportFormat::Html => report_page(report, None, out),
     }
 }
@@ -137,9 +148,9 @@ pub fn diff(
         DiffFormat::Markdown => {
             render_doc(&view::diff::doc(report), TextFormat::Markdown, term, out)
         }
-        DiffFormat::Json => json::diff(report, out),
-        DiffFormat::Yaml => yaml::from_json(out, |w| json::diff(report, w)),
-        DiffFormat::Template => template(term, None, |w| json::diff(report, w), out),
+        DiffFormat::Json | DiffFormat::Yaml | DiffFormat::Template => {
+            document(format, term, None, |w| json::diff(report, w), out)
+        }
     }
 }
 
@@ -155,12 +166,12 @@ pub fn check(
         CheckFormat::Markdown => {
             render_doc(&view::check::doc(report), TextFormat::Markdown, term, out)
         }
-        CheckFormat::Json => json::check(report, out),
-        CheckFormat::Yaml => yaml::from_json(out, |w| json::check(report, w)),
+        CheckFormat::Json | CheckFormat::Yaml | CheckFormat::Template => {
+            document(format, term, Some("pairs"), |w| json::check(report, w), out)
+        }
         CheckFormat::Sarif => sarif::check(report, out),
         CheckFormat::Junit => junit::check(report, out),
         CheckFormat::Openmetrics => metrics::check(report, out),
-        CheckFormat::Template => template(term, Some("pairs"), |w| json::check(report, w), out),
     }
 }
 
@@ -172,10 +183,14 @@ pub fn explain(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let text = match format {
-        TableFormat::Json => return json::explain(report, out),
-        TableFormat::Yaml => return yaml::from_json(out, |w| json::explain(report, w)),
-        TableFormat::Template => {
-            return template(term, Some("pairs"), |w| json::explain(report, w), out);
+        TableFormat::Json | TableFormat::Yaml | TableFormat::Template => {
+            return document(
+                format,
+                term,
+                Some("pairs"),
+                |w| json::explain(report, w),
+                out,
+            );
         }
         TableFormat::Html => {
             let title = format!("fsmlog explain · rules {}", report.rules);
@@ -196,12 +211,16 @@ pub fn issues(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let text = match format {
-        IssuesFormat::Json => return json::issues(report, out),
-        IssuesFormat::Yaml => return yaml::from_json(out, |w| json::issues(report, w)),
-        IssuesFormat::Openmetrics => return metrics::issues(report, out),
-        IssuesFormat::Template => {
-            return template(term, Some("machines"), |w| json::issues(report, w), out);
+        IssuesFormat::Json | IssuesFormat::Yaml | IssuesFormat::Template => {
+            return document(
+                format,
+                term,
+                Some("machines"),
+                |w| json::issues(report, w),
+                out,
+            );
         }
+        IssuesFormat::Openmetrics => return metrics::issues(report, out),
         IssuesFormat::Table => TextFormat::Table,
         IssuesFormat::Markdown => TextFormat::Markdown,
         IssuesFormat::Csv => TextFormat::Csv,
@@ -217,12 +236,10 @@ pub fn issue_types(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let text = match format {
-        IssuesFormat::Json => return json::issue_types(types, out),
-        IssuesFormat::Openmetrics => return metrics::issue_types(types, out),
-        IssuesFormat::Yaml => return yaml::from_json(out, |w| json::issue_types(types, w)),
-        IssuesFormat::Template => {
-            return template(term, None, |w| json::issue_types(types, w), out);
+        IssuesFormat::Json | IssuesFormat::Yaml | IssuesFormat::Template => {
+            return document(format, term, None, |w| json::issue_types(types, w), out);
         }
+        IssuesFormat::Openmetrics => return metrics::issue_types(types, out),
         IssuesFormat::Table => TextFormat::Table,
         IssuesFormat::Markdown => TextFormat::Markdown,
         IssuesFormat::Csv => TextFormat::Csv,

@@ -10,7 +10,7 @@ use super::*;
 
 #[test]
 fn a_stream_with_a_long_first_line_is_a_stream() {
-    let stream = testdata("trust/long-first-line.ndjson");
+    let stream = testdata("odd-exports/long-first-line.ndjson");
     let out = report_of(&[arg(&stream)]);
     assert_eq!(out["inputs"]["formats"]["ndjson"], 1);
     assert_eq!(out["inputs"]["events"], 4);
@@ -27,7 +27,7 @@ fn a_stream_with_a_long_first_line_is_a_stream() {
 #[test]
 fn a_corrupt_gzip_says_so() {
     let output = fsmlog()
-        .args(["report", arg(&testdata("trust/corrupt.json.gz"))])
+        .args(["report", arg(&testdata("odd-exports/corrupt.json.gz"))])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -38,7 +38,7 @@ fn a_corrupt_gzip_says_so() {
 
 #[test]
 fn a_machine_without_events_is_a_machine_in_every_format() {
-    let dir = testdata("trust/no-events");
+    let dir = testdata("no-events");
     for entry in std::fs::read_dir(&dir).unwrap() {
         let file = entry.unwrap().path();
         let (code, out, stderr) = run_json(&["report", "-o", "json", arg(&file)]);
@@ -49,7 +49,7 @@ fn a_machine_without_events_is_a_machine_in_every_format() {
 
 #[test]
 fn an_odd_field_does_not_lose_the_machine() {
-    let out = report_of(&[arg(&testdata("trust/odd-fields.json"))]);
+    let out = report_of(&[arg(&testdata("odd-exports/odd-fields.json"))]);
     assert_eq!(out["inputs"]["machines"], 2);
     assert_eq!(out["unexpected"][0]["count"], 2);
     assert_eq!(
@@ -64,7 +64,7 @@ fn fractions_are_printed_as_read() {
         "replay",
         "-o",
         "json",
-        arg(&testdata("trust/m-fractions.json")),
+        arg(&testdata("odd-exports/m-fractions.json")),
     ]);
     let times: Vec<&str> = out["machines"][0]["steps"]
         .as_array()
@@ -92,7 +92,12 @@ fn fractions_are_printed_as_read() {
 
 #[test]
 fn numbered_rows_are_read_and_a_buried_row_is_named() {
-    let (code, out, stderr) = run_json(&["report", "-o", "json", arg(&trust_ii("numbered.md"))]);
+    let (code, out, stderr) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        arg(&testdata("odd-exports/numbered.md")),
+    ]);
     assert_eq!(code, 2, "the buried row is an error: {stderr}");
     assert_eq!(out["inputs"]["machines"], 1);
     assert_eq!(
@@ -122,8 +127,12 @@ fn numbered_rows_are_read_and_a_buried_row_is_named() {
 fn concatenated_and_one_a_line_json_documents_are_every_machine() {
     let fleet = testdata("fleet-v0.42.2");
     let (_, whole, _) = run_json(&["report", "-o", "json", arg(&fleet.join("list-json"))]);
-    let (code, lines, stderr) =
-        run_json(&["report", "-o", "json", arg(&trust_ii("list-lines.json"))]);
+    let (code, lines, stderr) = run_json(&[
+        "report",
+        "-o",
+        "json",
+        arg(&testdata("odd-exports/list-lines.json")),
+    ]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(lines["inputs"]["machines"], 12);
     assert_eq!(lines["unexpected"], whole["unexpected"]);
@@ -146,7 +155,7 @@ fn concatenated_and_one_a_line_json_documents_are_every_machine() {
         "report",
         "-o",
         "json",
-        arg(&trust_ii("describe-stream.json")),
+        arg(&testdata("odd-exports/describe-stream.json")),
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stream["inputs"]["machines"], 3);
@@ -195,7 +204,7 @@ fn yaml_of_any_indent_and_flow_style_reads_as_the_list() {
 
 #[test]
 fn an_alias_bomb_is_an_error_at_its_line_and_the_rest_is_read() {
-    let dir = trust_iii("bomb-dir");
+    let dir = testdata("bombs/bomb-dir");
     let (code, out, stderr) = capped(&["report", "-o", "json", arg(&dir)]);
     assert_eq!(code, Some(2), "an input error, not a crash: {stderr}");
     assert!(
@@ -215,7 +224,7 @@ fn an_alias_bomb_is_an_error_at_its_line_and_the_rest_is_read() {
         "report",
         "-o",
         "json",
-        arg(&trust_iii("hardware-bomb.yaml")),
+        arg(&testdata("bombs/hardware-bomb.yaml")),
     ]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("hardware-bomb.yaml:7:"), "{stderr}");
@@ -322,7 +331,7 @@ fn no_machine_appears_before_the_first_section_header() {
 fn a_byte_order_mark_does_not_hide_a_stream() {
     let dir = tempfile::tempdir().unwrap();
     let mut bytes = b"\xef\xbb\xbf".to_vec();
-    bytes.extend(std::fs::read(testdata("trust/long-first-line.ndjson")).unwrap());
+    bytes.extend(std::fs::read(testdata("odd-exports/long-first-line.ndjson")).unwrap());
     let file = dir.path().join("events.ndjson");
     std::fs::write(&file, bytes).unwrap();
     let out = run_json(&["report", "-o", "json", arg(&file)]).1;

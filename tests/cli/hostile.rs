@@ -70,7 +70,7 @@ const HIDDEN: [char; 33] = [
 
 #[test]
 fn no_output_shows_a_hidden_character_raw() {
-    let fixture = trust_ii("invisible.json");
+    let fixture = testdata("hostile-names/invisible.json");
     let fixture = arg(&fixture);
     let diff = ["diff", "--old", "metal-api-v0.19.0", "--new", "metal-api"];
     let runs: Vec<(Vec<&str>, &[&str])> = vec![
@@ -124,7 +124,7 @@ fn no_output_shows_a_hidden_character_raw() {
 
 #[test]
 fn a_suggested_command_quotes_what_a_file_name_says() {
-    let dir = trust_ii("shell");
+    let dir = testdata("hostile-names/shell");
     let (_, out, _) = stdout_of(&["explain", arg(&dir)]);
     let line = out
         .lines()
@@ -177,7 +177,11 @@ fn csv_guards_a_field_once_at_its_start() {
 
 #[test]
 fn a_rule_set_name_must_show_as_the_text_it_is() {
-    let (code, _, stderr) = stdout_of(&["rules", "lint", arg(&trust_ii("bad-name-rules.json"))]);
+    let (code, _, stderr) = stdout_of(&[
+        "rules",
+        "lint",
+        arg(&testdata("hostile-names/bad-name-rules.json")),
+    ]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains(":2: the name holds U+001B, a character that hides or reorders text"),
@@ -186,7 +190,7 @@ fn a_rule_set_name_must_show_as_the_text_it_is() {
     let (code, _, stderr) = stdout_of(&[
         "report",
         "--rules",
-        arg(&trust_ii("bad-name-rules.json")),
+        arg(&testdata("hostile-names/bad-name-rules.json")),
         arg(&testdata("seed-machine.txt")),
     ]);
     assert_eq!(code, 2);

@@ -112,7 +112,12 @@ fn the_html_page_breaks_long_words_instead_of_the_viewport() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let (_, html, _) = stdout_of(&["report", "-o", "html", arg(&trust_ii("long-words.json"))]);
+    let (_, html, _) = stdout_of(&[
+        "report",
+        "-o",
+        "html",
+        arg(&testdata("hostile-names/long-words.json")),
+    ]);
     // The page with a probe after it that writes into the DOM whether any table overflows.
     let probe = r#"<script>document.body.setAttribute("data-overflow", [].some.call(document.querySelectorAll(".scroll"), function (d) { return d.scrollWidth > d.clientWidth; }) || document.documentElement.scrollWidth > window.innerWidth);</script>"#;
     let page = dir.path().join("page.html");

@@ -162,7 +162,7 @@ fn the_same_machines_split_any_way_give_the_same_table() {
 
 #[test]
 fn a_stale_flag_does_not_win_over_newer_events() {
-    let dir = testdata("trust/stale-flag");
+    let dir = testdata("merging/stale-flag");
     let old = report_of(&[arg(&dir.join("m-reclaim.json"))]);
     assert_eq!(old["machines"]["failed_machine_reclaim"][0], "m-reclaim");
     let merged = report_of(&[arg(&dir)]);
@@ -221,7 +221,7 @@ fn a_table_appended_to_itself_is_read_as_the_table_once() {
             "report",
             "-o",
             "json",
-            arg(&trust_ii(&format!("appended/{file}"))),
+            arg(&testdata(&format!("merging/appended/{file}"))),
         ]);
         assert_eq!(code, 0, "{stderr}");
         assert_eq!(
@@ -251,7 +251,7 @@ fn two_days_appended_are_not_bridged() {
     // are, the gap is kept and nothing is unexpected (a bridge made Phoned Home → Waiting).
     let dir = tempfile::tempdir().unwrap();
     for (file, cut) in [("two-days.txt", "TIME "), ("two-days-logs.json", "[")] {
-        let whole = std::fs::read_to_string(trust_ii(&format!("appended/{file}"))).unwrap();
+        let whole = std::fs::read_to_string(testdata(&format!("merging/appended/{file}"))).unwrap();
         let second = whole[1..].find(cut).unwrap() + 1;
         let (a, b) = (dir.path().join("a"), dir.path().join("b"));
         std::fs::create_dir_all(&a).unwrap();
@@ -264,7 +264,7 @@ fn two_days_appended_are_not_bridged() {
             format!("{}{}", &whole[second..], &whole[..second]),
         )
         .unwrap();
-        let appended = trust_ii(&format!("appended/{file}"));
+        let appended = testdata(&format!("merging/appended/{file}"));
         let one = answer(&[&appended], None);
         assert_eq!(one.0, json!([]), "{file}");
         assert_eq!(one.1, 11, "{file}");

@@ -234,7 +234,7 @@ fn replay_ndjson_is_one_machine_per_line() {
 
 #[test]
 fn a_pair_seen_only_as_a_last_error_says_so() {
-    let file = trust_ii("00000000-0000-4000-8000-00000000a1e5.json");
+    let file = testdata("odd-exports/00000000-0000-4000-8000-00000000a1e5.json");
     let (_, out, _) = stdout_of(&["explain", arg(&file)]);
     assert!(
         out.contains("every occurrence is an exported last error event, not a row of the log"),

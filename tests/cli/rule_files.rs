@@ -12,12 +12,12 @@ use super::*;
 fn out_of_range_rule_numbers_are_named_with_their_line() {
     for (file, key, line) in [
         (
-            "trust/rules-huge-seconds.json",
+            "rule-files/rules-huge-seconds.json",
             "failed_reclaim_seconds",
             22,
         ),
         (
-            "trust/rules-beyond-i64.json",
+            "rule-files/rules-beyond-i64.json",
             "buffered_phoned_home_seconds",
             21,
         ),

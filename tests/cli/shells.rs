@@ -135,7 +135,7 @@ fn stdin_beside_the_same_file_is_one_fleet() {
 
 #[test]
 fn detection_does_not_depend_on_how_fast_a_pipe_delivers() {
-    let stream = testdata("trust/late-stream.ndjson");
+    let stream = testdata("odd-exports/late-stream.ndjson");
     let (_, at_once, _) = run_json(&["report", "-o", "json", arg(&stream)]);
     assert_eq!(at_once["inputs"]["formats"]["ndjson"], 1);
     assert_eq!(at_once["inputs"]["events"], 5);

@@ -306,16 +306,6 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// A file of `testdata/trust-ii/`.
-pub fn trust_ii(rel: &str) -> PathBuf {
-    testdata("trust-ii").join(rel)
-}
-
-/// A file of `testdata/trust-iii/`.
-pub fn trust_iii(rel: &str) -> PathBuf {
-    testdata("trust-iii").join(rel)
-}
-
 /// The bundled v0.42.2 list export.
 pub const LIST: &str = "fleet-v0.42.2/list-json/machines.json";
 

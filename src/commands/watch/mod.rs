@@ -18,10 +18,11 @@ use chrono::Utc;
 use serde_json::Value;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
-use crate::cli::{LogFormat, WatchArgs};
+use crate::cli::WatchArgs;
 use crate::collect::{self, Observer, Polled};
 use crate::diagnose::MIN_MACHINES;
 use crate::ending::{Ending, log};
+use crate::render::format::LogFormat;
 use crate::render::watch_log::{Level, LogLine};
 use crate::render::{self, Collected, Report, WatchMetrics, watch_metrics};
 use crate::rules::Ruleset;

@@ -1,4 +1,4 @@
-//! Verdicts read against metal-stack's code, on the small files of `testdata/trust-iv/`: the
+//! Verdicts read against metal-stack's code, on the small files of `testdata/against-code/`: the
 //! firmware named only on a Phoned Home (a DHCP retry loop leaves an export's container as the
 //! disk does), a lost Booting New Kernel on a machine that keeps phoning home, the newer
 //! release's swallow told by the occurrences' timing, and the autoreboot with the POST after
@@ -6,8 +6,8 @@
 
 use super::*;
 
-fn trust_iv(rel: &str) -> PathBuf {
-    testdata("trust-iv").join(rel)
+fn against_code(rel: &str) -> PathBuf {
+    testdata("against-code").join(rel)
 }
 
 /// The verdict of `state`/`event` in `report -o json --rules RULES FILE`.
@@ -18,7 +18,7 @@ fn verdict_of(rules: &str, file: &str, state: &str, event: &str) -> Value {
         "json",
         "--rules",
         rules,
-        arg(&trust_iv(file)),
+        arg(&against_code(file)),
     ]);
     assert_eq!(code, 0, "{stderr}");
     report["unexpected"]
@@ -64,7 +64,7 @@ fn a_network_boot_after_phoned_home_names_no_component_on_a_last_event_time() {
         "explain",
         "--rules",
         "metal-api-v0.42.2",
-        arg(&trust_iv("retry-loop.json")),
+        arg(&against_code("retry-loop.json")),
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!table.contains("firmware"), "{table}");
@@ -154,7 +154,7 @@ fn pairs_of(rules: &str, file: &str) -> Vec<String> {
         "json",
         "--rules",
         rules,
-        arg(&trust_iv(file)),
+        arg(&against_code(file)),
     ]);
     assert_eq!(code, 0, "{stderr}");
     report["unexpected"]

@@ -480,7 +480,7 @@ fn a_gate_never_passes_on_nothing() {
 
 #[test]
 fn an_empty_list_is_no_machine_and_no_gate_passes_on_it() {
-    let dir = trust_ii("empty-list");
+    let dir = testdata("gate/empty-list");
     let (code, out, stderr) = run_json(&["check", "-o", "json", arg(&dir)]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(out["passed"], false);
@@ -504,7 +504,7 @@ fn an_empty_list_is_no_machine_and_no_gate_passes_on_it() {
 #[test]
 fn machines_without_a_single_event_give_a_gate_nothing_to_pass_on() {
     // A machine's empty log (named by its UUID) is a machine, but no gate passes on it.
-    let empty = testdata("trust/no-events/00000000-0000-4000-8000-00000000e0e0.json");
+    let empty = testdata("no-events/00000000-0000-4000-8000-00000000e0e0.json");
     let (_, report, stderr) = run_json(&["report", "-o", "json", arg(&empty)]);
     assert_eq!(report["inputs"]["machines"], 1);
     assert!(

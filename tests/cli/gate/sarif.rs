@@ -27,7 +27,7 @@ fn sarif_passes_githubs_rules_and_points_at_lines() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::copy(testdata(LIST), d.join("fleet.json")).unwrap();
-    std::fs::copy(testdata("trust/new-pair.txt"), d.join("new.txt")).unwrap();
+    std::fs::copy(testdata("gate/new-pair.txt"), d.join("new.txt")).unwrap();
     let run = |args: &[&str]| fsmlog().current_dir(d).args(args).output().unwrap();
     run(&["check", "fleet.json", "--write-baseline", "baseline.json"]);
     let output = run(&[

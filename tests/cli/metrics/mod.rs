@@ -194,8 +194,11 @@ fn inputs() -> Vec<PathBuf> {
         "fleet-v0.19.0/ndjson",
         "seed-machine.txt",
         "damaged",
-        "trust",
-        "trust-ii",
+        "odd-exports",
+        "no-events",
+        "merging",
+        "gate",
+        "hostile-names",
         "metrics/hostile.json",
     ]
     .iter()
