@@ -12,7 +12,7 @@ use crate::diagnose::{
 };
 use crate::event::{EventKind, Pair, State};
 use crate::input::FilesRead;
-use crate::input::merge::Merged;
+use crate::input::Merged;
 use crate::log::{Dimension, Place, Shape};
 use crate::replay::{Handling, Step, Trace};
 use crate::window::{Period, Window};

@@ -18,7 +18,7 @@ use crate::aggregate::{Counting, Summary};
 use crate::days;
 use crate::event::{Event, Pair};
 use crate::graph::Graph;
-use crate::input::merge::{Merged, merge};
+use super::merge::{Merged, merge};
 use crate::input::{FilesRead, Problems};
 use crate::issues::MachineFacts;
 use crate::judge::{Facts, Judging};

@@ -5,19 +5,24 @@
 //! computed beside the input's problems.
 
 mod clock;
+mod filing;
 mod fold;
 mod follow;
 mod inputs;
 mod keep;
 mod lean;
 mod live;
+pub(crate) mod merge;
 mod plan;
 mod progress;
 mod summaries;
+mod ties;
 
 pub use clock::{Pending, counted};
+pub use filing::{Filing, file};
 pub use follow::Follow;
 pub use inputs::{Inputs, Sources};
 pub use keep::{Keep, Kept};
 pub use live::LiveFleet;
+pub use merge::Merger;
 pub use summaries::{fleet_graph, rule_diff, summarize};

@@ -92,10 +92,10 @@ impl ElementBatch {
     }
 
     /// Hands on the machine an element holds, or names what is wrong with it.
-    fn hand_on(&self, item: RawItem, bytes: &[u8], start: Position, sink: &mut dyn FnMut(Record)) {
+    fn hand_on(&self, item: RawItem, bytes: &[u8], start: Position, emit: &mut dyn FnMut(Record)) {
         match (MachineParts::of(item, self.format), self.forced) {
             (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &self.path,
                     start.line,
                     format!(
@@ -107,12 +107,12 @@ impl ElementBatch {
             (Some(mut parts), _) => {
                 parts.format = array_format(parts.format);
                 if let Some(machine) =
-                    machine_from_parts(parts, bytes, start, &self.path, None, self.mode, sink)
+                    machine_from_parts(parts, bytes, start, &self.path, None, self.mode, emit)
                 {
-                    sink(Record::Machine(machine));
+                    emit(Record::Machine(machine));
                 }
             }
-            (None, _) => sink(Record::Error(InputError::at(
+            (None, _) => emit(Record::Error(InputError::at(
                 &self.path,
                 start.line,
                 "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
@@ -123,7 +123,7 @@ impl ElementBatch {
 
 impl Batch for ElementBatch {
     /// Parses every element into a machine, or names what is wrong with it.
-    fn parse(&self, sink: &mut dyn FnMut(Record)) {
+    fn parse(&self, emit: &mut dyn FnMut(Record)) {
         let mut begin = 0;
         // simd-json parses in place; the batch keeps the original for error positions.
         let mut scratch = Vec::new();
@@ -141,7 +141,7 @@ impl Batch for ElementBatch {
                 &mut skimming,
                 &mut |item, path| {
                     taken.add(path);
-                    self.hand_on(item, bytes, start, sink);
+                    self.hand_on(item, bytes, start, emit);
                 },
             ) {
                 continue;
@@ -161,16 +161,16 @@ impl Batch for ElementBatch {
                     }
                     Err(_) => {
                         taken.add(ReadPath::Serde);
-                        parse_element(value, *at, &self.path, sink)
+                        parse_element(value, *at, &self.path, emit)
                     }
                 };
                 if let Some(item) = item {
-                    self.hand_on(item, value, *at, sink);
+                    self.hand_on(item, value, *at, emit);
                 }
             }
         }
         if tracing() {
-            sink(Record::Trace {
+            emit(Record::Trace {
                 path: self.path.clone(),
                 taken,
             });
