@@ -3,7 +3,7 @@
 
 use super::reader::DEEPEST;
 use super::*;
-use crate::input::fast::runs::plain_run;
+use crate::scan::plain_run;
 use crate::input::raw::lenient::Slot;
 use crate::input::raw::shapes::EventsField;
 

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::runs::plain_run;
+use crate::scan::plain_run;
 use crate::input::raw::RawEvent;
 use crate::input::raw::lenient::{EnumText, Text};
 

@@ -27,9 +27,7 @@ use std::sync::OnceLock;
 
 mod agrees;
 mod direct;
-mod indent_lines;
 mod line;
-mod runs;
 pub(crate) mod simd;
 pub(crate) mod skim;
 

@@ -11,7 +11,7 @@
 //! to the member indent). A document crafted so that such lines balance would take a parser
 //! to see through, which is what the skim saves: there it trusts the printer.
 
-use super::indent_lines::IndentLines;
+use crate::scan::IndentLines;
 use crate::input::raw::Member;
 
 /// Writes the members of `object` that `choose` keeps into `out`, as one object. `false` when

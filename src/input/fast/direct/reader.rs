@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::super::runs::{leading_spaces, plain_run};
+use crate::scan::{leading_spaces, plain_run};
 use crate::input::raw::lenient::Text;
 use crate::input::raw::shapes::RawEvent;
 
