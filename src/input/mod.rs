@@ -39,6 +39,7 @@ use std::sync::Arc;
 use flate2::read::MultiGzDecoder;
 
 use context::{ErrorCap, FileContext, Metered, NotALog};
+use fast::{ReadPath, Reading};
 use head::{BOM, Failing, Head, read_head};
 
 /// Parses a batch, handing on each machine and each problem in input order: at most
@@ -210,29 +211,22 @@ fn read_detected(
     if ctx.read_ahead {
         head.read_ahead(rest);
     }
-    // A `machine logs` file (a directory holds thousands) is mostly read whole with its head:
-    // straight from those bytes, without cutting it into elements first.
-    if family == Family::Json
-        && head.complete
-        && head.error.is_none()
-        && head.padding.is_empty()
-        && json::whole_log(
-            &head.bytes[if bom { BOM.len() } else { 0 }..],
-            ctx,
-            ctx.options.format,
-            emit,
-        )
-    {
-        fast::trace(&ctx.path, fast::ReadPath::WholeLog, emit);
-        return;
+    let ways = fast::ways(match family {
+        Family::Json => Reading::Json {
+            held_whole: head.complete && head.error.is_none() && head.padding.is_empty(),
+        },
+        Family::Yaml => Reading::Yaml,
+        Family::Table => Reading::Table,
+        Family::Stream => Reading::Stream,
+    });
+    for &way in ways.fast {
+        let whole = &head.bytes[if bom { BOM.len() } else { 0 }..];
+        if way == ReadPath::WholeLog && json::whole_log(whole, ctx, ctx.options.format, emit) {
+            fast::trace(&ctx.path, way, emit);
+            return;
+        }
     }
-    let how = match family {
-        Family::Json => fast::ReadPath::Careful,
-        Family::Yaml => fast::ReadPath::Yaml,
-        Family::Table => fast::ReadPath::Table,
-        Family::Stream => fast::ReadPath::Ndjson,
-    };
-    fast::trace(&ctx.path, how, emit);
+    fast::trace(&ctx.path, ways.careful, emit);
     let reader = head.into_reader(rest, if bom { BOM.len() } else { 0 });
     let outcome = match family {
         Family::Table => table::read(reader, ctx, emit),

@@ -2,9 +2,8 @@
 
 use std::sync::Mutex;
 
-use super::element::{array_format, machine_from_parts, parse_element};
-use crate::input::fast::simd;
-use crate::input::fast::{PathsTaken, ReadPath, machine_element, tracing};
+use super::element::{array_format, element_error, machine_from_parts};
+use crate::input::fast::{self, PathsTaken, Reading, machine_element, tracing};
 use crate::input::raw::{MachineParts, RawItem};
 use crate::input::record::{Batch, InputError, ReadMode, Record};
 use crate::jsonsplit::{Position, values_in};
@@ -132,8 +131,8 @@ impl Batch for ElementBatch {
         for &(end, start) in &self.elements {
             let bytes = &self.bytes[begin..end];
             begin = end;
-            // The fast paths first (see `input::paths`); what they all decline goes the
-            // careful way below.
+            // The fast ways first (see `fast::ways`); what they all decline goes the careful
+            // way below.
             if machine_element(
                 bytes,
                 self.mode,
@@ -150,22 +149,22 @@ impl Batch for ElementBatch {
             // another indent): each is a machine.
             let values = values_in(bytes, start).unwrap_or_else(|| vec![(bytes.to_vec(), start)]);
             for (value, at) in &values {
-                scratch.clear();
-                scratch.extend_from_slice(value);
                 // serde_json says precisely where and why; should it accept what simd-json
                 // did not, its reading stands.
-                let item = match simd::parse::<RawItem>(&mut scratch) {
-                    Ok(item) => {
-                        taken.add(ReadPath::Simd);
-                        Some(item)
+                match fast::value(value, &mut scratch) {
+                    Ok((item, way)) => {
+                        taken.add(way);
+                        self.hand_on(item, value, *at, emit);
                     }
-                    Err(_) => {
-                        taken.add(ReadPath::Serde);
-                        parse_element(value, *at, &self.path, emit)
+                    Err(err) => {
+                        taken.add(fast::ways(Reading::Value).careful);
+                        emit(Record::Error(element_error(
+                            &self.path,
+                            *at,
+                            &err,
+                            "array element",
+                        )));
                     }
-                };
-                if let Some(item) = item {
-                    self.hand_on(item, value, *at, emit);
                 }
             }
         }

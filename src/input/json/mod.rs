@@ -13,14 +13,12 @@ use std::cell::Cell;
 use std::io::BufRead;
 
 pub use batch::ElementBatch;
-use element::{array_format, element_error, machine_from_parts, parse_element};
+use element::{array_format, element_error, machine_from_parts};
 use events::PendingEvents;
 
-use super::fast::direct_event_array;
-use super::fast::simd;
-use super::fast::{ReadPath, trace};
+use super::fast::{self, Reading, direct_event_array, trace};
 use super::row_order;
-use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
+use super::raw::{LogEvents, MachineParts, RawEvent, convert_event};
 use crate::event::{Event, is_uuid};
 use crate::input::context::{FileContext, NotALog};
 use crate::input::record::{InputError, Record};
@@ -188,14 +186,17 @@ fn read_array<R: BufRead>(
             }
             return Ok(());
         }
-        scratch.clear();
-        scratch.extend_from_slice(bytes);
-        let item = match simd::parse::<RawItem>(&mut scratch) {
-            Ok(item) => item,
-            Err(_) => match parse_element(bytes, start, &ctx.path, emit) {
-                Some(item) => item,
-                None => return Ok(()),
-            },
+        let item = match fast::value(bytes, &mut scratch) {
+            Ok((item, _)) => item,
+            Err(err) => {
+                emit(Record::Error(element_error(
+                    &ctx.path,
+                    start,
+                    &err,
+                    "array element",
+                )));
+                return Ok(());
+            }
         };
         // A bare machine object (an id, no events) is a machine without an event container.
         let kind = item.element_kind();
@@ -407,27 +408,17 @@ fn read_object<R: BufRead>(
 ) -> Result<(), Stop> {
     let mut bytes = Vec::new();
     let start = splitter.read_value(&mut bytes)?;
-    // As in batches: simd-json on a copy, serde_json to explain a failure.
-    let mut scratch = bytes.clone();
-    let simd = simd::parse::<RawItem>(&mut scratch);
-    trace(
-        &ctx.path,
-        if simd.is_ok() {
-            ReadPath::Simd
-        } else {
-            ReadPath::Serde
-        },
-        emit,
-    );
-    let item = match simd {
-        Ok(item) => item,
-        Err(_) => match serde_json::from_slice(&bytes) {
-            Ok(item) => item,
-            Err(err) => {
-                emit(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
-                return Ok(());
-            }
-        },
+    let mut scratch = Vec::with_capacity(bytes.len() + simd_json::INPUT_PADDING);
+    let item = match fast::value(&bytes, &mut scratch) {
+        Ok((item, way)) => {
+            trace(&ctx.path, way, emit);
+            item
+        }
+        Err(err) => {
+            trace(&ctx.path, fast::ways(Reading::Value).careful, emit);
+            emit(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
+            return Ok(());
+        }
     };
     let Some(parts) = MachineParts::of(item, None) else {
         if forced.is_some() {
