@@ -14,6 +14,8 @@ use syn::visit::Visit;
 
 #[path = "layout/doc.rs"]
 mod doc;
+#[path = "layout/words.rs"]
+mod words;
 
 /// A module of the crate: its path of names from the root, and the file it lives in.
 #[derive(Debug, Clone)]

@@ -6,10 +6,9 @@ use anyhow::Result;
 
 use crate::cli::ReplayArgs;
 use crate::ending::Ending;
-use crate::fleet::{Filing, Inputs, Keep, Kept, file};
+use crate::fleet::{Inputs, Intake, Keep, Kept, Merger, take_in};
 use crate::input;
 use crate::input::Problems;
-use crate::fleet::Merger;
 use crate::input::record::Record;
 use crate::log::MachineLog;
 use crate::render::reports::TraceRenderer;
@@ -86,11 +85,11 @@ struct Stream<'a> {
 
 impl Stream<'_> {
     fn take(&mut self, record: Record) {
-        file(record, self);
+        take_in(record, self);
     }
 }
 
-impl Filing for Stream<'_> {
+impl Intake for Stream<'_> {
     fn machine(&mut self, log: MachineLog) {
         if self.write_error.is_none()
             && let Some(merged) = self.merger.offer(log)

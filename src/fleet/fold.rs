@@ -10,12 +10,12 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use rayon::prelude::*;
 
-use super::filing::{self, Filing};
 use super::inputs::Inputs;
+use super::intake::{self, Intake};
+use super::merge::{self, Merged};
 use super::plan::Plan;
 use super::progress::Progress;
 use crate::input;
-use super::merge::{self, Merged};
 use crate::input::record::{Batch, Record};
 use crate::input::{FilesRead, Problems};
 use crate::log::{Format, MachineLog, Shape};
@@ -203,12 +203,12 @@ impl<F> Handler<'_, F> {
     where
         F: Fn(&mut T, Merged),
     {
-        let mut into = Into {
+        let mut into = PassIntake {
             handler: self,
             folded,
             ids,
         };
-        filing::file(record, &mut into);
+        intake::take_in(record, &mut into);
     }
 
     /// A batch's machines, decoded on this thread.
@@ -229,13 +229,13 @@ impl<F> Handler<'_, F> {
 
 /// A pass's records filed into one tally: each machine counted for the census, offered to the
 /// merger and, once complete, folded in.
-struct Into<'h, 'f, F, T> {
+struct PassIntake<'h, 'f, F, T> {
     handler: &'h Handler<'h, F>,
     folded: &'f mut Folded<T>,
     ids: &'f mut Vec<u64>,
 }
 
-impl<F, T> Filing for Into<'_, '_, F, T>
+impl<F, T> Intake for PassIntake<'_, '_, F, T>
 where
     F: Fn(&mut T, Merged),
 {

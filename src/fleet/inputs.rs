@@ -11,10 +11,10 @@ use std::sync::{Arc, OnceLock};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
+use super::merge::{Census, Merger};
 use super::progress;
 use crate::input;
 use crate::input::Skipped;
-use super::merge::{Census, Merger};
 use crate::input::record::{InputError, InputOptions, ReadMode, Record};
 
 /// What a command asks the pipeline to read: paths as the command line named them, how to read

@@ -15,11 +15,11 @@ use foldhash::fast::RandomState;
 
 use super::fold::Folded;
 use super::inputs::Inputs;
+use super::intake::{self, Intake};
+use super::merge::{self, Census, Merger};
 use crate::aggregate::{Counting, Summary};
 use crate::diagnose::Diagnosis;
 use crate::event::Event;
-use super::merge::{self, Census, Merger};
-use super::filing::{self, Filing};
 use crate::input::record::{ReadMode, Record, StreamLines};
 use crate::input::{self, InputFile, Problems, StreamLine};
 use crate::judge::{Facts, Judging};
@@ -280,13 +280,13 @@ struct Machine<'r> {
 
 /// The lean read's records filed: a stream's lines each handed to its machine as they are,
 /// a whole record the careful way.
-struct Into<'l, 'a, 'r> {
+struct LeanIntake<'l, 'a, 'r> {
     lean: &'l mut Lean<'a, 'r>,
     file: usize,
     problems: &'l mut Problems,
 }
 
-impl Filing for Into<'_, '_, '_> {
+impl Intake for LeanIntake<'_, '_, '_> {
     fn machine(&mut self, log: MachineLog) {
         self.lean.machine(log, self.file);
     }
@@ -295,7 +295,7 @@ impl Filing for Into<'_, '_, '_> {
         self.problems
     }
 
-    fn lines(&mut self, lines: Box<StreamLines>) {
+    fn lines(&mut self, lines: StreamLines) {
         let path = std::sync::Arc::from(lines.path());
         let file = self.file;
         lines.each(&mut |line, id, what| self.lean.line(id, what, line, file, &path));
@@ -304,12 +304,12 @@ impl Filing for Into<'_, '_, '_> {
 
 impl<'r> Lean<'_, 'r> {
     fn record(&mut self, record: Record, file: usize, folded: &mut Folded<Summary>) {
-        let mut into = Into {
+        let mut into = LeanIntake {
             lean: self,
             file,
             problems: &mut folded.problems,
         };
-        filing::file(record, &mut into);
+        intake::take_in(record, &mut into);
     }
 
     /// The machine named `id`, made where it is new; it is marked as named by `file`.

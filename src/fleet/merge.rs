@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use chrono::{TimeDelta, Timelike};
 
 use super::ties;
-pub use crate::input::Merged;
 use crate::event::Event;
+pub use crate::input::Merged;
 use crate::log::{Format, MachineLog, Place, RecordedFlag};
 
 /// A machine id's key in the census: a fixed hash, so the census stays small and counting

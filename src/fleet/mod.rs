@@ -5,10 +5,10 @@
 //! computed beside the input's problems.
 
 mod clock;
-mod filing;
 mod fold;
 mod follow;
 mod inputs;
+mod intake;
 mod keep;
 mod lean;
 mod live;
@@ -19,9 +19,9 @@ mod summaries;
 mod ties;
 
 pub use clock::{Pending, counted};
-pub use filing::{Filing, file};
 pub use follow::Follow;
 pub use inputs::{Inputs, Sources};
+pub use intake::{Intake, take_in};
 pub use keep::{Keep, Kept};
 pub use live::LiveFleet;
 pub use merge::Merger;

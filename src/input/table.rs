@@ -4,8 +4,8 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::row_order;
 use super::row::{Line, classify, fast_classify, has_row_shape, section_header};
+use super::row_order;
 use super::time::ExtraZone;
 use crate::event::Event;
 use crate::input::context::{FileContext, NotALog, machine_from_path, read_line_capped};

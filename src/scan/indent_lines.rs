@@ -24,7 +24,7 @@ enum Level {
 impl Level {
     fn detected() -> Level {
         #[cfg(target_arch = "x86_64")]
-        return match *super::AVX2 {
+        return match *super::cpu::AVX2 {
             true => Level::Avx2,
             false => Level::Sse2,
         };

@@ -3,7 +3,7 @@
 //! structure scan counts brackets and strings with).
 
 #[cfg(target_arch = "x86_64")]
-use super::AVX2;
+use super::cpu::AVX2;
 
 /// The masks of up to 64 bytes: quotes, backslashes, opening brackets (`{`, `[`) and closing
 /// ones (`}`, `]`), bit `i` for byte `i`.
@@ -112,10 +112,7 @@ mod tests {
         let scalar = structural_masks(&block[..63]);
         let sse2 = sse2::masks(&block);
         let last = |m: u64| m & !(1 << 63);
-        assert_eq!(
-            scalar,
-            sse2.map(last)
-        );
+        assert_eq!(scalar, sse2.map(last));
         if *AVX2 {
             // SAFETY: the processor has AVX2.
             assert_eq!(unsafe { avx2::masks(&block) }, sse2);

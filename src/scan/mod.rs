@@ -8,8 +8,10 @@
 //! - [`IndentLines`] (`indent_lines.rs`): the lines of a pretty-printed object at one indent,
 //!   for the skim;
 //! - [`structural_masks`] (`masks.rs`): a block's quotes, backslashes and brackets, for the
-//!   cut of a pretty-printed array.
+//!   cut of a pretty-printed array;
+//! - `cpu.rs`: whether the processor has AVX2, asked once.
 
+mod cpu;
 mod indent_lines;
 mod masks;
 mod runs;
@@ -17,8 +19,3 @@ mod runs;
 pub use indent_lines::IndentLines;
 pub use masks::structural_masks;
 pub use runs::{leading_spaces, plain_run};
-
-/// Whether the processor has AVX2: 32 bytes a compare where SSE2 takes 16.
-#[cfg(target_arch = "x86_64")]
-static AVX2: std::sync::LazyLock<bool> =
-    std::sync::LazyLock::new(|| std::is_x86_feature_detected!("avx2"));

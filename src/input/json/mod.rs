@@ -17,8 +17,8 @@ use element::{array_format, element_error, machine_from_parts};
 use events::PendingEvents;
 
 use super::fast::{self, Reading, direct_event_array, trace};
-use super::row_order;
 use super::raw::{LogEvents, MachineParts, RawEvent, convert_event};
+use super::row_order;
 use crate::event::{Event, is_uuid};
 use crate::input::context::{FileContext, NotALog};
 use crate::input::record::{InputError, Record};

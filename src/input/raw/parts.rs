@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::lenient::{Slot, Text};
 use super::shapes::{EventsField, RawEvent, RawItem, v2_liveliness};
 use crate::event::{Event, EventKind, EventName};
-use crate::input::row_order::into_time_order;
 use crate::input::record::{InputError, ReadMode, Record};
+use crate::input::row_order::into_time_order;
 use crate::input::time::parse_rfc3339;
 use crate::log::{Format, MachineInfo, MachineLog, RecordedFlag, RecordedFlags};
 
