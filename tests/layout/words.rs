@@ -1,6 +1,7 @@
 //! One room for each thing, one word for each meaning: the processor-specific code lives in
-//! `src/scan/` alone, a source file's name says one thing wherever it stands, and the readers'
-//! callback is not called by the output's word.
+//! `src/scan/` alone, a record read is taken in by the fleet's intake alone, a source file's
+//! name says one thing wherever it stands, and the readers' callback is not called by the
+//! output's word.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -113,4 +114,25 @@ fn the_readers_emit_records_into_no_sink() {
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// A record becomes a machine or a problem in one place, the fleet's intake: no fold writes
+/// its own arm that files a reader's error.
+#[test]
+fn a_record_is_taken_in_in_one_place() {
+    let mut places = Vec::new();
+    for path in rust_files() {
+        let name = relative(&path);
+        if !name.starts_with("src/") || name.starts_with("src/input/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.contains("Record::Error(") && line.contains("errors.push(") {
+                places.push(format!("{name}:{}", n + 1));
+            }
+        }
+    }
+    let one = places.len() == 1 && places[0].starts_with("src/fleet/intake.rs:");
+    assert!(one, "records taken in outside fleet::take_in: {places:?}");
 }
