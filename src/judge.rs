@@ -15,7 +15,7 @@ use crate::aggregate::{Accounting, Counting, EndFlags, MachineTally, Occurrence,
 use crate::diagnose::{Diagnosing, Settled};
 use crate::event::{Event, EventKind, EventName, Pair};
 use crate::graph::Edges;
-use crate::input::merge::Merged;
+use crate::input::Merged;
 use crate::log::{MachineLog, Place, RecordedFlags};
 use crate::replay::{Container, Step, judge_outside_log};
 use crate::rules::Ruleset;

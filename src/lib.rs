@@ -37,6 +37,7 @@ mod propose;
 mod render;
 mod replay;
 mod rules;
+mod scan;
 mod serve;
 #[cfg(feature = "sim")]
 pub mod sim;

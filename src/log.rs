@@ -412,10 +412,7 @@ mod tests {
             assert_eq!(Liveliness::from(name).name(), name);
         }
         assert_eq!(Liveliness::from("Dead"), Liveliness::Dead);
-        assert_eq!(
-            Liveliness::from("alive"),
-            Liveliness::Other("alive".into())
-        );
+        assert_eq!(Liveliness::from("alive"), Liveliness::Other("alive".into()));
         // As `Option<String>` sorted before the type: "" < "Alive" < "Dead" < "Unknown" < "x".
         let mut sorted: Vec<Liveliness> = ["x", "Unknown", "", "Dead", "Alive"]
             .into_iter()

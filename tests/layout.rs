@@ -16,6 +16,8 @@ use syn::visit::Visit;
 mod doc;
 #[path = "layout/formats.rs"]
 mod formats;
+#[path = "layout/words.rs"]
+mod words;
 
 /// A module of the crate: its path of names from the root, and the file it lives in.
 #[derive(Debug, Clone)]

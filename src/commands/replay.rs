@@ -8,11 +8,11 @@ use super::job::Job;
 use crate::cli::ReplayArgs;
 use crate::diagnose::Judged;
 use crate::ending::Ending;
-use crate::fleet::{Keep, Kept};
+use crate::fleet::{Intake, Keep, Kept, Merger, take_in};
 use crate::input;
 use crate::input::Problems;
-use crate::input::merge::Merger;
 use crate::input::record::Record;
+use crate::log::MachineLog;
 use crate::render::reports::TraceRenderer;
 use crate::render::terminal::Terminal;
 use crate::render::trace_renderer;
@@ -84,25 +84,25 @@ struct Stream<'a> {
 
 impl Stream<'_> {
     fn take(&mut self, record: Record) {
-        match record {
-            Record::Machine(log) => {
-                if self.write_error.is_none()
-                    && let Some(merged) = self.merger.offer(log)
-                    && self.keep.take(&merged.log, &mut self.counted)
-                {
-                    self.problems.notes.extend(merged.notes.iter().cloned());
-                    let judged = Judged::of(&merged, self.rules);
-                    if let Err(err) = self.renderer.machine(judged.trace(), self.out) {
-                        self.write_error = Some(err);
-                    }
-                }
+        take_in(record, self);
+    }
+}
+
+impl Intake for Stream<'_> {
+    fn machine(&mut self, log: MachineLog) {
+        if self.write_error.is_none()
+            && let Some(merged) = self.merger.offer(log)
+            && self.keep.take(&merged.log, &mut self.counted)
+        {
+            self.problems.notes.extend(merged.notes.iter().cloned());
+            let judged = Judged::of(&merged, self.rules);
+            if let Err(err) = self.renderer.machine(judged.trace(), self.out) {
+                self.write_error = Some(err);
             }
-            Record::Error(err) => self.problems.errors.push(err),
-            Record::Note(note) => self.problems.notes.push(note),
-            Record::Skipped(skipped) => self.problems.skipped.push(skipped),
-            Record::Trace { path, taken } => self.problems.read_by(path, taken),
-            Record::Batch(batch) => input::decode(batch.as_ref(), &mut |r| self.take(r)),
-            Record::Lines(lines) => lines.records(&mut |r| self.take(r)),
         }
+    }
+
+    fn problems(&mut self) -> &mut Problems {
+        self.problems
     }
 }

@@ -33,7 +33,7 @@ use std::cell::OnceCell;
 use chrono::{DateTime, Utc};
 
 use crate::event::Pair;
-use crate::input::merge::Merged;
+use crate::input::Merged;
 use crate::log::MachineLog;
 use crate::replay::{Trace, replay};
 use crate::rules::Ruleset;

@@ -11,13 +11,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use rayon::prelude::*;
 
 use super::inputs::Inputs;
+use super::intake::{self, Intake};
+use super::merge::{self, Merged};
 use super::plan::Plan;
 use super::progress::Progress;
 use crate::input;
-use crate::input::merge::{self, Merged};
 use crate::input::record::{Batch, Record};
 use crate::input::{FilesRead, Problems};
-use crate::log::{Format, Shape};
+use crate::log::{Format, MachineLog, Shape};
 
 /// What a pass computed, and what reading met on the way.
 #[derive(Default)]
@@ -202,23 +203,12 @@ impl<F> Handler<'_, F> {
     where
         F: Fn(&mut T, Merged),
     {
-        match record {
-            Record::Machine(log) => {
-                if self.plan.census.is_some() {
-                    // By key, so that no id is copied for the census.
-                    ids.push(merge::key(&log.machine));
-                }
-                if let Some(merged) = self.plan.merger.offer(log) {
-                    self.take(folded, merged);
-                }
-            }
-            Record::Error(err) => folded.problems.errors.push(err),
-            Record::Note(note) => folded.problems.notes.push(note),
-            Record::Skipped(skipped) => folded.problems.skipped.push(skipped),
-            Record::Trace { path, taken } => folded.problems.read_by(path, taken),
-            Record::Batch(batch) => self.decode(batch.as_ref(), folded, ids),
-            Record::Lines(lines) => lines.records(&mut |r| self.handle(folded, ids, r)),
-        }
+        let mut into = PassIntake {
+            handler: self,
+            folded,
+            ids,
+        };
+        intake::take_in(record, &mut into);
     }
 
     /// A batch's machines, decoded on this thread.
@@ -234,6 +224,33 @@ impl<F> Handler<'_, F> {
         if let Some(census) = &self.plan.census {
             census.note_keys(ids);
         }
+    }
+}
+
+/// A pass's records filed into one tally: each machine counted for the census, offered to the
+/// merger and, once complete, folded in.
+struct PassIntake<'h, 'f, F, T> {
+    handler: &'h Handler<'h, F>,
+    folded: &'f mut Folded<T>,
+    ids: &'f mut Vec<u64>,
+}
+
+impl<F, T> Intake for PassIntake<'_, '_, F, T>
+where
+    F: Fn(&mut T, Merged),
+{
+    fn machine(&mut self, log: MachineLog) {
+        if self.handler.plan.census.is_some() {
+            // By key, so that no id is copied for the census.
+            self.ids.push(merge::key(&log.machine));
+        }
+        if let Some(merged) = self.handler.plan.merger.offer(log) {
+            self.handler.take(self.folded, merged);
+        }
+    }
+
+    fn problems(&mut self) -> &mut Problems {
+        &mut self.folded.problems
     }
 }
 

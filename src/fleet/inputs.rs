@@ -1,5 +1,7 @@
-//! The inputs every reading command shares, resolved once: the files, the reading options and
-//! the worker threads (the fold over them is `fold.rs`'s).
+//! What a command asks to read (`Sources`), resolved once into `Inputs`: the files and which
+//! of them repeat one listed before, the reading options, the machines kept and the worker
+//! threads; and the census read that learns which machines have several records
+//! (`Inputs::merger`). The passes that fold the inputs are `fold.rs`'s.
 
 use super::keep::Keep;
 use std::path::PathBuf;
@@ -9,10 +11,10 @@ use std::sync::{Arc, OnceLock};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
+use super::merge::{Census, Merger};
 use super::progress;
 use crate::input;
 use crate::input::Skipped;
-use crate::input::merge::{Census, Merger};
 use crate::input::record::{InputError, InputOptions, ReadMode, Record};
 
 /// What a command asks the pipeline to read: paths as the command line named them, how to read

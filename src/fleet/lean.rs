@@ -15,11 +15,12 @@ use foldhash::fast::RandomState;
 
 use super::fold::Folded;
 use super::inputs::Inputs;
+use super::intake::{self, Intake};
+use super::merge::{self, Census, Merger};
 use crate::aggregate::{Counting, Summary};
 use crate::diagnose::Judged;
 use crate::event::Event;
-use crate::input::merge::{self, Census, Merger};
-use crate::input::record::{ReadMode, Record};
+use crate::input::record::{ReadMode, Record, StreamLines};
 use crate::input::{self, InputFile, Problems, StreamLine};
 use crate::judge::{Facts, Judging};
 use crate::log::{Format, MachineLog, Shape};
@@ -270,22 +271,38 @@ struct Machine<'r> {
     touched: Option<usize>,
 }
 
+/// The lean read's records filed: a stream's lines each handed to its machine as they are,
+/// a whole record the careful way.
+struct LeanIntake<'l, 'a, 'r> {
+    lean: &'l mut Lean<'a, 'r>,
+    file: usize,
+    problems: &'l mut Problems,
+}
+
+impl Intake for LeanIntake<'_, '_, '_> {
+    fn machine(&mut self, log: MachineLog) {
+        self.lean.machine(log, self.file);
+    }
+
+    fn problems(&mut self) -> &mut Problems {
+        self.problems
+    }
+
+    fn lines(&mut self, lines: StreamLines) {
+        let path = std::sync::Arc::from(lines.path());
+        let file = self.file;
+        lines.each(&mut |line, id, what| self.lean.line(id, what, line, file, &path));
+    }
+}
+
 impl<'r> Lean<'_, 'r> {
     fn record(&mut self, record: Record, file: usize, folded: &mut Folded<Summary>) {
-        match record {
-            Record::Machine(log) => self.machine(log, file),
-            Record::Error(err) => folded.problems.errors.push(err),
-            Record::Note(note) => folded.problems.notes.push(note),
-            Record::Skipped(skipped) => folded.problems.skipped.push(skipped),
-            Record::Trace { path, taken } => folded.problems.read_by(path, taken),
-            Record::Batch(batch) => {
-                input::decode(batch.as_ref(), &mut |r| self.record(r, file, folded));
-            }
-            Record::Lines(lines) => {
-                let path = std::sync::Arc::from(lines.path());
-                lines.each(&mut |line, id, what| self.line(id, what, line, file, &path));
-            }
-        }
+        let mut into = LeanIntake {
+            lean: self,
+            file,
+            problems: &mut folded.problems,
+        };
+        intake::take_in(record, &mut into);
     }
 
     /// The machine named `id`, made where it is new; it is marked as named by `file`.

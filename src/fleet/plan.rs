@@ -8,7 +8,7 @@
 //! once) it is the only pass.
 
 use super::inputs::Inputs;
-use crate::input::merge::{Census, Merger};
+use super::merge::{Census, Merger};
 
 /// One pass's instructions.
 pub(super) struct Plan {

@@ -32,16 +32,16 @@ pub const MAX_ERRORS: usize = 100;
 /// Passes records on, but no more than [`MAX_ERRORS`] problems; [`ErrorCap::finish`] names
 /// how many more there were.
 pub(crate) struct ErrorCap<'s> {
-    sink: &'s mut dyn FnMut(Record),
+    emit: &'s mut dyn FnMut(Record),
     passed: usize,
     dropped: usize,
     last: Option<InputError>,
 }
 
 impl<'s> ErrorCap<'s> {
-    pub fn new(sink: &'s mut dyn FnMut(Record)) -> Self {
+    pub fn new(emit: &'s mut dyn FnMut(Record)) -> Self {
         ErrorCap {
-            sink,
+            emit,
             passed: 0,
             dropped: 0,
             last: None,
@@ -56,15 +56,15 @@ impl<'s> ErrorCap<'s> {
             }
             Record::Error(err) => {
                 self.passed += 1;
-                (self.sink)(Record::Error(err));
+                (self.emit)(Record::Error(err));
             }
-            other => (self.sink)(other),
+            other => (self.emit)(other),
         }
     }
 
     pub fn finish(self) {
         if let Some(last) = self.last {
-            (self.sink)(Record::Error(InputError {
+            (self.emit)(Record::Error(InputError {
                 message: format!(
                     "{} more problems not listed, the last of them here: {}",
                     self.dropped, last.message

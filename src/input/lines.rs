@@ -34,9 +34,9 @@ pub(super) fn read(
     reader: impl BufRead,
     ctx: &FileContext,
     direct: bool,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> usize {
-    read_blocks(reader, ctx, direct, BLOCK, sink)
+    read_blocks(reader, ctx, direct, BLOCK, emit)
 }
 
 /// [`read`] with blocks of about `block` bytes.
@@ -45,7 +45,7 @@ fn read_blocks(
     ctx: &FileContext,
     direct: bool,
     block: usize,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> usize {
     let mut cutter = Cutter {
         reader,
@@ -59,7 +59,7 @@ fn read_blocks(
         shared: Arc::from(ctx.path.as_str()),
         next_line: 1,
         good: 0,
-        sink,
+        emit,
     };
     let threads = ctx.options.threads.max(1);
     if threads == 1 {
@@ -328,7 +328,7 @@ struct Emitter<'a, 's> {
     shared: Arc<str>,
     next_line: usize,
     good: usize,
-    sink: &'s mut dyn FnMut(Record),
+    emit: &'s mut dyn FnMut(Record),
 }
 
 impl Emitter<'_, '_> {
@@ -337,7 +337,7 @@ impl Emitter<'_, '_> {
         match piece {
             Piece::Lines(_) => {}
             Piece::TooLong => {
-                (self.sink)(Record::Error(InputError::at(
+                (self.emit)(Record::Error(InputError::at(
                     self.path,
                     self.next_line,
                     TOO_LONG,
@@ -345,7 +345,7 @@ impl Emitter<'_, '_> {
                 self.next_line += 1;
             }
             Piece::Failed(message) => {
-                (self.sink)(Record::Error(InputError::at(
+                (self.emit)(Record::Error(InputError::at(
                     self.path,
                     self.next_line,
                     message,
@@ -376,7 +376,7 @@ impl Emitter<'_, '_> {
         for (line, message) in parsed.problems {
             let before = std::iter::from_fn(|| items.next_if(|i| i.line < base + line));
             self.lines(&ids, before.collect());
-            (self.sink)(Record::Error(InputError::at(
+            (self.emit)(Record::Error(InputError::at(
                 self.path,
                 base + line,
                 message,
@@ -387,7 +387,7 @@ impl Emitter<'_, '_> {
 
     fn lines(&mut self, ids: &Arc<str>, items: Vec<LineItem>) {
         if !items.is_empty() {
-            (self.sink)(Record::Lines(Box::new(StreamLines {
+            (self.emit)(Record::Lines(Box::new(StreamLines {
                 path: Arc::clone(&self.shared),
                 ids: Arc::clone(ids),
                 items,

@@ -7,11 +7,10 @@ pub mod fast;
 mod head;
 pub(crate) mod json;
 mod lines;
-pub mod merge;
 mod ndjson;
-mod order;
 mod problems;
 mod raw;
+mod row_order;
 pub use fast::direct_agrees;
 pub use json::whole_log_agrees;
 pub use ndjson::stream_agrees;
@@ -24,14 +23,13 @@ pub mod record;
 mod row;
 pub mod source;
 mod table;
-mod ties;
 pub mod time;
 pub(crate) mod yaml;
 
 pub use crate::log::Format;
 pub use context::machine_from_path;
 pub use problems::{FilesRead, Problems, Skipped};
-pub use record::{Batch, InputError, InputOptions, Record};
+pub use record::{Batch, InputError, InputOptions, Merged, Record};
 pub use source::{InputFile, SourceKind, discover, identities_known, repeats};
 
 use std::io::{self, Read};
@@ -41,24 +39,25 @@ use std::sync::Arc;
 use flate2::read::MultiGzDecoder;
 
 use context::{ErrorCap, FileContext, Metered, NotALog};
+use fast::{ReadPath, Reading};
 use head::{BOM, Failing, Head, read_head};
 
 /// Parses a batch, handing on each machine and each problem in input order: at most
 /// [`MAX_ERRORS`] problems, then a count of the rest.
-pub fn decode(batch: &dyn Batch, sink: &mut dyn FnMut(Record)) {
-    let mut capped = ErrorCap::new(sink);
+pub fn decode(batch: &dyn Batch, emit: &mut dyn FnMut(Record)) {
+    let mut capped = ErrorCap::new(emit);
     batch.parse(&mut |r| capped.pass(r));
     capped.finish();
 }
 
 /// Reads one input and hands on every record it holds, machines of a large array in batches
 /// still to be decoded. `false` when the input could not be opened (that is named in a record).
-pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(Record)) -> bool {
+pub fn read_file(file: &InputFile, options: &InputOptions, emit: &mut dyn FnMut(Record)) -> bool {
     let display = file.display();
     let mut reading = match file.open() {
         Ok(reading) => reading,
         Err(err) => {
-            sink(Record::Error(InputError::at(
+            emit(Record::Error(InputError::at(
                 &display,
                 0,
                 format!("cannot open: {err}"),
@@ -76,7 +75,7 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
         read_ahead: file.kind == SourceKind::File,
         named: file.named,
     };
-    let mut capped = ErrorCap::new(sink);
+    let mut capped = ErrorCap::new(emit);
     match &options.bytes_read {
         Some(counter) => {
             let mut counting = Metered {
@@ -97,11 +96,11 @@ pub fn read_file(file: &InputFile, options: &InputOptions, sink: &mut dyn FnMut(
 pub fn read_file_decoded(
     file: &InputFile,
     options: &InputOptions,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> bool {
     read_file(file, options, &mut |record| match record {
-        Record::Batch(batch) => decode(batch.as_ref(), sink),
-        other => sink(other),
+        Record::Batch(batch) => decode(batch.as_ref(), emit),
+        other => emit(other),
     })
 }
 
@@ -111,7 +110,7 @@ pub fn read_reader(
     mut reader: impl Read,
     name: &str,
     options: &InputOptions,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) {
     let ctx = FileContext {
         machine: options
@@ -124,13 +123,13 @@ pub fn read_reader(
         named: true,
     };
     read_stream(&mut reader, &ctx, &mut |record| match record {
-        Record::Batch(batch) => decode(batch.as_ref(), sink),
-        other => sink(other),
+        Record::Batch(batch) => decode(batch.as_ref(), emit),
+        other => emit(other),
     });
 }
 
-fn read_stream(raw: &mut dyn Read, ctx: &FileContext, sink: &mut dyn FnMut(Record)) {
-    read_layer(raw, None, ctx, sink);
+fn read_stream(raw: &mut dyn Read, ctx: &FileContext, emit: &mut dyn FnMut(Record)) {
+    read_layer(raw, None, ctx, emit);
 }
 
 /// Reads a stream, unwrapping what is wrapped around the text: gzip (told by its magic
@@ -140,7 +139,7 @@ fn read_layer(
     raw: &mut dyn Read,
     layer: Option<&str>,
     ctx: &FileContext,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) {
     let head = read_head(raw);
     if head.cut == 0
@@ -150,7 +149,7 @@ fn read_layer(
             Some(layer) => format!("cannot decompress ({layer}): {err}"),
             None => format!("cannot read: {err}"),
         };
-        sink(Record::Error(InputError::at(&ctx.path, 0, message)));
+        emit(Record::Error(InputError::at(&ctx.path, 0, message)));
         return;
     }
     let seen = &head.bytes[..head.cut];
@@ -162,17 +161,17 @@ fn read_layer(
         let mut rest = Failing(head.error);
         let joined = io::Cursor::new(head.bytes).chain(raw).chain(&mut rest);
         if gzip {
-            read_layer(&mut MultiGzDecoder::new(joined), Some("gzip"), ctx, sink);
+            read_layer(&mut MultiGzDecoder::new(joined), Some("gzip"), ctx, emit);
         } else {
             let mut decoded = encoding_rs_io::DecodeReaderBytesBuilder::new()
                 .bom_sniffing(true)
                 .strip_bom(true)
                 .build(joined);
-            read_layer(&mut decoded, Some("UTF-16"), ctx, sink);
+            read_layer(&mut decoded, Some("UTF-16"), ctx, emit);
         }
         return;
     }
-    read_detected(head, raw, ctx, sink);
+    read_detected(head, raw, ctx, emit);
 }
 
 /// Detects the format from the head and reads the whole input with its reader.
@@ -180,7 +179,7 @@ fn read_detected(
     mut head: Head,
     rest: &mut dyn Read,
     ctx: &FileContext,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) {
     let seen = &head.bytes[..head.cut];
     let bom = seen.starts_with(BOM);
@@ -191,7 +190,7 @@ fn read_detected(
                 0 => 0,
                 line => line + head.padding.lines,
             };
-            sink(Record::Error(InputError::at(
+            emit(Record::Error(InputError::at(
                 &ctx.path,
                 line,
                 damage.message,
@@ -204,7 +203,7 @@ fn read_detected(
         (Some(_), _) => Family::Json,
         (None, Ok(Family::Table)) if !table::looks_like_table(seen, &ctx.options.zones) => {
             let reason = "no table row (`Mon, 22 Aug 2022 06:36:15 UTC  EVENT  MESSAGE`) in its first lines, and not JSON";
-            report_not_a_log(ctx, reason.to_string(), sink);
+            report_not_a_log(ctx, reason.to_string(), emit);
             return;
         }
         (None, Ok(family)) => family,
@@ -212,57 +211,50 @@ fn read_detected(
     if ctx.read_ahead {
         head.read_ahead(rest);
     }
-    // A `machine logs` file (a directory holds thousands) is mostly read whole with its head:
-    // straight from those bytes, without cutting it into elements first.
-    if family == Family::Json
-        && head.complete
-        && head.error.is_none()
-        && head.padding.is_empty()
-        && json::whole_log(
-            &head.bytes[if bom { BOM.len() } else { 0 }..],
-            ctx,
-            ctx.options.format,
-            sink,
-        )
-    {
-        fast::trace(&ctx.path, fast::ReadPath::WholeLog, sink);
-        return;
+    let ways = fast::ways(match family {
+        Family::Json => Reading::Json {
+            held_whole: head.complete && head.error.is_none() && head.padding.is_empty(),
+        },
+        Family::Yaml => Reading::Yaml,
+        Family::Table => Reading::Table,
+        Family::Stream => Reading::Stream,
+    });
+    for &way in ways.fast {
+        let whole = &head.bytes[if bom { BOM.len() } else { 0 }..];
+        if way == ReadPath::WholeLog && json::whole_log(whole, ctx, ctx.options.format, emit) {
+            fast::trace(&ctx.path, way, emit);
+            return;
+        }
     }
-    let how = match family {
-        Family::Json => fast::ReadPath::Careful,
-        Family::Yaml => fast::ReadPath::Yaml,
-        Family::Table => fast::ReadPath::Table,
-        Family::Stream => fast::ReadPath::Ndjson,
-    };
-    fast::trace(&ctx.path, how, sink);
+    fast::trace(&ctx.path, ways.careful, emit);
     let reader = head.into_reader(rest, if bom { BOM.len() } else { 0 });
     let outcome = match family {
-        Family::Table => table::read(reader, ctx, sink),
-        Family::Stream => ndjson::read(reader, ctx, sink),
-        Family::Json => json::read(reader, ctx, ctx.options.format, sink),
-        Family::Yaml => yaml::read(reader, ctx, ctx.options.format, sink),
+        Family::Table => table::read(reader, ctx, emit),
+        Family::Stream => ndjson::read(reader, ctx, emit),
+        Family::Json => json::read(reader, ctx, ctx.options.format, emit),
+        Family::Yaml => yaml::read(reader, ctx, ctx.options.format, emit),
     };
     if let Err(NotALog(reason)) = outcome {
-        report_not_a_log(ctx, reason, sink);
+        report_not_a_log(ctx, reason, emit);
     }
 }
 
 /// Names a file that holds no machine log: an error when the user named it, a skipped file
 /// when it was found in a directory.
-fn report_not_a_log(ctx: &FileContext, reason: String, sink: &mut dyn FnMut(Record)) {
+fn report_not_a_log(ctx: &FileContext, reason: String, emit: &mut dyn FnMut(Record)) {
     {
         let hint = match ctx.options.format {
             None => "; use --format to read it as a given format",
             Some(_) => "",
         };
         if ctx.named {
-            sink(Record::Error(InputError::at(
+            emit(Record::Error(InputError::at(
                 &ctx.path,
                 0,
                 format!("not a machine log: {reason}{hint}"),
             )));
         } else {
-            sink(Record::Skipped(Skipped {
+            emit(Record::Skipped(Skipped {
                 path: ctx.path.clone(),
                 reason: format!("{reason}{hint}"),
             }));

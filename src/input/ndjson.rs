@@ -58,9 +58,9 @@ pub(crate) fn looks_like_stream(head: &[u8]) -> bool {
 pub(crate) fn read(
     reader: impl BufRead,
     ctx: &FileContext,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
-    read_lines(reader, ctx, sink, true)
+    read_lines(reader, ctx, emit, true)
 }
 
 /// Reads the stream, each line straight from its bytes where `direct` allows and the line is
@@ -68,11 +68,11 @@ pub(crate) fn read(
 fn read_lines(
     mut reader: impl BufRead,
     ctx: &FileContext,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
     direct: bool,
 ) -> Result<(), NotALog> {
     if ctx.options.mode == ReadMode::Lines {
-        let good = super::lines::read(reader, ctx, direct, sink);
+        let good = super::lines::read(reader, ctx, direct, emit);
         if good == 0 && ctx.options.format.is_none() {
             return Err(NotALog("no event line found".to_string()));
         }
@@ -93,11 +93,11 @@ fn read_lines(
             Ok(chunk) => memchr::memchr(b'\n', chunk)
                 .filter(|end| *end < MAX_LINE)
                 .map(|end| {
-                    stream.line(&chunk[..end], ctx, line_no, sink);
+                    stream.line(&chunk[..end], ctx, line_no, emit);
                     end + 1
                 }),
             Err(err) => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &ctx.path,
                     line_no,
                     format!("cannot read: {err}"),
@@ -112,16 +112,16 @@ fn read_lines(
         buf.clear();
         match read_line_capped(&mut reader, &mut buf) {
             Ok(None) => break,
-            Ok(Some(true)) => stream.line(&buf, ctx, line_no, sink),
+            Ok(Some(true)) => stream.line(&buf, ctx, line_no, emit),
             Ok(Some(false)) => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &ctx.path,
                     line_no,
                     "line longer than 1 MiB; skipped",
                 )));
             }
             Err(err) => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &ctx.path,
                     line_no,
                     format!("cannot read: {err}"),
@@ -144,7 +144,7 @@ fn read_lines(
         log.events = held.events;
         log.gaps = held.gaps;
         log.annotated = false;
-        sink(Record::Machine(log));
+        emit(Record::Machine(log));
     }
     Ok(())
 }
@@ -193,7 +193,7 @@ impl Stream {
         bytes: &[u8],
         ctx: &FileContext,
         line_no: usize,
-        sink: &mut dyn FnMut(Record),
+        emit: &mut dyn FnMut(Record),
     ) {
         let text = bytes.trim_ascii();
         if text.is_empty() {
@@ -221,7 +221,7 @@ impl Stream {
                     .events
                     .push(event);
             }
-            Err(message) => sink(Record::Error(InputError::at(&ctx.path, line_no, message))),
+            Err(message) => emit(Record::Error(InputError::at(&ctx.path, line_no, message))),
         }
     }
 }

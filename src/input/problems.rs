@@ -1,6 +1,7 @@
-//! What reading met besides machines: errors, files left out, and notes on how an ambiguous
-//! input was taken. Every reading command hands them back beside its result, and one place
-//! tells them (`Ending::tell`, src/ending.rs).
+//! What reading met besides machines: errors, files left out, notes on how an ambiguous input
+//! was taken, how each input was read (`FSMLOG_TRACE=read`), and the files a pass read by
+//! shape. A command gets them from its fold beside its result; `Ending::tell` (src/ending.rs)
+//! tells them on stderr, and the JSON outputs carry the errors, files left out and notes.
 
 use std::collections::BTreeMap;
 use std::fmt;

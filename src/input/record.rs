@@ -38,11 +38,24 @@ pub enum Record {
     },
 }
 
+/// A machine ready for replay, its records merged into one log (the fleet merges them:
+/// `fleet::merge`), and how many of its events were dropped as duplicates.
+#[derive(Debug)]
+pub struct Merged {
+    pub log: MachineLog,
+    /// Events dropped because another record of the machine had them too.
+    pub duplicates: u64,
+    /// How many records the machine was assembled from (1 when it was not merged).
+    pub records: usize,
+    /// Ties between raw parts that neither their names nor their times ordered.
+    pub notes: Vec<InputError>,
+}
+
 /// Raw machines a reader read but has not parsed yet, so that parsing can run on any thread.
 /// Each reader of a large format has its own kind.
 pub trait Batch: Send + std::fmt::Debug {
     /// Parses the machines, handing on each one and each problem, in input order.
-    fn parse(&self, sink: &mut dyn FnMut(Record));
+    fn parse(&self, emit: &mut dyn FnMut(Record));
     /// The shape of the machines in the batch, where the reader knows it already.
     fn shape(&self) -> Option<Shape>;
 }
@@ -132,7 +145,7 @@ impl StreamLines {
 
     /// The lines as the records of one line each that the line-at-a-time reader hands on
     /// (for a reader of records that is not the lean fold).
-    pub fn records(self, sink: &mut dyn FnMut(Record)) {
+    pub fn records(self, emit: &mut dyn FnMut(Record)) {
         let path = Arc::clone(&self.path);
         self.each(&mut |line, id, what| {
             let mut log = MachineLog::new(id.to_string(), &path, line, Format::Ndjson);
@@ -141,7 +154,7 @@ impl StreamLines {
                 StreamLine::Event(event) => log.events.push(event),
                 StreamLine::Gap(time) => log.gaps.push(time),
             }
-            sink(Record::Machine(log));
+            emit(Record::Machine(log));
         });
     }
 }

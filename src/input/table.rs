@@ -4,8 +4,8 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::order;
 use super::row::{Line, classify, fast_classify, has_row_shape, section_header};
+use super::row_order;
 use super::time::ExtraZone;
 use crate::event::Event;
 use crate::input::context::{FileContext, NotALog, machine_from_path, read_line_capped};
@@ -48,7 +48,7 @@ impl Section {
         }
     }
 
-    /// The machine's records (one, unless its order restarts: see [`order::records`]), each
+    /// The machine's records (one, unless its order restarts: see [`row_order::records`]), each
     /// with the last error block that follows it; none when every row was bad (its errors say
     /// why). With [`ReadMode::IdsOnly`], the records' rows are left out.
     fn finish(self, path: &str, mode: ReadMode) -> Vec<MachineLog> {
@@ -58,7 +58,7 @@ impl Section {
         {
             return Vec::new();
         }
-        let cuts = order::cut(self.events, &self.breaks, self.line);
+        let cuts = row_order::cut(self.events, &self.breaks, self.line);
         let count = cuts.len();
         let mut last_errors = self.last_errors;
         let mut logs = Vec::with_capacity(count);
@@ -136,7 +136,7 @@ impl TableBatch {
         name: Option<(&str, usize)>,
         lines: Vec<(usize, Option<Line>)>,
         pasted: bool,
-        sink: &mut dyn FnMut(Record),
+        emit: &mut dyn FnMut(Record),
     ) {
         let mut section =
             name.map(|(name, at)| Section::new(machine_from_path(Path::new(name)), at));
@@ -214,17 +214,17 @@ impl TableBatch {
                 }) => message,
             };
             current.bad_rows += 1;
-            sink(Record::Error(InputError::at(&self.path, at, message)));
+            emit(Record::Error(InputError::at(&self.path, at, message)));
         }
         for done in section.map_or_else(Vec::new, |s| s.finish(&self.path, self.mode)) {
-            sink(Record::Machine(done));
+            emit(Record::Machine(done));
         }
     }
 }
 
 impl Batch for TableBatch {
     /// Parses every row, handing on each machine and naming each bad row.
-    fn parse(&self, sink: &mut dyn FnMut(Record)) {
+    fn parse(&self, emit: &mut dyn FnMut(Record)) {
         // A section is read whole before its lines are judged: whether it is pasted text
         // (prose around the rows is skipped) or a table (a line that is no row is an error)
         // depends on all its rows.
@@ -257,7 +257,7 @@ impl Batch for TableBatch {
             .flat_map(|(_, lines)| lines)
             .any(|(_, l)| matches!(l, Some(Line::Row { pasted: true, .. })));
         for (name, lines) in sections {
-            self.section(name, lines, pasted, sink);
+            self.section(name, lines, pasted, emit);
         }
     }
 
@@ -295,9 +295,9 @@ pub(crate) fn looks_like_table(head: &[u8], zones: &[ExtraZone]) -> bool {
 pub(crate) fn read(
     reader: impl BufRead,
     ctx: &FileContext,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
-    read_with(reader, ctx, true, sink)
+    read_with(reader, ctx, true, emit)
 }
 
 /// Whether reading `bytes` as a table, rows as metalctl prints them on the fast path, hands on
@@ -335,7 +335,7 @@ fn read_with(
     mut reader: impl BufRead,
     ctx: &FileContext,
     fast: bool,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
     let new_batch = |first_line| TableBatch {
         fast,
@@ -350,7 +350,7 @@ fn read_with(
             Ok(None) => break,
             Ok(Some(fits)) => fits,
             Err(err) => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &ctx.path,
                     line_no + 1,
                     format!("cannot read: {err}"),
@@ -360,7 +360,7 @@ fn read_with(
         };
         line_no += 1;
         if !fits {
-            sink(Record::Error(InputError::at(
+            emit(Record::Error(InputError::at(
                 &ctx.path,
                 line_no,
                 "line longer than 1 MiB; skipped",
@@ -375,7 +375,7 @@ fn read_with(
             && std::str::from_utf8(&buf).is_ok_and(|l| section_header(l.trim()).is_some());
         if starts_section && batch.text.len() >= BATCH_BYTES {
             let full = std::mem::replace(&mut batch, new_batch(line_no));
-            sink(Record::Batch(Box::new(full)));
+            emit(Record::Batch(Box::new(full)));
         }
         batch.text.extend_from_slice(&buf);
         if !buf.ends_with(b"\n") {
@@ -383,7 +383,7 @@ fn read_with(
         }
     }
     if !batch.text.is_empty() {
-        sink(Record::Batch(Box::new(batch)));
+        emit(Record::Batch(Box::new(batch)));
     }
     Ok(())
 }

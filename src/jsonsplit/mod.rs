@@ -16,6 +16,4 @@ mod tests;
 pub use array::{Cutting, for_each_element_cut, values_in};
 pub use lines::element_lines_at;
 pub use scanner::{MAX_VALUE, Position, SplitError, Splitter};
-#[cfg(target_arch = "x86_64")]
-pub(crate) use structure::AVX2;
 pub use structure::Scan;

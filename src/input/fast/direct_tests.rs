@@ -3,9 +3,9 @@
 
 use super::reader::DEEPEST;
 use super::*;
-use crate::input::fast::runs::plain_run;
 use crate::input::raw::lenient::Slot;
 use crate::input::raw::shapes::EventsField;
+use crate::scan::plain_run;
 
 fn parts(json: &str) -> Option<String> {
     machine(json.as_bytes(), ReadMode::Audit).map(|item| describe(&item))

@@ -7,9 +7,9 @@
 
 use std::borrow::Cow;
 
-use super::runs::plain_run;
 use crate::input::raw::RawEvent;
 use crate::input::raw::lenient::{EnumText, Text};
+use crate::scan::plain_run;
 
 /// The machine a stream line names and its event, as serde reads them; `None` where this
 /// reader cannot be sure of that. `bytes` is the line without surrounding white space.

@@ -20,16 +20,17 @@
 //! input. The differential checks (`whole_log_agrees`, `direct_agrees`, the property tests and
 //! fuzz targets) hold the fast paths to it.
 //!
-//! [`machine_element`] is where the paths for a machine element are chosen. With
-//! `FSMLOG_TRACE=read` each input's paths are named on stderr ([`tracing`]).
+//! [`ways`] is the one place that chooses them: for a file of a detected family, a machine
+//! element, or any other value, the fast ways tried in order and the careful way that answers
+//! last. The readers ask it and take the first way that does not decline: the file's in
+//! `input::read_detected`, a machine element's in [`machine_element`], any other value's in
+//! [`value`]. With `FSMLOG_TRACE=read` the ways taken are named on stderr ([`tracing`]).
 
 use std::sync::OnceLock;
 
 mod agrees;
 mod direct;
-mod indent_lines;
 mod line;
-mod runs;
 pub(crate) mod simd;
 pub(crate) mod skim;
 
@@ -45,11 +46,11 @@ pub(crate) use line::stream_line;
 use skim::skim;
 
 /// Tells how `path` (a file), or a value in it, was read, where `FSMLOG_TRACE=read` asks.
-pub fn trace(path: &str, how: ReadPath, sink: &mut dyn FnMut(super::record::Record)) {
+pub fn trace(path: &str, how: ReadPath, emit: &mut dyn FnMut(super::record::Record)) {
     if tracing() {
         let mut taken = PathsTaken::default();
         taken.add(how);
-        sink(super::record::Record::Trace {
+        emit(super::record::Record::Trace {
             path: path.to_string(),
             taken,
         });
@@ -64,9 +65,57 @@ pub fn tracing() -> bool {
     })
 }
 
-/// Reads one machine element of a list by the first fast path that does not decline, handing
-/// the machine and the path to `take`; `false` when every one declined and the careful parse
-/// must read it (and name what is wrong). `skimming` says whether skimming still pays for this
+/// What is about to be read, as far as the choice of its ways depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// A file of JSON documents; `held_whole` where its head holds all of it, clean (no read
+    /// error, no blank lines before the content).
+    Json { held_whole: bool },
+    /// A YAML file.
+    Yaml,
+    /// A file of `metalctl machine logs` tables.
+    Table,
+    /// A raw event stream.
+    Stream,
+    /// A machine element of a list; `skimming` while skimming pays in its batch.
+    Machine { skimming: bool },
+    /// Any other JSON value: a document, the element that tells what an array holds, or an
+    /// element every fast way declined.
+    Value,
+}
+
+/// The ways one reading may take: the fast ones, tried in order, each declining or giving
+/// exactly the careful answer; then the careful one, which always answers (and names what is
+/// wrong).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ways {
+    pub fast: &'static [ReadPath],
+    pub careful: ReadPath,
+}
+
+/// Chooses how a reading is read: the one place that does (see the module's contract).
+pub(crate) fn ways(reading: Reading) -> Ways {
+    use ReadPath::*;
+    let (fast, careful): (&'static [ReadPath], ReadPath) = match reading {
+        // A `machine logs` file (a directory holds thousands) is mostly read whole with its
+        // head: straight from those bytes, without cutting it into elements first.
+        Reading::Json { held_whole: true } => (&[WholeLog], Careful),
+        Reading::Json { held_whole: false } => (&[], Careful),
+        Reading::Yaml => (&[], Yaml),
+        Reading::Table => (&[], Table),
+        Reading::Stream => (&[], Ndjson),
+        // Only what is read is parsed: a machine's hardware is most of its bytes.
+        Reading::Machine { skimming: true } => (&[Skimmed, Simd], Serde),
+        Reading::Machine { skimming: false } => (&[Direct, Simd], Serde),
+        Reading::Value => (&[Simd], Serde),
+    };
+    Ways { fast, careful }
+}
+
+/// Reads one machine element of a list by the first of its fast [`ways`] that does not
+/// decline, handing the machine and the way to `take`; `false` when every one declined and the
+/// careful parse must read it (and name what is wrong) with [`value`], after the element is
+/// told from two the cut took for one. `skimming` says whether skimming still pays for this
 /// batch: where it does not (the machines hold little else than events, or are not
 /// pretty-printed) it is turned off for the rest. `scratch` is a working buffer. What only
 /// the audit judges by is kept and read where `mode` is [`ReadMode::Audit`] only.
@@ -77,30 +126,66 @@ pub(crate) fn machine_element(
     skimming: &mut bool,
     take: &mut dyn FnMut(RawItem<'_>, ReadPath),
 ) -> bool {
-    // Only what is read is parsed: a machine's hardware is most of its bytes.
     *skimming = *skimming
         && skim(bytes, RawItem::chooser(mode), scratch)
         && scratch.len() < bytes.len() / 5 * 4;
-    let direct = if *skimming {
-        direct_machine(scratch, mode).map(|item| (item, ReadPath::Skimmed))
-    } else {
-        direct_machine(bytes, mode).map(|item| (item, ReadPath::Direct))
-    };
-    if let Some((item, path)) = direct {
-        take(item, path);
-        return true;
-    }
-    if !*skimming {
-        scratch.clear();
-        scratch.extend_from_slice(bytes);
-    }
-    match simd::parse::<RawItem>(scratch) {
-        Ok(item) => {
-            take(item, ReadPath::Simd);
-            true
+    // Where skimming stopped paying, `scratch` holds no copy of the element yet.
+    let mut copied = *skimming;
+    for &way in ways(Reading::Machine {
+        skimming: *skimming,
+    })
+    .fast
+    {
+        match way {
+            ReadPath::Skimmed | ReadPath::Direct => {
+                let from: &[u8] = if way == ReadPath::Skimmed {
+                    scratch
+                } else {
+                    bytes
+                };
+                if let Some(item) = direct_machine(from, mode) {
+                    take(item, way);
+                    return true;
+                }
+            }
+            ReadPath::Simd => {
+                if !copied {
+                    scratch.clear();
+                    scratch.extend_from_slice(bytes);
+                    copied = true;
+                }
+                if let Ok(item) = simd::parse::<RawItem>(scratch) {
+                    take(item, way);
+                    return true;
+                }
+            }
+            _ => {}
         }
-        Err(_) => false,
     }
+    false
+}
+
+/// Reads one JSON value by its fast [`ways`] (simd-json on a copy in `scratch`), else by the
+/// careful parse, serde, whose error names what is wrong.
+pub(crate) fn value<'a>(
+    bytes: &'a [u8],
+    scratch: &'a mut Vec<u8>,
+) -> Result<(RawItem<'a>, ReadPath), serde_json::Error> {
+    let ways = ways(Reading::Value);
+    // simd-json writes into what it parses, so it is given the copy, once.
+    let mut scratch = Some(scratch);
+    for &way in ways.fast {
+        if way == ReadPath::Simd
+            && let Some(copy) = scratch.take()
+        {
+            copy.clear();
+            copy.extend_from_slice(bytes);
+            if let Ok(item) = simd::parse::<RawItem>(copy) {
+                return Ok((item, way));
+            }
+        }
+    }
+    serde_json::from_slice(bytes).map(|item| (item, ways.careful))
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@
 //! to the member indent). A document crafted so that such lines balance would take a parser
 //! to see through, which is what the skim saves: there it trusts the printer.
 
-use super::indent_lines::IndentLines;
 use crate::input::raw::Member;
+use crate::scan::IndentLines;
 
 /// Writes the members of `object` that `choose` keeps into `out`, as one object. `false` when
 /// `object` is not of the shape described above (or a key holds an escape); `out` is then

@@ -2,9 +2,8 @@
 
 use std::sync::Mutex;
 
-use super::element::{array_format, machine_from_parts, parse_element};
-use crate::input::fast::simd;
-use crate::input::fast::{PathsTaken, ReadPath, machine_element, tracing};
+use super::element::{array_format, element_error, machine_from_parts};
+use crate::input::fast::{self, PathsTaken, Reading, machine_element, tracing};
 use crate::input::raw::{MachineParts, RawItem};
 use crate::input::record::{Batch, InputError, ReadMode, Record};
 use crate::jsonsplit::{Position, values_in};
@@ -92,10 +91,10 @@ impl ElementBatch {
     }
 
     /// Hands on the machine an element holds, or names what is wrong with it.
-    fn hand_on(&self, item: RawItem, bytes: &[u8], start: Position, sink: &mut dyn FnMut(Record)) {
+    fn hand_on(&self, item: RawItem, bytes: &[u8], start: Position, emit: &mut dyn FnMut(Record)) {
         match (MachineParts::of(item, self.format), self.forced) {
             (Some(parts), Some(forced)) if array_format(parts.format) != forced => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &self.path,
                     start.line,
                     format!(
@@ -107,12 +106,12 @@ impl ElementBatch {
             (Some(mut parts), _) => {
                 parts.format = array_format(parts.format);
                 if let Some(machine) =
-                    machine_from_parts(parts, bytes, start, &self.path, None, self.mode, sink)
+                    machine_from_parts(parts, bytes, start, &self.path, None, self.mode, emit)
                 {
-                    sink(Record::Machine(machine));
+                    emit(Record::Machine(machine));
                 }
             }
-            (None, _) => sink(Record::Error(InputError::at(
+            (None, _) => emit(Record::Error(InputError::at(
                 &self.path,
                 start.line,
                 "array element is not a machine (no `events`, `log` or `recentProvisioningEvents`)",
@@ -123,7 +122,7 @@ impl ElementBatch {
 
 impl Batch for ElementBatch {
     /// Parses every element into a machine, or names what is wrong with it.
-    fn parse(&self, sink: &mut dyn FnMut(Record)) {
+    fn parse(&self, emit: &mut dyn FnMut(Record)) {
         let mut begin = 0;
         // simd-json parses in place; the batch keeps the original for error positions.
         let mut scratch = Vec::new();
@@ -132,8 +131,8 @@ impl Batch for ElementBatch {
         for &(end, start) in &self.elements {
             let bytes = &self.bytes[begin..end];
             begin = end;
-            // The fast paths first (see `input::paths`); what they all decline goes the
-            // careful way below.
+            // The fast ways first (see `fast::ways`); what they all decline goes the careful
+            // way below.
             if machine_element(
                 bytes,
                 self.mode,
@@ -141,7 +140,7 @@ impl Batch for ElementBatch {
                 &mut skimming,
                 &mut |item, path| {
                     taken.add(path);
-                    self.hand_on(item, bytes, start, sink);
+                    self.hand_on(item, bytes, start, emit);
                 },
             ) {
                 continue;
@@ -150,27 +149,27 @@ impl Batch for ElementBatch {
             // another indent): each is a machine.
             let values = values_in(bytes, start).unwrap_or_else(|| vec![(bytes.to_vec(), start)]);
             for (value, at) in &values {
-                scratch.clear();
-                scratch.extend_from_slice(value);
                 // serde_json says precisely where and why; should it accept what simd-json
                 // did not, its reading stands.
-                let item = match simd::parse::<RawItem>(&mut scratch) {
-                    Ok(item) => {
-                        taken.add(ReadPath::Simd);
-                        Some(item)
+                match fast::value(value, &mut scratch) {
+                    Ok((item, way)) => {
+                        taken.add(way);
+                        self.hand_on(item, value, *at, emit);
                     }
-                    Err(_) => {
-                        taken.add(ReadPath::Serde);
-                        parse_element(value, *at, &self.path, sink)
+                    Err(err) => {
+                        taken.add(fast::ways(Reading::Value).careful);
+                        emit(Record::Error(element_error(
+                            &self.path,
+                            *at,
+                            &err,
+                            "array element",
+                        )));
                     }
-                };
-                if let Some(item) = item {
-                    self.hand_on(item, value, *at, sink);
                 }
             }
         }
         if tracing() {
-            sink(Record::Trace {
+            emit(Record::Trace {
                 path: self.path.clone(),
                 taken,
             });

@@ -45,12 +45,12 @@ pub(super) fn parse_element<'a>(
     bytes: &'a [u8],
     start: Position,
     path: &str,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Option<RawItem<'a>> {
     match serde_json::from_slice(bytes) {
         Ok(item) => Some(item),
         Err(err) => {
-            sink(Record::Error(element_error(
+            emit(Record::Error(element_error(
                 path,
                 start,
                 &err,
@@ -70,7 +70,7 @@ pub(super) fn machine_from_parts(
     path: &str,
     file_machine: Option<&str>,
     mode: ReadMode,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Option<MachineLog> {
     let log_path = parts.log_path;
     let mut event_lines: Option<Vec<usize>> = None;
@@ -85,5 +85,5 @@ pub(super) fn machine_from_parts(
         });
         lines.get(index).copied().unwrap_or(start.line)
     };
-    parts.build(path, start.line, file_machine, mode, &mut line_of, sink)
+    parts.build(path, start.line, file_machine, mode, &mut line_of, emit)
 }

@@ -38,7 +38,7 @@ impl PendingEvents {
         &mut self,
         events: &mut LogEvents,
         path: &str,
-        sink: &mut dyn FnMut(Record),
+        emit: &mut dyn FnMut(Record),
     ) {
         if self.elements.is_empty() {
             return;
@@ -54,7 +54,7 @@ impl PendingEvents {
                 .is_some()
         });
         if direct {
-            held.into_iter().for_each(&mut *sink);
+            held.into_iter().for_each(&mut *emit);
             self.bytes.clear();
             self.elements.clear();
             return;
@@ -72,7 +72,7 @@ impl PendingEvents {
         };
         let parsed = simd::parse_seed(&mut scratch, EachElement(each));
         if parsed.is_ok() && taken == self.elements.len() {
-            held.into_iter().for_each(&mut *sink);
+            held.into_iter().for_each(&mut *emit);
         } else {
             events.events.truncate(kept);
             events.bad = bad;
@@ -86,8 +86,8 @@ impl PendingEvents {
                 };
                 let values = values.unwrap_or_else(|| vec![(bytes.to_vec(), start)]);
                 for (value, at) in &values {
-                    if let Some(item) = parse_element(value, *at, path, sink) {
-                        events.push(item, path, at.line, sink);
+                    if let Some(item) = parse_element(value, *at, path, emit) {
+                        events.push(item, path, at.line, emit);
                     }
                 }
             }

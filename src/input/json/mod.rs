@@ -13,14 +13,12 @@ use std::cell::Cell;
 use std::io::BufRead;
 
 pub use batch::ElementBatch;
-use element::{array_format, element_error, machine_from_parts, parse_element};
+use element::{array_format, element_error, machine_from_parts};
 use events::PendingEvents;
 
-use super::fast::direct_event_array;
-use super::fast::simd;
-use super::fast::{ReadPath, trace};
-use super::order;
-use super::raw::{LogEvents, MachineParts, RawEvent, RawItem, convert_event};
+use super::fast::{self, Reading, direct_event_array, trace};
+use super::raw::{LogEvents, MachineParts, RawEvent, convert_event};
+use super::row_order;
 use crate::event::{Event, is_uuid};
 use crate::input::context::{FileContext, NotALog};
 use crate::input::record::{InputError, Record};
@@ -34,7 +32,7 @@ pub(crate) fn read(
     reader: impl BufRead,
     ctx: &FileContext,
     forced: Option<Format>,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
     let mut splitter = Splitter::new(reader);
     let mut documents = 0;
@@ -42,13 +40,13 @@ pub(crate) fn read(
         let next = match splitter.skip_whitespace() {
             Ok(next) => next,
             Err(err) => {
-                sink(Record::Error(split_error(&ctx.path, err)));
+                emit(Record::Error(split_error(&ctx.path, err)));
                 return Ok(());
             }
         };
         let result = match next {
-            Some(b'[') => read_array(&mut splitter, ctx, forced, sink),
-            Some(b'{') => read_object(&mut splitter, ctx, forced, sink),
+            Some(b'[') => read_array(&mut splitter, ctx, forced, emit),
+            Some(b'{') => read_object(&mut splitter, ctx, forced, emit),
             Some(_) if documents == 0 => {
                 return Err(NotALog(match forced {
                     Some(f) => format!(
@@ -61,7 +59,7 @@ pub(crate) fn read(
             }
             Some(_) => {
                 let position = splitter.position();
-                sink(Record::Error(InputError {
+                emit(Record::Error(InputError {
                     path: ctx.path.clone(),
                     line: position.line,
                     column: position.column,
@@ -70,7 +68,7 @@ pub(crate) fn read(
                 return Ok(());
             }
             None if documents == 0 => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &ctx.path,
                     0,
                     "the file is empty",
@@ -85,14 +83,14 @@ pub(crate) fn read(
             Err(Stop::NotALog(not_a_log)) if documents == 1 => return Err(not_a_log),
             Err(Stop::NotALog(NotALog(reason))) => {
                 let line = splitter.position().line;
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &ctx.path,
                     line,
                     format!("the document before this line is no machine log: {reason}"),
                 )));
             }
             Err(Stop::Damaged(err)) => {
-                sink(Record::Error(split_error(&ctx.path, err)));
+                emit(Record::Error(split_error(&ctx.path, err)));
                 return Ok(());
             }
         }
@@ -140,7 +138,7 @@ fn read_array<R: BufRead>(
     splitter: &mut Splitter<R>,
     ctx: &FileContext,
     forced: Option<Format>,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), Stop> {
     // The first element that parses decides between an event array and an array of
     // machines, unless the user forced the format. Machines are handed on in batches of raw
@@ -177,25 +175,28 @@ fn read_array<R: BufRead>(
             if batch.is_full() {
                 let fresh = ElementBatch::new(&ctx.path, forced, mode);
                 let full = std::mem::replace(&mut batch, fresh);
-                sink(Record::Batch(Box::new(full)));
+                emit(Record::Batch(Box::new(full)));
             }
             return Ok(());
         }
         if holds == Holds::Events {
             pending.push(bytes, start);
             if pending.is_full() {
-                pending.parse_into(&mut log_events, &ctx.path, sink);
+                pending.parse_into(&mut log_events, &ctx.path, emit);
             }
             return Ok(());
         }
-        scratch.clear();
-        scratch.extend_from_slice(bytes);
-        let item = match simd::parse::<RawItem>(&mut scratch) {
-            Ok(item) => item,
-            Err(_) => match parse_element(bytes, start, &ctx.path, sink) {
-                Some(item) => item,
-                None => return Ok(()),
-            },
+        let item = match fast::value(bytes, &mut scratch) {
+            Ok((item, _)) => item,
+            Err(err) => {
+                emit(Record::Error(element_error(
+                    &ctx.path,
+                    start,
+                    &err,
+                    "array element",
+                )));
+                return Ok(());
+            }
         };
         // A bare machine object (an id, no events) is a machine without an event container.
         let kind = item.element_kind();
@@ -216,7 +217,7 @@ fn read_array<R: BufRead>(
             }
         };
         if is_events {
-            log_events.push(item, &ctx.path, start.line, sink);
+            log_events.push(item, &ctx.path, start.line, emit);
         } else {
             batch.format = kind.map(array_format);
             batch.push(bytes, start);
@@ -224,14 +225,14 @@ fn read_array<R: BufRead>(
         cutting.set(Cutting::AtElementLines);
         Ok(())
     });
-    pending.parse_into(&mut log_events, &ctx.path, sink);
+    pending.parse_into(&mut log_events, &ctx.path, emit);
     if let Err(err) = split {
         // What was read before the damage is still reported, then the damage is named.
         match holds {
             Holds::Events if !log_events.events.is_empty() => {
-                events_log(ctx, line, log_events.events, None, sink)
+                events_log(ctx, line, log_events.events, None, emit)
             }
-            Holds::Machines if !batch.is_empty() => sink(Record::Batch(Box::new(batch))),
+            Holds::Machines if !batch.is_empty() => emit(Record::Batch(Box::new(batch))),
             _ => {}
         }
         return Err(Stop::Damaged(err));
@@ -243,41 +244,41 @@ fn read_array<R: BufRead>(
     }
     if holds == Holds::Machines {
         if !batch.is_empty() {
-            sink(Record::Batch(Box::new(batch)));
+            emit(Record::Batch(Box::new(batch)));
         }
         if elements == 0 {
             let message = format!(
                 "an empty {} array `[]`: no machine",
                 forced.unwrap_or(Format::ListJson)
             );
-            sink(Record::Note(InputError::at(&ctx.path, line, message)));
+            emit(Record::Note(InputError::at(&ctx.path, line, message)));
         }
         return Ok(());
     }
     // An event array, or an empty array (a machine without events): metalctl's `Recent last
     // error` block may follow. An array whose every event was bad is no machine: its errors
     // say why.
-    let last_error = match read_trailer(splitter, ctx, sink) {
+    let last_error = match read_trailer(splitter, ctx, emit) {
         Ok(last_error) => last_error,
         Err(err) => {
             // As above: the events read before the damage are still reported (wherever the
             // read failed, in the array or after it), then the damage is named.
             if !log_events.events.is_empty() {
-                events_log(ctx, line, log_events.events, None, sink);
+                events_log(ctx, line, log_events.events, None, emit);
             }
             return Err(Stop::Damaged(err));
         }
     };
     if elements == 0 && last_error.is_none() {
-        if let Some(log) = empty_array(ctx, line, Format::LogsJson, sink) {
-            sink(Record::Machine(log));
+        if let Some(log) = empty_array(ctx, line, Format::LogsJson, emit) {
+            emit(Record::Machine(log));
         }
     } else if holds == Holds::Undecided && last_error.is_none() {
         // Every element failed to read before one told events from machines: neither a
         // list's machines nor a log's, so no machine (least of all one named after the
         // file); the errors say why.
     } else if log_events.is_a_machine(last_error.is_some()) {
-        events_log(ctx, line, log_events.events, last_error, sink);
+        events_log(ctx, line, log_events.events, last_error, emit);
     }
     Ok(())
 }
@@ -289,7 +290,7 @@ pub(crate) fn whole_log(
     bytes: &[u8],
     ctx: &FileContext,
     forced: Option<Format>,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> bool {
     if forced.is_some_and(|f| f != Format::LogsJson) {
         return false;
@@ -305,14 +306,14 @@ pub(crate) fn whole_log(
     let mut log_events = LogEvents::default();
     log_events.events.reserve(array.events.len());
     for (raw, at) in array.events {
-        log_events.push(raw, &ctx.path, at, sink);
+        log_events.push(raw, &ctx.path, at, emit);
     }
     let last_error = array
         .last_error
-        .and_then(|(raw, at)| last_error_at(raw, at, &ctx.path, sink));
+        .and_then(|(raw, at)| last_error_at(raw, at, &ctx.path, emit));
     let has_last_error = last_error.is_some();
     if log_events.is_a_machine(has_last_error) {
-        events_log(ctx, array.line, log_events.events, last_error, sink);
+        events_log(ctx, array.line, log_events.events, last_error, emit);
     }
     true
 }
@@ -354,16 +355,16 @@ pub fn whole_log_agrees(bytes: &[u8]) -> Option<bool> {
 }
 
 /// The machine of a `machine logs -o json` array that starts at `line`: one record, or
-/// several where the array's order restarts (see [`order::records`]), the last error with
+/// several where the array's order restarts (see [`row_order::records`]), the last error with
 /// the last of them.
 fn events_log(
     ctx: &FileContext,
     line: usize,
     events: Vec<Event>,
     last_error: Option<Event>,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) {
-    let cuts = order::cut(events, &[], line);
+    let cuts = row_order::cut(events, &[], line);
     let count = cuts.len();
     let mut last_error = last_error;
     for (i, cut) in cuts.into_iter().enumerate() {
@@ -372,7 +373,7 @@ fn events_log(
         if i + 1 == count {
             log.last_error_event = last_error.take();
         }
-        sink(Record::Machine(log));
+        emit(Record::Machine(log));
     }
 }
 
@@ -384,7 +385,7 @@ pub(crate) fn empty_array(
     ctx: &FileContext,
     line: usize,
     format: Format,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Option<MachineLog> {
     let named = ctx.options.machine_id.is_some() || is_uuid(&ctx.machine);
     let message = if named {
@@ -395,7 +396,7 @@ pub(crate) fn empty_array(
     } else {
         "an empty array `[]`, read as a machine list that matched nothing: no machine (name the file by the machine's id, or pass --machine-id, to read it as a machine's empty log)".to_string()
     };
-    sink(Record::Note(InputError::at(&ctx.path, line, message)));
+    emit(Record::Note(InputError::at(&ctx.path, line, message)));
     named.then(|| MachineLog::new(ctx.machine.clone(), &ctx.path, line, format))
 }
 
@@ -403,35 +404,25 @@ fn read_object<R: BufRead>(
     splitter: &mut Splitter<R>,
     ctx: &FileContext,
     forced: Option<Format>,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), Stop> {
     let mut bytes = Vec::new();
     let start = splitter.read_value(&mut bytes)?;
-    // As in batches: simd-json on a copy, serde_json to explain a failure.
-    let mut scratch = bytes.clone();
-    let simd = simd::parse::<RawItem>(&mut scratch);
-    trace(
-        &ctx.path,
-        if simd.is_ok() {
-            ReadPath::Simd
-        } else {
-            ReadPath::Serde
-        },
-        sink,
-    );
-    let item = match simd {
-        Ok(item) => item,
-        Err(_) => match serde_json::from_slice(&bytes) {
-            Ok(item) => item,
-            Err(err) => {
-                sink(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
-                return Ok(());
-            }
-        },
+    let mut scratch = Vec::with_capacity(bytes.len() + simd_json::INPUT_PADDING);
+    let item = match fast::value(&bytes, &mut scratch) {
+        Ok((item, way)) => {
+            trace(&ctx.path, way, emit);
+            item
+        }
+        Err(err) => {
+            trace(&ctx.path, fast::ways(Reading::Value).careful, emit);
+            emit(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
+            return Ok(());
+        }
     };
     let Some(parts) = MachineParts::of(item, None) else {
         if forced.is_some() {
-            sink(Record::Error(InputError::at(
+            emit(Record::Error(InputError::at(
                 &ctx.path,
                 start.line,
                 "expected a machine object (with `events`, `log` or `recentProvisioningEvents`)",
@@ -443,7 +434,7 @@ fn read_object<R: BufRead>(
         )));
     };
     if let Some(forced) = forced.filter(|f| *f != parts.format && *f != Format::ListJson) {
-        sink(Record::Error(InputError::at(
+        emit(Record::Error(InputError::at(
             &ctx.path,
             start.line,
             format!("expected {forced} JSON, but the object is {}", parts.format),
@@ -457,9 +448,9 @@ fn read_object<R: BufRead>(
         &ctx.path,
         Some(&ctx.machine),
         ctx.options.mode,
-        sink,
+        emit,
     ) {
-        sink(Record::Machine(machine));
+        emit(Record::Machine(machine));
     }
     Ok(())
 }
@@ -469,7 +460,7 @@ fn read_object<R: BufRead>(
 fn read_trailer<R: BufRead>(
     splitter: &mut Splitter<R>,
     ctx: &FileContext,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<Option<Event>, SplitError> {
     if matches!(splitter.skip_whitespace()?, None | Some(b'[' | b'{')) {
         return Ok(None);
@@ -481,9 +472,9 @@ fn read_trailer<R: BufRead>(
     let mut bytes = Vec::new();
     let start = splitter.read_value(&mut bytes)?;
     let event = match serde_json::from_slice::<RawEvent>(&bytes) {
-        Ok(raw) => last_error_at(raw, start.line, &ctx.path, sink),
+        Ok(raw) => last_error_at(raw, start.line, &ctx.path, emit),
         Err(err) => {
-            sink(Record::Error(element_error(
+            emit(Record::Error(element_error(
                 &ctx.path,
                 start,
                 &err,
@@ -500,12 +491,12 @@ fn last_error_at(
     raw: RawEvent,
     line: usize,
     path: &str,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Option<Event> {
     match convert_event(raw) {
         Ok(event) => Some(event.at_line(line)),
         Err(message) => {
-            sink(Record::Error(InputError::at(path, line, message)));
+            emit(Record::Error(InputError::at(path, line, message)));
             None
         }
     }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::lenient::{Slot, Text};
 use super::shapes::{EventsField, RawEvent, RawItem, v2_liveliness};
 use crate::event::{Event, EventKind, EventName};
-use crate::input::order::into_time_order;
 use crate::input::record::{InputError, ReadMode, Record};
+use crate::input::row_order::into_time_order;
 use crate::input::time::parse_rfc3339;
 use crate::log::{Format, Liveliness, MachineInfo, MachineLog, RecordedFlag, RecordedFlags};
 
@@ -174,14 +174,14 @@ impl MachineParts<'_> {
         file_machine: Option<&str>,
         mode: ReadMode,
         line_of: &mut dyn FnMut(usize) -> usize,
-        sink: &mut dyn FnMut(Record),
+        emit: &mut dyn FnMut(Record),
     ) -> Option<MachineLog> {
         let machine = match (&self.id, file_machine) {
             (Some(id), _) => id.0.to_string(),
             (None, Some(machine)) => machine.to_string(),
             (None, None) if mode == ReadMode::IdsOnly => return None,
             (None, None) => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     path,
                     line,
                     "machine without `id` (or `uuid`)",
@@ -198,14 +198,14 @@ impl MachineParts<'_> {
         for (index, raw) in recorded_log.into_iter().enumerate() {
             match convert_event(raw) {
                 Ok(event) => events.push(event.at_line(line)),
-                Err(message) => sink(Record::Error(InputError::at(path, line_of(index), message))),
+                Err(message) => emit(Record::Error(InputError::at(path, line_of(index), message))),
             }
         }
         into_time_order(&mut events, true);
         log.last_error_event = match self.last_error_event.take().map(convert_event) {
             Some(Ok(event)) => Some(event.at_line(line)),
             Some(Err(message)) => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     path,
                     line,
                     format!("last_error_event: {message}"),
@@ -245,14 +245,14 @@ impl LogEvents {
     /// Takes an element as the next event, or names what is wrong with it (a machine where
     /// an event should be, when `--format logs-json` was given a list).
     #[inline]
-    pub fn push(&mut self, item: RawItem, path: &str, line: usize, sink: &mut dyn FnMut(Record)) {
+    pub fn push(&mut self, item: RawItem, path: &str, line: usize, emit: &mut dyn FnMut(Record)) {
         if let Some(machine) = item.element_kind().filter(|k| *k != Format::LogsJson) {
             self.bad += 1;
             let machine = match machine {
                 Format::DescribeJson => Format::ListJson,
                 other => other,
             };
-            sink(Record::Error(InputError::at(
+            emit(Record::Error(InputError::at(
                 path,
                 line,
                 format!(
@@ -267,7 +267,7 @@ impl LogEvents {
             Ok(event) => self.events.push(event.at_line(line)),
             Err(message) => {
                 self.bad += 1;
-                sink(Record::Error(InputError::at(path, line, message)));
+                emit(Record::Error(InputError::at(path, line, message)));
             }
         }
     }

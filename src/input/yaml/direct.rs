@@ -72,7 +72,7 @@ pub(super) fn read_list(
     ctx: &FileContext,
     found: &mut Found,
     read: &mut usize,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Outcome {
     // The bytes of the item being read, from its first line `item_line` on.
     let mut item = Vec::new();
@@ -84,10 +84,10 @@ pub(super) fn read_list(
         line: usize,
         error: Option<io::Error>,
         batch: Option<ListBatch>,
-        sink: &mut dyn FnMut(Record),
+        emit: &mut dyn FnMut(Record),
     ) -> Outcome {
         if let Some(open) = batch.filter(|b| !b.items.is_empty()) {
-            sink(Record::Batch(Box::new(open)));
+            emit(Record::Batch(Box::new(open)));
         }
         Outcome::Rest {
             head: item,
@@ -106,7 +106,7 @@ pub(super) fn read_list(
                 // follows may be cut short, so the parser's reading drops it.
                 item.truncate(start);
                 let error = io::Error::new(err.kind(), err.to_string());
-                return give_back(item, item_line, Some(error), batch, sink);
+                return give_back(item, item_line, Some(error), batch, emit);
             }
         };
         let next_item = !ended && item[start..].starts_with(b"- ");
@@ -120,14 +120,14 @@ pub(super) fn read_list(
                 item_line = 2;
                 continue;
             }
-            return give_back(item, item_line, None, batch, sink);
+            return give_back(item, item_line, None, batch, emit);
         }
         if !(ended || next_item) {
             continue;
         }
         // An item ends where the next begins, or at the end.
         let Some(done) = Transcoded::of(&item[..start], item_line, &mut json) else {
-            return give_back(item, item_line, None, batch, sink);
+            return give_back(item, item_line, None, batch, emit);
         };
         match batch.as_mut() {
             None => {
@@ -136,19 +136,19 @@ pub(super) fn read_list(
                 let raw = serde_json::from_slice::<RawItem>(&json);
                 let kind = raw.as_ref().ok().and_then(RawItem::element_kind);
                 let Ok(raw) = raw else {
-                    return give_back(item, item_line, None, batch, sink);
+                    return give_back(item, item_line, None, batch, emit);
                 };
                 if matches!(kind, None | Some(Format::LogsJson)) {
-                    return give_back(item, item_line, None, batch, sink);
+                    return give_back(item, item_line, None, batch, emit);
                 }
-                found.element(Ok(raw), item_line, &done.item_lines, true, ctx, sink);
+                found.element(Ok(raw), item_line, &done.item_lines, true, ctx, emit);
                 batch = Some(ListBatch::new(ctx, found));
             }
             Some(open) => {
                 open.push(&json, item_line, done.item_lines);
                 if open.json.len() >= BATCH_BYTES {
                     let full = std::mem::replace(open, ListBatch::new(ctx, found));
-                    sink(Record::Batch(Box::new(full)));
+                    emit(Record::Batch(Box::new(full)));
                 }
             }
         }
@@ -160,7 +160,7 @@ pub(super) fn read_list(
         }
     }
     if let Some(last) = batch.filter(|b| !b.items.is_empty()) {
-        sink(Record::Batch(Box::new(last)));
+        emit(Record::Batch(Box::new(last)));
     }
     Outcome::Done
 }
@@ -199,7 +199,7 @@ impl ListBatch {
 impl Batch for ListBatch {
     /// Reads every item as the parser's reading of the list reads it: serde on the JSON it
     /// spells, and where serde refuses it, the refusal as the parser's value gives it.
-    fn parse(&self, sink: &mut dyn FnMut(Record)) {
+    fn parse(&self, emit: &mut dyn FnMut(Record)) {
         let mut start = 0;
         for (end, line, item_lines) in &self.items {
             let json = &self.json[start..*end];
@@ -218,7 +218,7 @@ impl Batch for ListBatch {
             let item = match item {
                 Ok(item) => item,
                 Err(err) => {
-                    sink(Record::Error(crate::input::record::InputError::at(
+                    emit(Record::Error(crate::input::record::InputError::at(
                         &self.path,
                         *line,
                         format!("invalid YAML element: {err}"),
@@ -234,8 +234,8 @@ impl Batch for ListBatch {
                 in_list: true,
                 file_machine: None,
             };
-            if let Some(log) = machine(item, &place, Some(self.shape), None, self.mode, sink) {
-                sink(Record::Machine(log));
+            if let Some(log) = machine(item, &place, Some(self.shape), None, self.mode, emit) {
+                emit(Record::Machine(log));
             }
         }
     }

@@ -44,13 +44,13 @@ impl Found {
         item_lines: &HashMap<String, Vec<usize>>,
         in_list: bool,
         ctx: &FileContext,
-        sink: &mut dyn FnMut(Record),
+        emit: &mut dyn FnMut(Record),
     ) {
         self.elements += 1;
         let item = match value {
             Ok(item) => item,
             Err(err) => {
-                sink(Record::Error(InputError::at(
+                emit(Record::Error(InputError::at(
                     &ctx.path,
                     line,
                     format!("invalid YAML element: {err}"),
@@ -65,7 +65,7 @@ impl Found {
             None => *self.events_array.insert(kind == Some(Format::LogsJson)),
         };
         if is_events {
-            self.log_events.push(item, &ctx.path, line, sink);
+            self.log_events.push(item, &ctx.path, line, emit);
             return;
         }
         let shape = if in_list {
@@ -85,9 +85,9 @@ impl Found {
             in_list,
             file_machine,
         };
-        if let Some(machine) = machine(item, &place, shape, self.forced, ctx.options.mode, sink) {
+        if let Some(machine) = machine(item, &place, shape, self.forced, ctx.options.mode, emit) {
             self.machines += 1;
-            sink(Record::Machine(machine));
+            emit(Record::Machine(machine));
         }
     }
 }
@@ -109,10 +109,10 @@ pub(super) fn machine(
     shape: Option<Format>,
     forced: Option<Format>,
     mode: ReadMode,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Option<MachineLog> {
     let Some(mut parts) = MachineParts::of(item, shape) else {
-        sink(Record::Error(InputError::at(
+        emit(Record::Error(InputError::at(
             at.path,
             at.line,
             "not a machine (no `events`, `log` or `recentProvisioningEvents`)",
@@ -126,7 +126,7 @@ pub(super) fn machine(
         && forced != parts.format
         && !(forced == Format::ListJson && parts.format == Format::DescribeJson)
     {
-        sink(Record::Error(InputError::at(
+        emit(Record::Error(InputError::at(
             at.path,
             at.line,
             format!(
@@ -142,7 +142,7 @@ pub(super) fn machine(
         .get(&parts.log_path.join("/"))
         .map_or(&[][..], Vec::as_slice);
     let mut line_of = |i: usize| lines.get(i).copied().unwrap_or(at.line);
-    let mut machine = parts.build(at.path, at.line, at.file_machine, mode, &mut line_of, sink)?;
+    let mut machine = parts.build(at.path, at.line, at.file_machine, mode, &mut line_of, emit)?;
     machine.yaml = true;
     Some(machine)
 }

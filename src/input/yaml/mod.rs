@@ -18,8 +18,8 @@ use serde::Deserialize;
 use super::raw::{RawEvent, RawItem, convert_event};
 use crate::event::Event;
 use crate::input::context::{FileContext, NotALog};
-use crate::input::order::into_time_order;
 use crate::input::record::{InputError, Record};
+use crate::input::row_order::into_time_order;
 use crate::log::{Format, MachineLog};
 use found::Found;
 use tree::{Chars, Elements};
@@ -119,9 +119,9 @@ pub(crate) fn read(
     reader: impl BufRead,
     ctx: &FileContext,
     forced: Option<Format>,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
-    read_with(reader, ctx, forced, true, &mut 0, sink)
+    read_with(reader, ctx, forced, true, &mut 0, emit)
 }
 
 /// [`read`], with the direct reader or without (`direct`), counting the items it read.
@@ -131,19 +131,19 @@ fn read_with(
     forced: Option<Format>,
     direct: bool,
     direct_read: &mut usize,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
     let mut found = Found::new(forced);
     if forced.is_none() && direct {
-        match direct::read_list(&mut reader, ctx, &mut found, direct_read, sink) {
+        match direct::read_list(&mut reader, ctx, &mut found, direct_read, emit) {
             direct::Outcome::Done => return Ok(()),
             direct::Outcome::Rest { head, line, error } => {
                 let rest = std::io::Cursor::new(head).chain(direct::Then { error, reader });
-                return careful(rest, line - 1, ctx, forced, found, sink);
+                return careful(rest, line - 1, ctx, forced, found, emit);
             }
         }
     }
-    careful(reader, 0, ctx, forced, found, sink)
+    careful(reader, 0, ctx, forced, found, emit)
 }
 
 /// Reads YAML with saphyr's parser from `offset` lines into the file on, with what the
@@ -154,7 +154,7 @@ fn careful(
     ctx: &FileContext,
     forced: Option<Format>,
     mut found: Found,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Result<(), NotALog> {
     let mut chars = Chars::new(reader);
     chars.lines = offset;
@@ -173,11 +173,11 @@ fn careful(
             }
             let item = RawItem::deserialize(&element.value).map_err(|e| e.to_string());
             let in_list = reading.in_sequence;
-            found.element(item, element.line, &element.item_lines, in_list, ctx, sink);
+            found.element(item, element.line, &element.item_lines, in_list, ctx, emit);
         }
     };
     if let Err((line, column, message)) = parsed {
-        sink(Record::Error(InputError {
+        emit(Record::Error(InputError {
             path: ctx.path.clone(),
             line,
             column,
@@ -185,10 +185,10 @@ fn careful(
         }));
     }
     for (line, message) in std::mem::take(&mut problems.borrow_mut().lines) {
-        sink(Record::Error(InputError::at(&ctx.path, line, message)));
+        emit(Record::Error(InputError::at(&ctx.path, line, message)));
     }
     let last_error = match chars.trailer {
-        Some(at) => read_trailer(&mut chars, at, ctx, sink),
+        Some(at) => read_trailer(&mut chars, at, ctx, emit),
         None => None,
     };
     if found.events_array == Some(true) || last_error.is_some() {
@@ -199,7 +199,7 @@ fn careful(
             log.yaml = true;
             log.events = events;
             log.last_error_event = last_error;
-            sink(Record::Machine(log));
+            emit(Record::Machine(log));
         }
         return Ok(());
     }
@@ -230,11 +230,11 @@ pub fn yaml_agrees(bytes: &[u8]) -> Option<bool> {
         let mut out = Vec::new();
         // A small buffer, so that lines also run past its end.
         let reader = std::io::BufReader::with_capacity(64, bytes);
-        let mut sink = |r: Record| match r {
+        let mut emit = |r: Record| match r {
             Record::Batch(batch) => batch.parse(&mut |r| out.push(format!("{r:?}"))),
             other => out.push(format!("{other:?}")),
         };
-        let read = read_with(reader, &ctx, None, direct, &mut direct_read, &mut sink);
+        let read = read_with(reader, &ctx, None, direct, &mut direct_read, &mut emit);
         (read.is_ok(), out)
     };
     let careful = records(false);
@@ -248,7 +248,7 @@ fn read_trailer<R: BufRead>(
     chars: &mut Chars<R>,
     at: usize,
     ctx: &FileContext,
-    sink: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(Record),
 ) -> Option<Event> {
     chars.trailer = None;
     let mut reading = Elements::new(chars, at);
@@ -256,7 +256,7 @@ fn read_trailer<R: BufRead>(
         Ok(Some(element)) => element,
         Ok(None) => return None,
         Err((line, column, message)) => {
-            sink(Record::Error(InputError {
+            emit(Record::Error(InputError {
                 path: ctx.path.clone(),
                 line,
                 column,
@@ -271,7 +271,7 @@ fn read_trailer<R: BufRead>(
     match converted {
         Ok(event) => Some(event.at_line(element.line)),
         Err(message) => {
-            sink(Record::Error(InputError::at(
+            emit(Record::Error(InputError::at(
                 &ctx.path,
                 element.line,
                 message,
@@ -309,11 +309,11 @@ mod tests {
             named: true,
         };
         let (mut out, mut read) = (Vec::new(), 0);
-        let mut sink = |r: Record| match r {
+        let mut emit = |r: Record| match r {
             Record::Batch(batch) => batch.parse(&mut |r| out.push(format!("{r:?}"))),
             other => out.push(format!("{other:?}")),
         };
-        let _ = read_with(reader, &ctx, None, direct, &mut read, &mut sink);
+        let _ = read_with(reader, &ctx, None, direct, &mut read, &mut emit);
         (out, read)
     }
 

@@ -9,9 +9,9 @@ mod exported;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use super::*;
-use crate::log::Liveliness;
 use crate::event::EventKind::{self, *};
 use crate::event::State;
+use crate::log::Liveliness;
 use crate::rules::Ruleset;
 
 const V0190: &str = "metal-api-v0.19.0";

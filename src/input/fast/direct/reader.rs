@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::super::runs::{leading_spaces, plain_run};
 use crate::input::raw::lenient::Text;
 use crate::input::raw::shapes::RawEvent;
+use crate::scan::{leading_spaces, plain_run};
 
 pub(super) struct Reader<'a> {
     pub(super) text: &'a str,

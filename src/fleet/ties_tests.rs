@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::event::EventKind;
-use crate::input::merge::{Merged, merge};
+use crate::fleet::merge::{Merged, merge};
 use crate::log::Format;
 
 /// An event of machine `m` at `2025-09-01T` + `time`, read at `line`.

@@ -15,22 +15,10 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{TimeDelta, Timelike};
 
-use super::problems::InputError;
 use super::ties;
 use crate::event::Event;
+pub use crate::input::Merged;
 use crate::log::{Format, MachineLog, Place, RecordedFlag};
-
-/// A machine ready for replay, and how many of its events were dropped as duplicates.
-#[derive(Debug)]
-pub struct Merged {
-    pub log: MachineLog,
-    /// Events dropped because another record of the machine had them too.
-    pub duplicates: u64,
-    /// How many records the machine was assembled from (1 when it was not merged).
-    pub records: usize,
-    /// Ties between raw parts that neither their names nor their times ordered.
-    pub notes: Vec<InputError>,
-}
 
 /// A machine id's key in the census: a fixed hash, so the census stays small and counting
 /// copies no id. Two ids that share a hash are both held and, when neither record completes

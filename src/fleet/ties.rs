@@ -13,7 +13,7 @@ use std::path::{Component, Path};
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use crate::event::{Event, EventName};
-use crate::input::problems::InputError;
+use crate::input::InputError;
 use crate::log::{Format, MachineLog};
 
 /// The order in which `parts` (sorted by path and line) hand on their events of equal time,

@@ -1,11 +1,11 @@
-//! The two runs of bytes the direct reader looks for, sixteen bytes at a time: a string's
+//! The two runs of bytes the direct reader (`input::fast`) looks for, sixteen bytes at a time: a string's
 //! plain text up to its closing quote or first escape, and a pretty-printed line's
 //! indentation.
 
 /// How many bytes from the start hold neither `"`, `\` nor a control character: a string's
 /// plain run.
 #[inline]
-pub(super) fn plain_run(bytes: &[u8]) -> usize {
+pub fn plain_run(bytes: &[u8]) -> usize {
     let mut i = 0;
     #[cfg(target_arch = "x86_64")]
     while i + 16 <= bytes.len() {
@@ -23,7 +23,7 @@ pub(super) fn plain_run(bytes: &[u8]) -> usize {
 
 /// How many spaces `bytes` starts with: a pretty-printed line's indentation.
 #[inline]
-pub(super) fn leading_spaces(bytes: &[u8]) -> usize {
+pub fn leading_spaces(bytes: &[u8]) -> usize {
     let mut i = 0;
     #[cfg(target_arch = "x86_64")]
     while i + 16 <= bytes.len() {

@@ -1,5 +1,5 @@
 //! Finds, in one pass, the lines of a pretty-printed object that are exactly one indent and
-//! then a quote or a closing bracket: where the skim's members start and the lines that close
+//! then a quote or a closing bracket: where the skim's (`input::fast::skim`) members start and the lines that close
 //! their values. Three searches (one per byte) took three passes over every object, and most
 //! of a machine is lines deeper than its members (measured with cachegrind).
 //!
@@ -24,7 +24,7 @@ enum Level {
 impl Level {
     fn detected() -> Level {
         #[cfg(target_arch = "x86_64")]
-        return match *crate::jsonsplit::AVX2 {
+        return match *super::cpu::AVX2 {
             true => Level::Avx2,
             false => Level::Sse2,
         };
