@@ -159,7 +159,7 @@ fn take(record: Record, base: usize, live: &mut LiveFleet) -> Result<u64, Reread
             });
             taken
         }
-        Record::Trace { .. } => Ok(0),
+        Record::ReadBy { .. } => Ok(0),
         Record::Batch(batch) => {
             let mut taken = Ok(0);
             input::decode(batch.as_ref(), &mut |r| {

@@ -28,7 +28,7 @@ pub fn take_in<I: Intake + ?Sized>(record: Record, to: &mut I) {
         Record::Error(err) => to.problems().errors.push(err),
         Record::Note(note) => to.problems().notes.push(note),
         Record::Skipped(skipped) => to.problems().skipped.push(skipped),
-        Record::Trace { path, taken } => to.problems().read_by(path, taken),
+        Record::ReadBy { path, taken } => to.problems().read_by(path, taken),
         Record::Batch(batch) => input::decode(batch.as_ref(), &mut |r| take_in(r, to)),
         Record::Lines(lines) => to.lines(*lines),
     }

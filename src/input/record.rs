@@ -32,7 +32,7 @@ pub enum Record {
     /// A file (or directory entry) that is not read, with the reason.
     Skipped(Skipped),
     /// How an input, or some of its values, was read (only with `FSMLOG_TRACE=read`).
-    Trace {
+    ReadBy {
         path: String,
         taken: PathsTaken,
     },

@@ -50,7 +50,7 @@ pub fn trace(path: &str, how: ReadPath, emit: &mut dyn FnMut(super::record::Reco
     if tracing() {
         let mut taken = PathsTaken::default();
         taken.add(how);
-        emit(super::record::Record::Trace {
+        emit(super::record::Record::ReadBy {
             path: path.to_string(),
             taken,
         });

@@ -169,7 +169,7 @@ impl Batch for ElementBatch {
             }
         }
         if tracing() {
-            emit(Record::Trace {
+            emit(Record::ReadBy {
                 path: self.path.clone(),
                 taken,
             });
