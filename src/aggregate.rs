@@ -179,7 +179,7 @@ impl Summary {
     /// Every pair's verdict (see [`crate::diagnose::verdict`]) for a fleet replayed under
     /// the rule set named `replayed`, with the newer built-in rule set that handles it.
     pub fn verdicts(&self, min_machines: u64, replayed: &str) -> Verdicts {
-        let fleet = VerdictContext {
+        let context = VerdictContext {
             min_machines,
             decisions: self.decisions.clone(),
         };
@@ -187,7 +187,7 @@ impl Summary {
         self.pairs
             .iter()
             .map(|(pair, t)| {
-                let mut v = verdict(*pair, &t.classes, t.machines, &fleet);
+                let mut v = verdict(*pair, &t.classes, t.machines, &context);
                 v.handled_by = handled_by(*pair, &newer, t.classes.under_newer, t.count);
                 (*pair, v)
             })

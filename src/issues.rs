@@ -15,12 +15,12 @@ use crate::event::{EventKind, Pair, State};
 use crate::log::{Bmc, BmcUpdated, Liveliness, MachineLog, Place};
 use crate::replay::{Container, Handling, Trace};
 
+mod compared;
 mod policy;
-mod shared;
 mod types;
 
+pub use compared::Compared;
 pub use policy::{Policy, cut};
-pub use shared::Shared;
 pub use types::{IssueType, Needs, Severity};
 
 /// What the audit needs of one machine: the container metal-api held (the exported flags,
@@ -258,7 +258,7 @@ fn transient(state: State) -> bool {
 
 /// Every issue of one machine of `fleet` at `policy.now`, in output order; a type is judged
 /// only where the input holds what it is judged by ([`MachineFacts::judges`]).
-pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Shared) -> Vec<Issue> {
+pub fn evaluate(m: &MachineFacts, policy: &Policy, compared: &Compared) -> Vec<Issue> {
     let now = policy.now;
     let mut issues = Vec::new();
     let mut add = |kind: IssueType, evidence: Evidence| issues.push(Issue { kind, evidence });
@@ -360,13 +360,13 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Shared) -> Vec<Issue>
         }
     }
     if m.judges(IssueType::AsnNotUnique) {
-        let shared = fleet.shared_asns(&m.machine, m.firewall_asns());
+        let shared = compared.shared_asns(&m.machine, m.firewall_asns());
         if !shared.is_empty() {
             add(IssueType::AsnNotUnique, Evidence::SharedAsns(shared));
         }
     }
     if let Some(bmc) = m.bmc.as_deref() {
-        let machines = fleet.shared_bmc_address(&m.machine, &bmc.address);
+        let machines = compared.shared_bmc_address(&m.machine, &bmc.address);
         if !machines.is_empty() {
             let address = bmc.address.clone();
             add(
@@ -397,13 +397,13 @@ pub fn evaluate(m: &MachineFacts, policy: &Policy, fleet: &Shared) -> Vec<Issue>
 }
 
 /// The machines judged together, as metal-api compares them.
-pub fn fleet_of(machines: &[MachineFacts]) -> Shared {
-    let mut fleet = Shared::default();
+pub fn compared(machines: &[MachineFacts]) -> Compared {
+    let mut compared = Compared::default();
     for m in machines {
         let bmc = m.bmc.as_deref().map(|b| b.address.as_str());
-        fleet.add(&m.machine, m.firewall_asns(), bmc);
+        compared.add(&m.machine, m.firewall_asns(), bmc);
     }
-    fleet
+    compared
 }
 
 /// A machine's unexpected (state, event) pairs with their counts, most frequent first.
@@ -453,11 +453,11 @@ pub fn audit(
     filter: &Filter,
     all: bool,
 ) -> Vec<Audited> {
-    let fleet = fleet_of(&machines);
+    let compared = compared(&machines);
     let mut judged: Vec<Audited> = machines
         .into_iter()
         .map(|facts| {
-            let mut issues: Vec<Issue> = evaluate(&facts, policy, &fleet)
+            let mut issues: Vec<Issue> = evaluate(&facts, policy, &compared)
                 .into_iter()
                 .filter(|i| filter.keeps(i.kind))
                 .collect();

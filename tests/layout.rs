@@ -16,6 +16,8 @@ use syn::visit::Visit;
 mod doc;
 #[path = "layout/formats.rs"]
 mod formats;
+#[path = "layout/middle.rs"]
+mod middle;
 #[path = "layout/words.rs"]
 mod words;
 
@@ -296,104 +298,6 @@ fn data_flows_one_way() {
         .collect();
     for circle in circles(&layers) {
         problems.push(format!("a circle between layers: {}", circle.join(" ⇄ ")));
-    }
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
-}
-
-/// Every path a module names outside its tests, by module.
-fn paths_by_module(krate: &Crate) -> Vec<(String, Vec<Vec<String>>)> {
-    krate
-        .modules
-        .values()
-        .map(|module| {
-            let text = std::fs::read_to_string(&module.file).unwrap();
-            let mut paths = Paths::default();
-            paths.visit_file(&syn::parse_file(&text).unwrap());
-            (name(&module.names), paths.0)
-        })
-        .collect()
-}
-
-/// Whether `path` names `item` (`replay::replay`, `Diagnosis::of`): ends with its names.
-fn names(path: &[String], item: &str) -> bool {
-    let item: Vec<&str> = item.split("::").collect();
-    path.len() >= item.len() && path[path.len() - item.len()..].iter().eq(item.iter())
-}
-
-/// A machine is judged — replayed and diagnosed — in one place: whole as a
-/// `diagnose::Judged`, further as a `judge::Judging`. Nothing else runs the replay or the
-/// diagnosis on a machine; every result takes the judged machine.
-#[test]
-fn a_machine_is_judged_in_one_place() {
-    let engines = [
-        "replay::replay",
-        "Diagnosis::of",
-        "Diagnosing::new",
-        "Replaying::new",
-    ];
-    let judges = |module: &str| {
-        ["replay", "diagnose", "judge"]
-            .iter()
-            .any(|m| module == *m || module.starts_with(&format!("{m}::")))
-    };
-    let krate = read_crate();
-    let mut problems = Vec::new();
-    for (module, paths) in paths_by_module(&krate) {
-        // The crate's root re-exports the replay for the library's users; it runs nothing.
-        if judges(&module) || module == "crate" {
-            continue;
-        }
-        for path in paths {
-            if let Some(engine) = engines.iter().find(|e| names(&path, e)) {
-                problems.push(format!(
-                    "{module} runs {engine} itself: take a judged machine"
-                ));
-            }
-        }
-    }
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
-}
-
-/// Commands are wiring: a job, one fold, one render call, an ending. The inputs and the
-/// window are made once (`commands::job`), and no command holds a rule of the domain — how a
-/// machine is judged, at which instant, with which threshold. The watch reads its own
-/// history directory again at each poll, not the command line's paths: it makes its inputs
-/// itself.
-#[test]
-fn commands_hold_no_domain_rules() {
-    let made_once = ["Inputs::resolve", "fleet::counted", "counted"];
-    let domain = [
-        "Summary::add",
-        "NowSpec",
-        "TimeDelta",
-        "Utc::now",
-        "as_it_was_at",
-        "EXPORTER_LAST_ERROR_THRESHOLD",
-        "METAL_API_LAST_ERROR_THRESHOLD",
-        "MachineFacts",
-    ];
-    let krate = read_crate();
-    let mut problems = Vec::new();
-    for (module, paths) in paths_by_module(&krate) {
-        if !module.starts_with("commands::") || module == "commands::job" {
-            continue;
-        }
-        let watch = module.starts_with("commands::watch");
-        for path in paths {
-            if !watch && let Some(item) = made_once.iter().find(|e| names(&path, e)) {
-                problems.push(format!(
-                    "{module} makes {item} itself: `commands::job` does"
-                ));
-            }
-            let Some(item) = domain.iter().find(|e| names(&path, e)) else {
-                continue;
-            };
-            // The watch is a server: its clock is the wall's.
-            if watch && *item == "Utc::now" {
-                continue;
-            }
-            problems.push(format!("{module} names {item}: a rule of the domain"));
-        }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }

@@ -25,9 +25,10 @@ pub fn run(args: &CheckArgs, term: &Terminal) -> Result<Ending> {
             "--write-baseline -: standard output carries check's report; write the report with --out FILE, or the baseline to a file"
         );
     }
-    let job = Job::new(&args.rules.name, &args.input)?;
+    let (job, baseline) = Job::with(&args.rules.name, &args.input, None, || {
+        args.baseline.as_deref().map(Baseline::load).transpose()
+    })?;
     let rules = &job.rules;
-    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let (counting, shown) = job.counted(&args.window, None)?;
     let (summary, problems) = summarize(&job.inputs, rules, &counting);
     let shown = shown.seen(&summary);

@@ -10,13 +10,12 @@ use crate::fleet::rule_diff;
 use crate::gate::{Nothing, ReadCounts};
 use crate::render::terminal::Terminal;
 use crate::render::{self, DiffReport};
-use crate::rules::Ruleset;
 use crate::sink::Sink;
 
 /// Replays under both rule sets, compares, renders, and gates on `--fail-on`.
 pub fn run(args: &DiffArgs, term: &Terminal) -> Result<Ending> {
-    let job = Job::new(&args.old, &args.input)?;
-    let (old, new) = (&job.rules, Ruleset::resolve(&args.new)?);
+    let (job, new) = Job::with(&args.old, &args.input, None, || Job::rules(&args.new))?;
+    let old = &job.rules;
     let (counting, shown) = job.counted(&args.window, None)?;
     let (diff, problems) = rule_diff(&job.inputs, old, &new, &counting.window);
     let report = DiffReport {

@@ -9,7 +9,6 @@ use crate::fleet::fleet_graph;
 use crate::graph::Graph;
 use crate::input::Problems;
 use crate::render::{self, GraphReport, messages};
-use crate::rules::Ruleset;
 use crate::sink::Sink;
 
 /// Replays the fleet (if any) into a graph and draws it.
@@ -22,7 +21,7 @@ pub fn run(args: &GraphArgs) -> Result<Ending> {
         graph.add_untaken_rules(&job.rules);
         (job.rules, graph, summary.machines, problems)
     } else {
-        let rules = Ruleset::resolve(&args.rules.name)?;
+        let rules = Job::rules(&args.rules.name)?;
         let graph = Graph::of_rules(&rules);
         (rules, graph, 0, Problems::default())
     };

@@ -44,10 +44,11 @@ pub fn run(args: &IssuesArgs, term: &Terminal) -> Result<Ending> {
     }
     let job = Job::reading(&args.rules.name, &args.input, Some(ReadMode::Audit))?;
     let rules = &job.rules;
-    let (mut gathered, problems) = gather_audit(&job.inputs, rules, cut(args.now));
+    let cut = cut(args.now);
+    let (mut gathered, problems) = gather_audit(&job.inputs, rules, cut);
     let metrics = args.output == IssuesFormat::Openmetrics;
     let policy = Policy::at(
-        args.now,
+        cut,
         gathered.summary.newest_event,
         metrics,
         args.last_error_threshold,

@@ -19,22 +19,39 @@ pub(crate) struct Job {
 }
 
 impl Job {
-    /// The rule set named `rules`, then the inputs (a bad rule set is told before anything
-    /// is read).
+    /// The rule set named `rules`, then the inputs (a bad rule set is told before the input
+    /// paths are looked at).
     pub fn new(rules: &str, input: &InputArgs) -> Result<Job> {
-        Job::reading(rules, input, None)
+        Ok(Job::with(rules, input, None, || Ok(()))?.0)
     }
 
     /// As [`Job::new`], the inputs read as `mode` asks where it is given (the audit reads the
     /// BMC and the allocation's networks: no other command reads them, nor pays for them).
     pub fn reading(rules: &str, input: &InputArgs, mode: Option<ReadMode>) -> Result<Job> {
+        Ok(Job::with(rules, input, mode, || Ok(()))?.0)
+    }
+
+    /// The rule set alone, for a command that reads no input (`graph` of the rules).
+    pub fn rules(rules: &str) -> Result<Ruleset> {
+        Ruleset::resolve(rules)
+    }
+
+    /// The rule set, then what `first` reads — a baseline, a second rule set: a `-` among
+    /// them takes standard input before an input path `-` can — then the inputs.
+    pub fn with<T>(
+        rules: &str,
+        input: &InputArgs,
+        mode: Option<ReadMode>,
+        first: impl FnOnce() -> Result<T>,
+    ) -> Result<(Job, T)> {
         let rules = Ruleset::resolve(rules)?;
+        let first = first()?;
         let mut sources = input.sources();
         if let Some(mode) = mode {
             sources.options.mode = mode;
         }
         let inputs = Inputs::resolve(&sources)?;
-        Ok(Job { rules, inputs })
+        Ok((Job { rules, inputs }, first))
     }
 
     /// What the command counts: the window its arguments ask for (one more pass first where

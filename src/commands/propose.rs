@@ -17,17 +17,18 @@ use crate::window::Shown;
 
 /// Tallies the fleet under the base rules, proposes, replays under both, renders.
 pub fn run(args: &ProposeArgs, term: &Terminal) -> Result<Ending> {
-    let job = Job::new(&args.rules, &args.input)?;
+    let (job, wanted) = Job::with(&args.rules, &args.input, None, || {
+        Ok(match (args.output, args.go_file.as_deref()) {
+            (ProposeFormat::Json, _) => Wanted::RuleFile,
+            (ProposeFormat::Yaml, _) => Wanted::RuleFileYaml,
+            (ProposeFormat::Table, _) => Wanted::Effect,
+            (ProposeFormat::Go, Some(path)) => Wanted::Patch(path),
+            (ProposeFormat::Go, None) => {
+                bail!("-o go writes a patch against metal-api's events.go: name it with --go-file")
+            }
+        })
+    })?;
     let base = &job.rules;
-    let wanted = match (args.output, args.go_file.as_deref()) {
-        (ProposeFormat::Json, _) => Wanted::RuleFile,
-        (ProposeFormat::Yaml, _) => Wanted::RuleFileYaml,
-        (ProposeFormat::Table, _) => Wanted::Effect,
-        (ProposeFormat::Go, Some(path)) => Wanted::Patch(path),
-        (ProposeFormat::Go, None) => {
-            bail!("-o go writes a patch against metal-api's events.go: name it with --go-file")
-        }
-    };
     let (summary, problems) = summarize(&job.inputs, base, &Default::default());
     let name = args
         .name

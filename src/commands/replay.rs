@@ -46,9 +46,9 @@ pub fn run(args: &ReplayArgs, term: &Terminal) -> Result<Ending> {
                 return Err(err.into());
             }
         }
-        for merged in merger.drain() {
+        for mut merged in merger.drain() {
             if inputs.keep.take(&merged.log, &mut stream.counted) {
-                stream.problems.notes.extend(merged.notes.iter().cloned());
+                stream.problems.notes.append(&mut merged.notes);
                 let judged = Judged::of(&merged, &rules);
                 stream.renderer.machine(judged.trace(), stream.out)?;
             }
@@ -91,10 +91,10 @@ impl Stream<'_> {
 impl Intake for Stream<'_> {
     fn machine(&mut self, log: MachineLog) {
         if self.write_error.is_none()
-            && let Some(merged) = self.merger.offer(log)
+            && let Some(mut merged) = self.merger.offer(log)
             && self.keep.take(&merged.log, &mut self.counted)
         {
-            self.problems.notes.extend(merged.notes.iter().cloned());
+            self.problems.notes.append(&mut merged.notes);
             let judged = Judged::of(&merged, self.rules);
             if let Err(err) = self.renderer.machine(judged.trace(), self.out) {
                 self.write_error = Some(err);

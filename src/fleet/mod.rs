@@ -1,6 +1,7 @@
 //! The pipeline every reading command shares: the inputs resolved once (files, options,
-//! threads), the fold of every machine into a tally as a sequence of planned passes, the
-//! clock and window a view counts in, and the tallies several commands ask for. It never sees
+//! threads), what is read taken in (`intake`) and a machine's records merged (`merge`), the
+//! fold of every machine into a tally as a sequence of planned passes, the clock and window a
+//! view counts in, and the results several commands ask for of the machines judged. It never sees
 //! the command line: commands build it from paths and options. Each fold hands back what it
 //! computed beside the input's problems.
 

@@ -222,11 +222,11 @@ fn read_detected(
     for &way in ways.fast {
         let whole = &head.bytes[if bom { BOM.len() } else { 0 }..];
         if way == ReadPath::WholeLog && json::whole_log(whole, ctx, ctx.options.format, emit) {
-            fast::trace(&ctx.path, way, emit);
+            fast::read_by(&ctx.path, way, emit);
             return;
         }
     }
-    fast::trace(&ctx.path, ways.careful, emit);
+    fast::read_by(&ctx.path, ways.careful, emit);
     let reader = head.into_reader(rest, if bom { BOM.len() } else { 0 });
     let outcome = match family {
         Family::Table => table::read(reader, ctx, emit),

@@ -4,7 +4,7 @@
 //!
 //! A collector that may have missed events writes a gap marker instead,
 //! `{"machine", "time", "gap": true}`: the machine's events before its time were lost, so
-//! the replay begins again at a seam there (see [`crate::input::merge`]).
+//! the replay begins again at a seam there (see `fleet::merge`).
 //!
 //! A machine's events can come anywhere in the stream, so the stream is grouped in memory
 //! before any machine is replayed: memory grows with the stream's events. A fold that judges

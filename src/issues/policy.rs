@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::window::{NowSpec, WindowSpec};
+use crate::window::NowSpec;
 
 /// How the audit judges.
 #[derive(Debug, Clone)]
@@ -39,38 +39,36 @@ impl Policy {
         }
     }
 
-    /// The policy an audit judges by: at `--now` (the newest event read where it names none,
-    /// the wall clock where nothing was read), with the last-error threshold asked for, else
-    /// the one its output's reader uses. The metrics are metal-metrics-exporter's, judged as
-    /// it asks metal-api to judge them (pkg/collector/collector.go: `LastErrorThreshold: 1 *
-    /// time.Hour`); every other output keeps metal-api's own default.
+    /// The policy an audit judges by: at the instant `--now` named (its [`cut`]), else at the
+    /// newest event read, else (nothing read) the wall clock; with the last-error threshold
+    /// asked for, else the one its output's reader uses. The metrics are
+    /// metal-metrics-exporter's, judged as it asks metal-api to judge them
+    /// (pkg/collector/collector.go: `LastErrorThreshold: 1 * time.Hour`); every other output
+    /// keeps metal-api's own default.
     pub fn at(
-        now: Option<NowSpec>,
+        cut: Option<DateTime<Utc>>,
         newest: Option<DateTime<Utc>>,
         for_metrics: bool,
         last_error_threshold: Option<TimeDelta>,
         stuck_after: TimeDelta,
     ) -> Policy {
-        let spec = WindowSpec {
-            now: now.unwrap_or_default(),
-            ..Default::default()
-        };
         let default_threshold = if for_metrics {
             EXPORTER_LAST_ERROR_THRESHOLD
         } else {
             METAL_API_LAST_ERROR_THRESHOLD
         };
         Policy {
-            now: spec.now(newest).unwrap_or_else(Utc::now),
+            now: cut.or(newest).unwrap_or_else(Utc::now),
             last_error_threshold: last_error_threshold.unwrap_or(default_threshold),
             stuck_after,
         }
     }
 }
 
-/// The instant `--now` names before anything is read: a machine with newer events is judged
-/// as it was then, and the input still counted whole, as `report` counts it. `None` for the
-/// data's own clock, known once everything is read.
+/// The instant `--now` names, read once before anything is read (the wall clock's for `now`):
+/// a machine with newer events is judged as it was then, and the input still counted whole,
+/// as `report` counts it; the audit judges at it too. `None` for the data's own clock, known
+/// once everything is read.
 pub fn cut(now: Option<NowSpec>) -> Option<DateTime<Utc>> {
     match now {
         Some(NowSpec::At(t)) => Some(t),

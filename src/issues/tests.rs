@@ -46,7 +46,7 @@ fn machine() -> MachineFacts {
 
 /// The machine's issues, judged as a fleet of one.
 fn evaluate(m: &MachineFacts, policy: &Policy) -> Vec<Issue> {
-    super::evaluate(m, policy, &fleet_of(std::slice::from_ref(m)))
+    super::evaluate(m, policy, &compared(std::slice::from_ref(m)))
 }
 
 fn kinds(m: &MachineFacts) -> Vec<IssueType> {
@@ -304,10 +304,10 @@ fn allocated(id: &str, role: &str, asns: &[u32]) -> MachineFacts {
 
 /// Each machine's issues, judged together.
 fn judged_together(machines: &[MachineFacts]) -> Vec<Vec<Issue>> {
-    let fleet = fleet_of(machines);
+    let compared = compared(machines);
     machines
         .iter()
-        .map(|m| super::evaluate(m, &policy(), &fleet))
+        .map(|m| super::evaluate(m, &policy(), &compared))
         .collect()
 }
 

@@ -85,6 +85,20 @@ fn a_second_dash_is_an_error_naming_who_read_standard_input() {
     let (code, stderr) = run(&["diff", "--old", "-", "--new", "-", arg(&seed)]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("read once"), "{stderr}");
+    // What a command reads before its inputs takes standard input first (as metalctl reads
+    // flags before arguments): the baseline, the new rule set; then a `-` input is refused.
+    let (code, stderr) = run(&["check", "--baseline", "-", "-"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.starts_with("fsmlog: baseline -:2: unknown field `name`"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&["diff", "--old", "metal-api-v0.42.2", "--new", "-", "-"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("it is read for a rule file already"),
+        "{stderr}"
+    );
     // The report and the baseline cannot both be standard output.
     let (code, stderr) = run(&["check", "--write-baseline", "-", arg(&seed)]);
     assert_eq!(code, 2, "{stderr}");

@@ -14,9 +14,11 @@ use chrono::{DateTime, Utc};
 use crate::aggregate::Summary;
 use crate::event::Pair;
 use crate::explain::ExplainOptions;
-use crate::fleet::{self, Follow, Inputs, Keep, LiveFleet, Pending, Sources, counted};
+use crate::fleet::{
+    self, Follow, Inputs, Intake, Keep, LiveFleet, Pending, Sources, counted, take_in,
+};
 use crate::graph::Graph;
-use crate::input::record::{InputOptions, ReadMode, Record};
+use crate::input::record::{InputOptions, ReadMode};
 use crate::input::{self, Problems};
 use crate::issues::{self, Filter, Policy, audit};
 use crate::log::MachineLog;
@@ -74,7 +76,7 @@ impl FleetView {
             generation: 0,
         };
         view.read()?;
-        view.judge(Utc::now())?;
+        view.judge(Utc::now(), listed(dir))?;
         Ok(view)
     }
 
@@ -91,10 +93,17 @@ impl FleetView {
             }
             _ => reread = Some(String::new()),
         }
+        // What `machines.json` says is taken whole at each poll; where some of it cannot be
+        // read, the history is read again whole, so that its problems are said as `report`
+        // says them (the read at start met them too).
+        let listed = listed(&self.dir);
+        if reread.is_none() && !listed.problems.errors.is_empty() {
+            reread = Some("machines.json holds what is no machine".to_string());
+        }
         if reread.is_some() {
             self.read()?;
         }
-        self.judge(Utc::now())?;
+        self.judge(Utc::now(), listed)?;
         Ok(reread.filter(|why| !why.is_empty()))
     }
 
@@ -165,12 +174,12 @@ impl FleetView {
     /// The newest `machines.json` taken (as the audit reads it), then the summary, the
     /// graph, and every machine's issues at `now`, as `issues -o openmetrics DIR` judges
     /// them (metal-metrics-exporter's last-error threshold, every type).
-    fn judge(&mut self, now: DateTime<Utc>) -> Result<()> {
+    fn judge(&mut self, now: DateTime<Utc>, listed: Listed) -> Result<()> {
         self.generation += 1;
         let Some((live, _)) = &mut self.live else {
             return Ok(());
         };
-        live.list_all(&listed(&self.dir));
+        live.list_all(&listed.machines);
         let summary = live.summary();
         let mut graph = live.graph();
         graph.add_untaken_rules(self.rules);
@@ -186,12 +195,30 @@ impl FleetView {
 }
 
 /// What `machines.json` says of each machine besides its events, read as the audit reads it
-/// (the BMC and the allocation's networks too); none where it is not there.
-fn listed(dir: &Path) -> HashMap<String, MachineLog> {
-    let mut machines = HashMap::new();
+/// (the BMC and the allocation's networks too), and what reading it met; none where it is not
+/// there.
+#[derive(Default)]
+struct Listed {
+    machines: HashMap<String, MachineLog>,
+    problems: Problems,
+}
+
+impl Intake for Listed {
+    fn machine(&mut self, log: MachineLog) {
+        self.machines.insert(log.machine.clone(), log);
+    }
+
+    fn problems(&mut self) -> &mut Problems {
+        &mut self.problems
+    }
+}
+
+/// `machines.json` in `dir`, read as the audit reads it.
+fn listed(dir: &Path) -> Listed {
+    let mut listed = Listed::default();
     let path = dir.join("machines.json");
     let Ok(file) = std::fs::File::open(&path) else {
-        return machines;
+        return listed;
     };
     let options = InputOptions {
         mode: ReadMode::Audit,
@@ -202,23 +229,9 @@ fn listed(dir: &Path) -> HashMap<String, MachineLog> {
         std::io::BufReader::new(file),
         &name,
         &options,
-        &mut |record| {
-            collect_listed(record, &mut machines);
-        },
+        &mut |record| take_in(record, &mut listed),
     );
-    machines
-}
-
-fn collect_listed(record: Record, machines: &mut HashMap<String, MachineLog>) {
-    match record {
-        Record::Machine(log) => {
-            machines.insert(log.machine.clone(), log);
-        }
-        Record::Batch(batch) => {
-            input::decode(batch.as_ref(), &mut |r| collect_listed(r, machines));
-        }
-        _ => {}
-    }
+    listed
 }
 
 /// One pair's explanation as `explain --pair STATE/EVENT -o html DIR` renders it.
@@ -252,3 +265,7 @@ pub fn explain_page(dir: &Path, rules: &Ruleset, pair: Pair, min_machines: u64) 
     render::explain(TableFormat::Html, &report, &plain, &mut out)?;
     Ok(out)
 }
+
+#[cfg(test)]
+#[path = "judge_tests.rs"]
+mod tests;

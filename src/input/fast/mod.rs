@@ -46,7 +46,7 @@ pub(crate) use line::stream_line;
 use skim::skim;
 
 /// Tells how `path` (a file), or a value in it, was read, where `FSMLOG_TRACE=read` asks.
-pub fn trace(path: &str, how: ReadPath, emit: &mut dyn FnMut(super::record::Record)) {
+pub fn read_by(path: &str, how: ReadPath, emit: &mut dyn FnMut(super::record::Record)) {
     if tracing() {
         let mut taken = PathsTaken::default();
         taken.add(how);

@@ -16,7 +16,7 @@ pub use batch::ElementBatch;
 use element::{array_format, element_error, machine_from_parts};
 use events::PendingEvents;
 
-use super::fast::{self, Reading, direct_event_array, trace};
+use super::fast::{self, Reading, direct_event_array, read_by};
 use super::raw::{LogEvents, MachineParts, RawEvent, convert_event};
 use super::row_order;
 use crate::event::{Event, is_uuid};
@@ -411,11 +411,11 @@ fn read_object<R: BufRead>(
     let mut scratch = Vec::with_capacity(bytes.len() + simd_json::INPUT_PADDING);
     let item = match fast::value(&bytes, &mut scratch) {
         Ok((item, way)) => {
-            trace(&ctx.path, way, emit);
+            read_by(&ctx.path, way, emit);
             item
         }
         Err(err) => {
-            trace(&ctx.path, fast::ways(Reading::Value).careful, emit);
+            read_by(&ctx.path, fast::ways(Reading::Value).careful, emit);
             emit(Record::Error(element_error(&ctx.path, start, &err, "JSON")));
             return Ok(());
         }

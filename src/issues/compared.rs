@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 /// The fleet's firewall ASNs and BMC addresses, each with the machines that hold it.
 #[derive(Debug, Default)]
-pub struct Shared {
+pub struct Compared {
     /// Per ASN, a machine id for each of a firewall's networks that announces it (as
     /// metal-api lists a machine once per such network).
     asns: HashMap<u32, Vec<String>>,
@@ -14,7 +14,7 @@ pub struct Shared {
     bmc_addresses: HashMap<String, Vec<String>>,
 }
 
-impl Shared {
+impl Compared {
     /// Takes a machine into account: a firewall's networks' ASNs (0 none, as in metal-api),
     /// its BMC's address (empty none).
     pub fn add(&mut self, machine: &str, firewall_asns: &[u32], bmc_address: Option<&str>) {
