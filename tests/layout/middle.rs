@@ -5,18 +5,26 @@ use syn::visit::Visit;
 
 use super::{Crate, Paths, is_test, name, read_crate};
 
-/// Every path a module names outside its tests, by module.
-fn paths_by_module(krate: &Crate) -> Vec<(String, Vec<Vec<String>>)> {
+/// What a visitor gathers of each module's file outside its tests, by module.
+fn by_module<V: for<'ast> Visit<'ast> + Default, T>(
+    krate: &Crate,
+    gathered: impl Fn(V) -> T,
+) -> Vec<(String, T)> {
     krate
         .modules
         .values()
         .map(|module| {
             let text = std::fs::read_to_string(&module.file).unwrap();
-            let mut paths = Paths::default();
-            paths.visit_file(&syn::parse_file(&text).unwrap());
-            (name(&module.names), paths.0)
+            let mut visitor = V::default();
+            visitor.visit_file(&syn::parse_file(&text).unwrap());
+            (name(&module.names), gathered(visitor))
         })
         .collect()
+}
+
+/// Every path a module names outside its tests, by module.
+fn paths_by_module(krate: &Crate) -> Vec<(String, Vec<Vec<String>>)> {
+    by_module(krate, |paths: Paths| paths.0)
 }
 
 /// Every method a module calls outside its tests (`log.as_it_was_at(cut)`), by module.
@@ -39,16 +47,7 @@ fn methods_by_module(krate: &Crate) -> Vec<(String, Vec<String>)> {
             syn::visit::visit_expr_method_call(self, call);
         }
     }
-    krate
-        .modules
-        .values()
-        .map(|module| {
-            let text = std::fs::read_to_string(&module.file).unwrap();
-            let mut methods = Methods::default();
-            methods.visit_file(&syn::parse_file(&text).unwrap());
-            (name(&module.names), methods.0)
-        })
-        .collect()
+    by_module(krate, |methods: Methods| methods.0)
 }
 
 /// Whether `path` names `item` (`replay::replay`, `Diagnosis::of`): ends with its names.
