@@ -80,10 +80,12 @@ rate() { awk -v s="$1" -v t="$2" 'BEGIN{ if (t > 0) printf "%.0f", s/t; else pri
 # at its days, about 5 MB a thousand machines. Against `grep -c` on the same files; its
 # peak memory is the figure to watch beside the time (it must not grow with the history).
 HISTORY_MACHINES=${HISTORY_MACHINES:-200000}
+HISTORY_EVENTS=${HISTORY_EVENTS:-20}
 HISTORY="$DIR/history-$HISTORY_MACHINES"
+[ "$HISTORY_EVENTS" = 20 ] || HISTORY="$HISTORY-x$HISTORY_EVENTS"
 make_history() {
   [ -d "$HISTORY" ] && return
-  "$GEN" --machines "$HISTORY_MACHINES" --events 20 --format ndjson --seed 7 --out "$HISTORY.ndjson"
+  "$GEN" --machines "$HISTORY_MACHINES" --events "$HISTORY_EVENTS" --format ndjson --seed 7 --out "$HISTORY.ndjson"
   mkdir -p "$HISTORY.tmp"
   # gen_fleet prints its keys sorted; a collector writes machine, time, event, message.
   sed -E 's/^\{"event":"([^"]*)","machine_id":"([^"]*)","message":"(.*)","time":"([^"]*)"\}$/{"machine":"\2","time":"\4","event":"\1","message":"\3"}/' "$HISTORY.ndjson" |

@@ -60,14 +60,17 @@ impl Facts {
 /// A machine being judged.
 #[derive(Debug, Clone)]
 pub struct Judging<'r> {
-    machine: String,
+    /// Shared with the fleet's index of machines: a machine's id is held once.
+    machine: Arc<str>,
     rules: &'r Ruleset,
     counting: Counting,
     diagnosing: Diagnosing<'r>,
     tally: MachineTally,
-    /// The settled share, counted without the machine's place (put in place at the end).
-    summary: Summary,
-    facts: Facts,
+    /// The settled share, counted without the machine's place (put in place at the end);
+    /// `None` while nothing is counted (boxed: a fleet's machines mostly hold none).
+    summary: Option<Box<Summary>>,
+    /// Boxed where a record said something: a raw stream's machine says nothing.
+    facts: Option<Box<Facts>>,
     /// The time of the last event fed.
     last_time: Option<DateTime<Utc>>,
     recent: VecDeque<Event>,
@@ -87,20 +90,20 @@ impl<'r> Judging<'r> {
     /// A machine before its first event; `annotated` where its input carries metal-api's
     /// recorded verdicts (exports do, raw streams not).
     pub fn new(
-        machine: &str,
+        machine: impl Into<Arc<str>>,
         annotated: bool,
         facts: Facts,
         rules: &'r Ruleset,
         counting: &Counting,
     ) -> Self {
         Judging {
-            machine: machine.to_string(),
+            machine: machine.into(),
             rules,
             counting: *counting,
             diagnosing: Diagnosing::new(rules, counting.window, annotated),
             tally: MachineTally::default(),
-            summary: Summary::default(),
-            facts,
+            summary: None,
+            facts: boxed(facts),
             last_time: None,
             recent: VecDeque::new(),
             recent_kept: RECENT,
@@ -117,8 +120,13 @@ impl<'r> Judging<'r> {
     /// A merged machine judged whole.
     pub fn of(merged: &Merged, rules: &'r Ruleset, counting: &Counting) -> Self {
         let log = &merged.log;
-        let mut judging =
-            Judging::new(&log.machine, log.annotated, Facts::of(log), rules, counting);
+        let mut judging = Judging::new(
+            log.machine.as_str(),
+            log.annotated,
+            Facts::of(log),
+            rules,
+            counting,
+        );
         for (index, event) in log.events.iter().enumerate() {
             let seam = log.seams.contains(&index);
             let source = log
@@ -155,7 +163,7 @@ impl<'r> Judging<'r> {
     pub fn push(&mut self, event: &Event, source: &str, seam: bool) {
         self.fed += 1;
         self.last_time = Some(event.time);
-        if let Some(le) = &self.facts.last_error_event
+        if let Some(le) = &self.facts().last_error_event
             && event.same_as(le)
         {
             self.last_error_in_log = true;
@@ -181,7 +189,7 @@ impl<'r> Judging<'r> {
                 };
                 let annotated = self.diagnosing.annotated();
                 self.tally.step(
-                    &mut self.summary,
+                    self.summary.get_or_insert_default(),
                     &step,
                     &occurrence,
                     &self.counting,
@@ -190,12 +198,18 @@ impl<'r> Judging<'r> {
             }
             None => {
                 if let EventName::Unknown(name) = &event.name {
-                    self.tally.unknown(&mut self.summary, name);
+                    self.tally
+                        .unknown(self.summary.get_or_insert_default(), name);
                 }
             }
         }
         for (settled, n) in self.diagnosing.take_settled() {
-            add_settled(&mut self.tally, &mut self.summary, settled, n);
+            add_settled(
+                &mut self.tally,
+                self.summary.get_or_insert_default(),
+                settled,
+                n,
+            );
         }
     }
 
@@ -203,7 +217,7 @@ impl<'r> Judging<'r> {
     /// error is looked up among the events fed so far as far as the newest [`RECENT`] of them
     /// reach (docs/decisions.md says why that is enough).
     pub fn set_facts(&mut self, facts: Facts) {
-        let same = match (&self.facts.last_error_event, &facts.last_error_event) {
+        let same = match (&self.facts().last_error_event, &facts.last_error_event) {
             (Some(a), Some(b)) => a == b,
             (None, None) => true,
             _ => false,
@@ -214,7 +228,7 @@ impl<'r> Judging<'r> {
                 .as_ref()
                 .is_some_and(|le| self.recent.iter().any(|e| e.same_as(le)));
         }
-        self.facts = facts;
+        self.facts = boxed(facts);
     }
 
     /// What reading and merging the machine's records found besides its events (its newest
@@ -240,12 +254,12 @@ impl<'r> Judging<'r> {
 
     /// The container as judging its log whole ends it, the recorded flags in place.
     pub fn ended(&self) -> Container {
-        self.diagnosing.replay().ended(&self.facts.recorded)
+        self.diagnosing.replay().ended(&self.facts().recorded)
     }
 
     /// The exported last error judged where no event fed is it (as `replay` judges it).
     pub fn last_error_only(&self) -> Option<Step> {
-        let le = self.facts.last_error_event.as_ref()?;
+        let le = self.facts().last_error_event.as_ref()?;
         if self.last_error_in_log {
             return None;
         }
@@ -256,7 +270,10 @@ impl<'r> Judging<'r> {
     /// none of it: a machine judged for long would keep a count per period, and the fleet
     /// adds the trends up as they are (see `LiveFleet`).
     pub fn take_series(&mut self) -> Vec<(Pair, BTreeMap<NaiveDate, u64>)> {
-        self.summary
+        let Some(summary) = self.summary.as_mut() else {
+            return Vec::new();
+        };
+        summary
             .pairs
             .iter_mut()
             .filter(|(_, tally)| !tally.series.is_empty())
@@ -271,7 +288,7 @@ impl<'r> Judging<'r> {
 
     /// What the machine's records say of it besides its events.
     pub fn facts(&self) -> &Facts {
-        &self.facts
+        self.facts.as_deref().unwrap_or(&NO_FACTS)
     }
 
     /// Hands over what is settled of the machine's share so far, where nothing of it waits
@@ -279,31 +296,34 @@ impl<'r> Judging<'r> {
     /// caller adds it to the fleet's summary, and `contribution` gives the rest. Only where
     /// the machine's place is known already (it is put on the part handed over).
     pub fn take_settled(&mut self) -> Option<Summary> {
-        if self.diagnosing.has_open() || self.summary == Summary::default() {
+        if self.diagnosing.has_open() {
             return None;
         }
-        let mut part = std::mem::take(&mut self.summary);
-        part.place_machine(self.facts.place.as_deref(), self.counting.breakdown);
+        let mut part = *self.summary.take()?;
+        if part == Summary::default() {
+            return None;
+        }
+        part.place_machine(self.facts().place.as_deref(), self.counting.breakdown);
         Some(part)
     }
 
     /// The machine's share of the fleet's `Summary` as its log stands: what judging it whole
     /// would add.
     pub fn contribution(&self) -> Summary {
-        let mut summary = self.summary.clone();
+        let mut summary = self.summary.as_deref().cloned().unwrap_or_default();
         let mut tally = self.tally.clone();
         let container = self.diagnosing.replay().container();
         let annotated = self.diagnosing.annotated();
         let newest = container.events.front().map(|e| e.time);
-        let le = self.facts.last_error_event.as_ref();
+        let facts = self.facts();
+        let le = facts.last_error_event.as_ref();
         // `class::moved_past_newest`.
         let moved = newest.is_some_and(|newest| {
             let alive_after =
                 le.is_some_and(|e| e.name == EventName::Known(EventKind::Alive) && e.time > newest);
             annotated
                 && !alive_after
-                && self
-                    .facts
+                && facts
                     .recorded
                     .last_event_time
                     .is_some_and(|last| last > newest)
@@ -327,17 +347,17 @@ impl<'r> Judging<'r> {
                 failed_machine_reclaim: self
                     .diagnosing
                     .replay()
-                    .failed_machine_reclaim(self.facts.recorded.failed_machine_reclaim),
+                    .failed_machine_reclaim(facts.recorded.failed_machine_reclaim),
             },
         );
         summary.add_accounting(Accounting {
             newest_event: self
                 .last_time
                 .max(le.map(|e| e.time))
-                .max(self.facts.recorded.last_event_time),
+                .max(facts.recorded.last_event_time),
             ..self.accounting
         });
-        summary.place_machine(self.facts.place.as_deref(), self.counting.breakdown);
+        summary.place_machine(facts.place.as_deref(), self.counting.breakdown);
         summary
     }
 
@@ -352,7 +372,7 @@ impl<'r> Judging<'r> {
         let occurrence = Occurrence {
             time: step.time,
             machine: &self.machine,
-            source: &self.facts.last_error_source,
+            source: &self.facts().last_error_source,
             line: step.line,
             message: &step.message,
             place: None,
@@ -362,6 +382,23 @@ impl<'r> Judging<'r> {
             tally.class(summary, (step.from, step.event), class, None, None);
         }
     }
+}
+
+/// What a machine's records say where they say nothing.
+static NO_FACTS: Facts = Facts {
+    last_error_event: None,
+    last_error_source: String::new(),
+    recorded: RecordedFlags::NONE,
+    place: None,
+};
+
+/// The facts boxed where they say something.
+fn boxed(facts: Facts) -> Option<Box<Facts>> {
+    let empty = facts.last_error_event.is_none()
+        && facts.last_error_source.is_empty()
+        && facts.recorded == RecordedFlags::NONE
+        && facts.place.is_none();
+    (!empty).then(|| Box::new(facts))
 }
 
 /// Adds what the diagnosis settled, `n` times.

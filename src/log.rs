@@ -220,6 +220,17 @@ pub struct RecordedFlags {
     pub liveliness_as_of: Option<DateTime<Utc>>,
 }
 
+impl RecordedFlags {
+    /// Nothing recorded (the default, usable in a `static`).
+    pub const NONE: RecordedFlags = RecordedFlags {
+        last_event_time: None,
+        crash_loop: None,
+        failed_machine_reclaim: None,
+        liveliness: None,
+        liveliness_as_of: None,
+    };
+}
+
 /// What a machine export (describe, list, v2) says about a machine besides its events.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MachineInfo {

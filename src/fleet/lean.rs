@@ -9,9 +9,12 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use foldhash::fast::RandomState;
+use std::hash::BuildHasher;
+
+use foldhash::fast::{FixedState, RandomState};
 
 use super::fold::Folded;
 use super::inputs::Inputs;
@@ -103,51 +106,74 @@ pub(super) fn read<'r>(
         threads: inputs.threads(),
         ..inputs.options.clone()
     };
-    let mut lean = Lean {
-        rules,
-        counting,
-        recent,
-        ids: HashMap::default(),
-        machines: Vec::new(),
-        touched: Vec::new(),
-    };
+    // The machines parted among the threads by their id: each part judged on a thread of
+    // its own, a machine's lines in the order they came (docs/performance.md).
+    let parts = options.threads.clamp(1, MAX_PARTS);
     let mut folded: Folded<Summary> = Folded::default();
-    for (index, file) in order.iter().enumerate() {
-        let mut format = None;
-        let mut skipped = false;
-        let opened = input::read_file(file, &options, &mut |record| match record {
-            Record::Skipped(s) => {
-                skipped = true;
-                folded.problems.skipped.push(s);
-            }
-            Record::Batch(batch) => {
-                format.get_or_insert(batch.shape().unwrap_or(Shape::of(Format::ListJson)));
-                input::decode(batch.as_ref(), &mut |r| lean.record(r, index, &mut folded));
-            }
-            Record::Machine(log) => {
-                format.get_or_insert(log.shape());
-                lean.record(Record::Machine(log), index, &mut folded);
-            }
-            Record::Lines(lines) => {
-                format.get_or_insert(Shape::of(Format::Ndjson));
-                lean.record(Record::Lines(lines), index, &mut folded);
-            }
-            other => lean.record(other, index, &mut folded),
-        });
-        if opened && !skipped {
-            folded.files.add(format);
+    let lean = Lean::new(rules, counting, recent);
+    let (lean, settled) = std::thread::scope(|scope| {
+        let mut others = Vec::new();
+        let mut handles = Vec::new();
+        for _ in 1..parts {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Work>(QUEUED);
+            let mut lean = Lean::new(rules, counting, recent);
+            handles.push(scope.spawn(move || {
+                let mut settled = Summary::default();
+                for work in rx {
+                    lean.work(work, &mut settled);
+                }
+                (lean, settled)
+            }));
+            others.push(tx);
         }
-        // What is settled goes to the fleet's summary: a machine keeps only what is open. A
-        // machine no line of the file named has nothing newly settled.
-        for index in lean.touched.drain(..) {
-            let machine = &mut lean.machines[index].1;
-            if !recent && let Some(part) = machine.judging.as_mut().and_then(Judging::take_settled)
-            {
-                folded.value += part;
-                machine.handed_over = true;
+        let mut own = lean;
+        let mut settled = Summary::default();
+        for (index, file) in order.iter().enumerate() {
+            let mut format = None;
+            let mut skipped = false;
+            let mut dispatch = Dispatch {
+                own: &mut own,
+                others: &others,
+                file: index,
+                problems: &mut folded.problems,
+            };
+            let opened = input::read_file(file, &options, &mut |record| {
+                match &record {
+                    Record::Skipped(_) => skipped = true,
+                    Record::Batch(batch) => {
+                        format.get_or_insert(batch.shape().unwrap_or(Shape::of(Format::ListJson)));
+                    }
+                    Record::Machine(log) => {
+                        format.get_or_insert(log.shape());
+                    }
+                    Record::Lines(_) => {
+                        format.get_or_insert(Shape::of(Format::Ndjson));
+                    }
+                    _ => {}
+                }
+                intake::take_in(record, &mut dispatch);
+            });
+            if opened && !skipped {
+                folded.files.add(format);
+            }
+            own.work(Work::Settle, &mut settled);
+            for tx in &others {
+                // A part that stopped has panicked: its join says so below.
+                let _ = tx.send(Work::Settle);
             }
         }
-    }
+        drop(others);
+        let mut lean = own;
+        for handle in handles {
+            let (part, part_settled) = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            lean.machines.extend(part.machines);
+            settled += part_settled;
+        }
+        (lean, settled)
+    });
+    folded.value += settled;
     // A machine that fell back after part of it went to the summary cannot be taken back:
     // the careful path answers instead (the rare cost of a second whole read).
     if lean
@@ -159,7 +185,7 @@ pub(super) fn read<'r>(
     }
     // The machines that fell back, read again whole and merged.
     let census = Census::default();
-    let mut careful: HashMap<String, ()> = HashMap::new();
+    let mut careful: HashMap<Arc<str>, ()> = HashMap::new();
     for (id, machine) in &lean.machines {
         if machine.careful {
             careful.insert(id.clone(), ());
@@ -171,7 +197,7 @@ pub(super) fn read<'r>(
     // Sorted by id; a machine's judgement is large, so its place is what moves.
     let mut sorted: Vec<usize> = (0..lean.machines.len()).collect();
     sorted.sort_by(|&a, &b| lean.machines[a].0.cmp(&lean.machines[b].0));
-    let mut machines: Vec<Option<(String, Machine)>> =
+    let mut machines: Vec<Option<(Arc<str>, Machine)>> =
         lean.machines.into_iter().map(Some).collect();
     for index in sorted {
         let (id, machine) = machines[index].take().expect("each machine once");
@@ -198,7 +224,7 @@ pub(super) fn read<'r>(
         for file in &order {
             input::read_file_decoded(file, &whole, &mut |record| {
                 if let Record::Machine(log) = record
-                    && careful.contains_key(&log.machine)
+                    && careful.contains_key(log.machine.as_str())
                     && let Some(merged) = merger.offer(log)
                 {
                     take(merged, &mut folded);
@@ -233,8 +259,9 @@ struct Lean<'a, 'r> {
     counting: &'a Counting,
     recent: bool,
     /// Where each machine is in `machines` (by foldhash: a lookup a line).
-    ids: HashMap<String, usize, RandomState>,
-    machines: Vec<(String, Machine<'r>)>,
+    ids: HashMap<Arc<str>, usize, RandomState>,
+    /// The machines, each id held once (shared with its judgement).
+    machines: Vec<(Arc<str>, Machine<'r>)>,
     /// The machines the file being read has named so far.
     touched: Vec<usize>,
 }
@@ -242,7 +269,8 @@ struct Lean<'a, 'r> {
 /// One machine as its lines are read.
 #[derive(Default)]
 struct Machine<'r> {
-    judging: Option<Judging<'r>>,
+    /// Boxed: large, and what moves when the fleet's machines grow in number.
+    judging: Option<Box<Judging<'r>>>,
     /// Its event-less list records (what a list says of it besides events).
     listed: Vec<MachineLog>,
     /// Its records: one per file it is in.
@@ -253,7 +281,7 @@ struct Machine<'r> {
     instant_file: Option<usize>,
     /// The record that comes first in a merge (smallest file, then line): its file, line
     /// and format.
-    first: Option<(String, usize, Format)>,
+    first: Option<(Arc<str>, usize, Format)>,
     last_time: Option<DateTime<Utc>>,
     /// Its events at the newest instant read: a line identical to one of them is read twice
     /// and counts once.
@@ -271,17 +299,48 @@ struct Machine<'r> {
     touched: Option<usize>,
 }
 
-/// The lean read's records filed: a stream's lines each handed to its machine as they are,
-/// a whole record the careful way.
-struct LeanIntake<'l, 'a, 'r> {
-    lean: &'l mut Lean<'a, 'r>,
-    file: usize,
-    problems: &'l mut Problems,
+/// How many parts the machines are judged in at most.
+const MAX_PARTS: usize = 16;
+
+/// How many pieces of work wait for a part at most: the reader waits for a part that lags.
+const QUEUED: usize = 64;
+
+/// The part of the fleet a machine is judged in (by a fixed hash of its id, so that a run
+/// parts the fleet as every other run does).
+fn part_of(id: &str, parts: usize) -> usize {
+    if parts == 1 {
+        return 0;
+    }
+    (FixedState::with_seed(0).hash_one(id) % parts as u64) as usize
 }
 
-impl Intake for LeanIntake<'_, '_, '_> {
+/// What a part of the fleet is handed to do.
+enum Work {
+    /// A record of one of its machines, read from the file read `file`th.
+    Machine(Box<MachineLog>, usize),
+    /// Lines of its machines.
+    Lines(StreamLines, usize),
+    /// A file ended: what is settled goes to the part's summary.
+    Settle,
+}
+
+/// The lean read's records filed: each machine's to its part (the first judged on the
+/// reading thread, the others sent), a problem where the fold keeps them.
+struct Dispatch<'d, 'a, 'r> {
+    own: &'d mut Lean<'a, 'r>,
+    others: &'d [std::sync::mpsc::SyncSender<Work>],
+    file: usize,
+    problems: &'d mut Problems,
+}
+
+impl Intake for Dispatch<'_, '_, '_> {
     fn machine(&mut self, log: MachineLog) {
-        self.lean.machine(log, self.file);
+        match part_of(&log.machine, self.others.len() + 1) {
+            0 => self.own.machine(log, self.file),
+            part => {
+                let _ = self.others[part - 1].send(Work::Machine(Box::new(log), self.file));
+            }
+        }
     }
 
     fn problems(&mut self) -> &mut Problems {
@@ -289,29 +348,83 @@ impl Intake for LeanIntake<'_, '_, '_> {
     }
 
     fn lines(&mut self, lines: StreamLines) {
-        let path = std::sync::Arc::from(lines.path());
-        let file = self.file;
-        lines.each(&mut |line, id, what| self.lean.line(id, what, line, file, &path));
+        let parts = self.others.len() + 1;
+        if parts == 1 {
+            self.own.lines(lines, self.file);
+            return;
+        }
+        let mut split = lines.split(parts, &|id| part_of(id, parts)).into_iter();
+        let own = split.next().expect("a first part");
+        // The others' work is sent before this thread does its own.
+        for (tx, part) in self.others.iter().zip(split) {
+            if !part.is_empty() {
+                let _ = tx.send(Work::Lines(part, self.file));
+            }
+        }
+        self.own.lines(own, self.file);
+    }
+}
+
+impl<'a, 'r> Lean<'a, 'r> {
+    fn new(rules: &'r Ruleset, counting: &'a Counting, recent: bool) -> Self {
+        Lean {
+            rules,
+            counting,
+            recent,
+            ids: HashMap::default(),
+            machines: Vec::new(),
+            touched: Vec::new(),
+        }
     }
 }
 
 impl<'r> Lean<'_, 'r> {
-    fn record(&mut self, record: Record, file: usize, folded: &mut Folded<Summary>) {
-        let mut into = LeanIntake {
-            lean: self,
-            file,
-            problems: &mut folded.problems,
-        };
-        intake::take_in(record, &mut into);
+    /// Does one piece of work; what is settled goes to `settled`.
+    fn work(&mut self, work: Work, settled: &mut Summary) {
+        match work {
+            Work::Machine(log, file) => self.machine(*log, file),
+            Work::Lines(lines, file) => self.lines(lines, file),
+            Work::Settle => self.settle(settled),
+        }
+    }
+
+    /// Hands each line to its machine.
+    fn lines(&mut self, lines: StreamLines, file: usize) {
+        let path = Arc::from(lines.path());
+        lines.each(&mut |line, id, what| self.line(id, what, line, file, &path));
+    }
+
+    /// What is settled goes to the fleet's summary: a machine keeps only what is open. A
+    /// machine no line of the file named has nothing newly settled.
+    fn settle(&mut self, settled: &mut Summary) {
+        for index in self.touched.drain(..) {
+            let machine = &mut self.machines[index].1;
+            if !self.recent
+                && let Some(part) = machine
+                    .judging
+                    .as_deref_mut()
+                    .and_then(Judging::take_settled)
+            {
+                *settled += part;
+                machine.handed_over = true;
+            }
+        }
     }
 
     /// The machine named `id`, made where it is new; it is marked as named by `file`.
     fn entry(&mut self, id: &str, file: usize) -> &mut Machine<'r> {
+        let index = self.entry_index(id, file);
+        &mut self.machines[index].1
+    }
+
+    /// Where the machine named `id` is, made where it is new; it is marked as named by `file`.
+    fn entry_index(&mut self, id: &str, file: usize) -> usize {
         let index = match self.ids.get(id) {
             Some(&index) => index,
             None => {
-                self.ids.insert(id.to_string(), self.machines.len());
-                self.machines.push((id.to_string(), Machine::default()));
+                let id: Arc<str> = Arc::from(id);
+                self.ids.insert(Arc::clone(&id), self.machines.len());
+                self.machines.push((id, Machine::default()));
                 self.machines.len() - 1
             }
         };
@@ -320,7 +433,7 @@ impl<'r> Lean<'_, 'r> {
             machine.touched = Some(file);
             self.touched.push(index);
         }
-        &mut self.machines[index].1
+        index
     }
 
     /// Takes one record: a raw stream's line, or any other record of a machine.
@@ -330,13 +443,13 @@ impl<'r> Lean<'_, 'r> {
                 Some(&gap) => StreamLine::Gap(gap),
                 None => StreamLine::Event(log.events.pop().expect("one event")),
             };
-            let source = std::sync::Arc::from(log.source.as_str());
+            let source = Arc::from(log.source.as_str());
             self.line(&log.machine, what, log.line, file, &source);
             return;
         }
         let m = self.entry(&log.machine, file);
         m.records += 1;
-        m.first_at(&log.source, log.line, log.format);
+        m.first_at(&Arc::from(log.source.as_str()), log.line, log.format);
         if m.careful {
             return;
         }
@@ -349,16 +462,10 @@ impl<'r> Lean<'_, 'r> {
 
     /// Takes a raw stream's line of machine `id`: line `line` of `source`, the file read
     /// `file`th.
-    fn line(
-        &mut self,
-        id: &str,
-        what: StreamLine,
-        line: usize,
-        file: usize,
-        source: &std::sync::Arc<str>,
-    ) {
+    fn line(&mut self, id: &str, what: StreamLine, line: usize, file: usize, source: &Arc<str>) {
         let (rules, counting, recent) = (self.rules, self.counting, self.recent);
-        let m = self.entry(id, file);
+        let index = self.entry_index(id, file);
+        let (id, m) = &mut self.machines[index];
         // A raw stream's lines of one file are one record, as it is read whole; and the
         // first line of a file is the file's smallest.
         if m.last_file != Some(file) {
@@ -383,12 +490,12 @@ impl<'r> Lean<'_, 'r> {
         }
         let judging = m.judging.get_or_insert_with(|| {
             let facts = listed_facts(&m.listed);
-            let judging = Judging::new(id, false, facts, rules, counting);
-            if recent {
+            let judging = Judging::new(Arc::clone(id), false, facts, rules, counting);
+            Box::new(if recent {
                 judging
             } else {
                 judging.without_recent()
-            }
+            })
         });
         if m.last_time == Some(event.time) {
             if m.instant.iter().any(|e| identical(e, &event)) {
@@ -397,6 +504,10 @@ impl<'r> Lean<'_, 'r> {
             }
         } else {
             m.instant.clear();
+            // One event an instant is the rule: room for more is made when a tie comes.
+            if m.instant.capacity() == 0 {
+                m.instant.reserve_exact(1);
+            }
         }
         let seam = m.pending_gap.is_some_and(|g| event.time >= g);
         if seam {
@@ -411,13 +522,13 @@ impl<'r> Lean<'_, 'r> {
 
 impl<'r> Machine<'r> {
     /// Takes a record's place where a merge would put it before the first so far.
-    fn first_at(&mut self, source: &str, line: usize, format: Format) {
+    fn first_at(&mut self, source: &Arc<str>, line: usize, format: Format) {
         if self
             .first
             .as_ref()
-            .is_none_or(|f| (source, line) < (f.0.as_str(), f.1))
+            .is_none_or(|f| (&**source, line) < (&*f.0, f.1))
         {
-            self.first = Some((source.to_string(), line, format));
+            self.first = Some((Arc::clone(source), line, format));
         }
     }
 
@@ -450,14 +561,16 @@ impl<'r> Machine<'r> {
         rules: &'r Ruleset,
         counting: &Counting,
     ) -> (MachineLog, Streamed<'r>) {
-        let (source, line, format) =
-            self.first
-                .take()
-                .unwrap_or((String::new(), 0, Format::Ndjson));
+        let (source, line, format) = self
+            .first
+            .take()
+            .map_or((String::new(), 0, Format::Ndjson), |(s, l, f)| {
+                (s.to_string(), l, f)
+            });
         let mut facts = listed_facts(&self.listed);
         facts.last_error_source = source.clone();
         let mut judging = match self.judging.take() {
-            Some(judging) => judging,
+            Some(judging) => *judging,
             // Only a list said it: no raw line came.
             None => Judging::new(id, true, facts.clone(), rules, counting),
         };

@@ -135,6 +135,28 @@ impl StreamLines {
         &self.path
     }
 
+    /// The lines parted among `parts` folds by their machine (`part_of` its id gives the
+    /// part): each part keeps its lines' order, and a machine's lines are all in one.
+    pub fn split(self, parts: usize, part_of: &dyn Fn(&str) -> usize) -> Vec<StreamLines> {
+        let mut split: Vec<StreamLines> = (0..parts)
+            .map(|_| StreamLines {
+                path: Arc::clone(&self.path),
+                ids: Arc::clone(&self.ids),
+                items: Vec::with_capacity(self.items.len() / parts + 1),
+            })
+            .collect();
+        for item in self.items {
+            let part = part_of(&self.ids[item.id.0..item.id.1]);
+            split[part].items.push(item);
+        }
+        split
+    }
+
+    /// Whether there are no lines.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     /// Hands on each line in order: its number, its machine and what it says.
     pub fn each(self, take: &mut dyn FnMut(usize, &str, StreamLine)) {
         for item in self.items {

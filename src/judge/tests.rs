@@ -43,7 +43,13 @@ fn chunked(
     cuts: &[usize],
 ) -> Option<String> {
     let log = &merged.log;
-    let mut judging = Judging::new(&log.machine, log.annotated, Facts::of(log), rules, counting);
+    let mut judging = Judging::new(
+        log.machine.as_str(),
+        log.annotated,
+        Facts::of(log),
+        rules,
+        counting,
+    );
     *judging.accounting_mut() = Accounting {
         newest_event: None,
         duplicates: merged.duplicates,
