@@ -73,6 +73,8 @@ struct Context {
     reinstalling: bool,
     /// Per event type: the earliest time among the steps from its last stored step on.
     reach: [Option<DateTime<Utc>>; EventKind::ALL.len()],
+    /// The latest of `reach`: only a step before it changes any (in-order streams have none).
+    reach_latest: Option<DateTime<Utc>>,
     last_preparing: Option<DateTime<Utc>>,
 }
 
@@ -83,11 +85,16 @@ impl Context {
         } else if step.stored && step.event == EventKind::PhonedHome {
             self.reinstalling = true;
         }
-        for reach in self.reach.iter_mut().flatten() {
-            *reach = (*reach).min(step.time);
+        if self.reach_latest.is_some_and(|latest| step.time < latest) {
+            for reach in self.reach.iter_mut().flatten() {
+                *reach = (*reach).min(step.time);
+            }
+            // Every reach is now at or before the step, one of them at it.
+            self.reach_latest = Some(step.time);
         }
         if step.stored {
             self.reach[step.event as usize] = Some(step.time);
+            self.reach_latest = self.reach_latest.max(Some(step.time));
         }
         if step.event == EventKind::Preparing {
             self.last_preparing = Some(step.time);

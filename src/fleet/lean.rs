@@ -12,21 +12,19 @@ use std::path::Path;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use std::hash::BuildHasher;
-
-use foldhash::fast::{FixedState, RandomState};
+use foldhash::fast::RandomState;
 
 use super::fold::Folded;
 use super::inputs::Inputs;
-use super::intake::{self, Intake};
 use super::merge::{self, Census, Merger};
+use super::spread::{self, Part};
 use crate::aggregate::{Counting, Summary};
 use crate::diagnose::Judged;
 use crate::event::Event;
 use crate::input::record::{ReadMode, Record, StreamLines};
 use crate::input::{self, InputFile, Problems, StreamLine};
 use crate::judge::{Facts, Judging};
-use crate::log::{Format, MachineLog, Shape};
+use crate::log::{Format, MachineLog};
 use crate::rules::Ruleset;
 
 /// The fleet summary read lean, or `None` where the inputs are not raw streams (and lists)
@@ -106,74 +104,13 @@ pub(super) fn read<'r>(
         threads: inputs.threads(),
         ..inputs.options.clone()
     };
-    // The machines parted among the threads by their id: each part judged on a thread of
-    // its own, a machine's lines in the order they came (docs/performance.md).
-    let parts = options.threads.clamp(1, MAX_PARTS);
     let mut folded: Folded<Summary> = Folded::default();
-    let lean = Lean::new(rules, counting, recent);
-    let (lean, settled) = std::thread::scope(|scope| {
-        let mut others = Vec::new();
-        let mut handles = Vec::new();
-        for _ in 1..parts {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Work>(QUEUED);
-            let mut lean = Lean::new(rules, counting, recent);
-            handles.push(scope.spawn(move || {
-                let mut settled = Summary::default();
-                for work in rx {
-                    lean.work(work, &mut settled);
-                }
-                (lean, settled)
-            }));
-            others.push(tx);
-        }
-        let mut own = lean;
-        let mut settled = Summary::default();
-        for (index, file) in order.iter().enumerate() {
-            let mut format = None;
-            let mut skipped = false;
-            let mut dispatch = Dispatch {
-                own: &mut own,
-                others: &others,
-                file: index,
-                problems: &mut folded.problems,
-            };
-            let opened = input::read_file(file, &options, &mut |record| {
-                match &record {
-                    Record::Skipped(_) => skipped = true,
-                    Record::Batch(batch) => {
-                        format.get_or_insert(batch.shape().unwrap_or(Shape::of(Format::ListJson)));
-                    }
-                    Record::Machine(log) => {
-                        format.get_or_insert(log.shape());
-                    }
-                    Record::Lines(_) => {
-                        format.get_or_insert(Shape::of(Format::Ndjson));
-                    }
-                    _ => {}
-                }
-                intake::take_in(record, &mut dispatch);
-            });
-            if opened && !skipped {
-                folded.files.add(format);
-            }
-            own.work(Work::Settle, &mut settled);
-            for tx in &others {
-                // A part that stopped has panicked: its join says so below.
-                let _ = tx.send(Work::Settle);
-            }
-        }
-        drop(others);
-        let mut lean = own;
-        for handle in handles {
-            let (part, part_settled) = handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            lean.machines.extend(part.machines);
-            settled += part_settled;
-        }
-        (lean, settled)
-    });
-    folded.value += settled;
+    let lean = spread::read(
+        &order,
+        &options,
+        Lean::new(rules, counting, recent),
+        &mut folded,
+    );
     // A machine that fell back after part of it went to the summary cannot be taken back:
     // the careful path answers instead (the rare cost of a second whole read).
     if lean
@@ -253,7 +190,7 @@ fn is_list_file(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == "machines.json")
 }
 
-/// The machines being read.
+/// The machines being read (of one part, while they are read in parts).
 struct Lean<'a, 'r> {
     rules: &'r Ruleset,
     counting: &'a Counting,
@@ -299,73 +236,8 @@ struct Machine<'r> {
     touched: Option<usize>,
 }
 
-/// How many parts the machines are judged in at most.
-const MAX_PARTS: usize = 16;
-
-/// How many pieces of work wait for a part at most: the reader waits for a part that lags.
-const QUEUED: usize = 64;
-
-/// The part of the fleet a machine is judged in (by a fixed hash of its id, so that a run
-/// parts the fleet as every other run does).
-fn part_of(id: &str, parts: usize) -> usize {
-    if parts == 1 {
-        return 0;
-    }
-    (FixedState::with_seed(0).hash_one(id) % parts as u64) as usize
-}
-
-/// What a part of the fleet is handed to do.
-enum Work {
-    /// A record of one of its machines, read from the file read `file`th.
-    Machine(Box<MachineLog>, usize),
-    /// Lines of its machines.
-    Lines(StreamLines, usize),
-    /// A file ended: what is settled goes to the part's summary.
-    Settle,
-}
-
-/// The lean read's records filed: each machine's to its part (the first judged on the
-/// reading thread, the others sent), a problem where the fold keeps them.
-struct Dispatch<'d, 'a, 'r> {
-    own: &'d mut Lean<'a, 'r>,
-    others: &'d [std::sync::mpsc::SyncSender<Work>],
-    file: usize,
-    problems: &'d mut Problems,
-}
-
-impl Intake for Dispatch<'_, '_, '_> {
-    fn machine(&mut self, log: MachineLog) {
-        match part_of(&log.machine, self.others.len() + 1) {
-            0 => self.own.machine(log, self.file),
-            part => {
-                let _ = self.others[part - 1].send(Work::Machine(Box::new(log), self.file));
-            }
-        }
-    }
-
-    fn problems(&mut self) -> &mut Problems {
-        self.problems
-    }
-
-    fn lines(&mut self, lines: StreamLines) {
-        let parts = self.others.len() + 1;
-        if parts == 1 {
-            self.own.lines(lines, self.file);
-            return;
-        }
-        let mut split = lines.split(parts, &|id| part_of(id, parts)).into_iter();
-        let own = split.next().expect("a first part");
-        // The others' work is sent before this thread does its own.
-        for (tx, part) in self.others.iter().zip(split) {
-            if !part.is_empty() {
-                let _ = tx.send(Work::Lines(part, self.file));
-            }
-        }
-        self.own.lines(own, self.file);
-    }
-}
-
 impl<'a, 'r> Lean<'a, 'r> {
+    /// No machine yet: a part's machines, judged under `rules`.
     fn new(rules: &'r Ruleset, counting: &'a Counting, recent: bool) -> Self {
         Lean {
             rules,
@@ -379,38 +251,6 @@ impl<'a, 'r> Lean<'a, 'r> {
 }
 
 impl<'r> Lean<'_, 'r> {
-    /// Does one piece of work; what is settled goes to `settled`.
-    fn work(&mut self, work: Work, settled: &mut Summary) {
-        match work {
-            Work::Machine(log, file) => self.machine(*log, file),
-            Work::Lines(lines, file) => self.lines(lines, file),
-            Work::Settle => self.settle(settled),
-        }
-    }
-
-    /// Hands each line to its machine.
-    fn lines(&mut self, lines: StreamLines, file: usize) {
-        let path = Arc::from(lines.path());
-        lines.each(&mut |line, id, what| self.line(id, what, line, file, &path));
-    }
-
-    /// What is settled goes to the fleet's summary: a machine keeps only what is open. A
-    /// machine no line of the file named has nothing newly settled.
-    fn settle(&mut self, settled: &mut Summary) {
-        for index in self.touched.drain(..) {
-            let machine = &mut self.machines[index].1;
-            if !self.recent
-                && let Some(part) = machine
-                    .judging
-                    .as_deref_mut()
-                    .and_then(Judging::take_settled)
-            {
-                *settled += part;
-                machine.handed_over = true;
-            }
-        }
-    }
-
     /// The machine named `id`, made where it is new; it is marked as named by `file`.
     fn entry(&mut self, id: &str, file: usize) -> &mut Machine<'r> {
         let index = self.entry_index(id, file);
@@ -437,7 +277,7 @@ impl<'r> Lean<'_, 'r> {
     }
 
     /// Takes one record: a raw stream's line, or any other record of a machine.
-    fn machine(&mut self, mut log: MachineLog, file: usize) {
+    fn record(&mut self, mut log: MachineLog, file: usize) {
         if log.format == Format::Ndjson && log.events.len() + log.gaps.len() == 1 {
             let what = match log.gaps.first() {
                 Some(&gap) => StreamLine::Gap(gap),
@@ -517,6 +357,48 @@ impl<'r> Lean<'_, 'r> {
         m.last_time = Some(event.time);
         m.instant_file = Some(file);
         m.instant.push(event);
+    }
+}
+
+impl<'a, 'r> Part for Lean<'a, 'r> {
+    fn fresh(&self) -> Self {
+        Lean::new(self.rules, self.counting, self.recent)
+    }
+
+    fn machine(&mut self, log: MachineLog, file: usize) {
+        self.record(log, file);
+    }
+
+    fn lines(&mut self, lines: StreamLines, file: usize) {
+        let path = Arc::from(lines.path());
+        lines.each(&mut |line, id, what| self.line(id, what, line, file, &path));
+    }
+
+    /// What is settled goes to the fleet's summary: a machine keeps only what is open. A
+    /// machine no line of the file named has nothing newly settled.
+    fn settle(&mut self, settled: &mut Summary) {
+        for index in self.touched.drain(..) {
+            let machine = &mut self.machines[index].1;
+            if !self.recent
+                && let Some(part) = machine
+                    .judging
+                    .as_deref_mut()
+                    .and_then(Judging::take_settled)
+            {
+                *settled += part;
+                machine.handed_over = true;
+            }
+        }
+    }
+
+    fn gather(&mut self, others: Vec<Self>) {
+        // One list, made once at its size: a fleet's worth of machines.
+        self.ids = HashMap::default();
+        let more: usize = others.iter().map(|o| o.machines.len()).sum();
+        self.machines.reserve_exact(more);
+        for other in others {
+            self.machines.extend(other.machines);
+        }
     }
 }
 

@@ -16,6 +16,7 @@ mod live;
 pub(crate) mod merge;
 mod plan;
 mod progress;
+mod spread;
 mod summaries;
 mod ties;
 

@@ -359,6 +359,14 @@ impl<'r> Replayer<'r> {
             c.last_error_event = Some(stored.clone());
         }
         if effect.store {
+            // Keeping the newest alone (a machine judged for long), room for one is enough:
+            // a fleet holds one container a machine.
+            if self.kept == 1 && c.events.capacity() == 0 {
+                c.events.reserve_exact(1);
+            }
+            if c.events.len() == self.kept && self.kept > 0 {
+                c.events.pop_back();
+            }
             c.events.push_front(stored);
             c.events.truncate(self.kept);
         }

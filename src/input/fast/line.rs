@@ -19,6 +19,9 @@ pub(crate) fn stream_line(bytes: &[u8]) -> Option<(Text<'_>, RawEvent<'_>)> {
     if b.first() != Some(&b'{') || b.last() != Some(&b'}') {
         return None;
     }
+    if let Some(line) = collectors_line(text) {
+        return Some(line);
+    }
     let (mut machine, mut machine_id, mut id) = (None, None, None);
     let (mut time, mut event, mut message) = (None, None, None);
     let mut at = 1;
@@ -64,6 +67,36 @@ pub(crate) fn stream_line(bytes: &[u8]) -> Option<(Text<'_>, RawEvent<'_>)> {
             time: time.map(Text),
             event: event.map(|e| EnumText::from(Text(e))),
             message: message.map(Text),
+        },
+    ))
+}
+
+/// A line as `fsmlog collect` writes it, its keys in its order (`machine`, `time`, `event`,
+/// `message`): each key a comparison of bytes where the general loop reads it as a string.
+/// `None` for anything else, which the general loop reads (as it reads this one alike).
+fn collectors_line(text: &str) -> Option<(Text<'_>, RawEvent<'_>)> {
+    let b = text.as_bytes();
+    let mut at = 0;
+    let mut value = |key: &[u8]| {
+        if !b[at..].starts_with(key) {
+            return None;
+        }
+        at += key.len();
+        string(text, &mut at)
+    };
+    let machine = value(b"{\"machine\":")?;
+    let time = value(b",\"time\":")?;
+    let event = value(b",\"event\":")?;
+    let message = value(b",\"message\":")?;
+    if at + 1 != b.len() {
+        return None;
+    }
+    Some((
+        Text(machine),
+        RawEvent {
+            time: Some(Text(time)),
+            event: Some(EnumText::from(Text(event))),
+            message: Some(Text(message)),
         },
     ))
 }
