@@ -394,10 +394,17 @@ static NO_FACTS: Facts = Facts {
 
 /// The facts boxed where they say something.
 fn boxed(facts: Facts) -> Option<Box<Facts>> {
-    let empty = facts.last_error_event.is_none()
-        && facts.last_error_source.is_empty()
-        && facts.recorded == RecordedFlags::NONE
-        && facts.place.is_none();
+    // Every field named, so that one added is not forgotten here.
+    let Facts {
+        last_error_event,
+        last_error_source,
+        recorded,
+        place,
+    } = &facts;
+    let empty = last_error_event.is_none()
+        && last_error_source.is_empty()
+        && *recorded == RecordedFlags::NONE
+        && place.is_none();
     (!empty).then(|| Box::new(facts))
 }
 

@@ -370,7 +370,7 @@ impl<'a, 'r> Part for Lean<'a, 'r> {
     }
 
     fn lines(&mut self, lines: StreamLines, file: usize) {
-        let path = Arc::from(lines.path());
+        let path = lines.shared_path();
         lines.each(&mut |line, id, what| self.line(id, what, line, file, &path));
     }
 
@@ -439,7 +439,7 @@ impl<'r> Machine<'r> {
     /// is asked about.
     fn finish(
         mut self,
-        id: &str,
+        id: &Arc<str>,
         rules: &'r Ruleset,
         counting: &Counting,
     ) -> (MachineLog, Streamed<'r>) {
@@ -454,7 +454,7 @@ impl<'r> Machine<'r> {
         let mut judging = match self.judging.take() {
             Some(judging) => *judging,
             // Only a list said it: no raw line came.
-            None => Judging::new(id, true, facts.clone(), rules, counting),
+            None => Judging::new(Arc::clone(id), true, facts.clone(), rules, counting),
         };
         judging.set_facts(facts);
         let accounting = judging.accounting_mut();

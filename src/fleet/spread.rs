@@ -59,6 +59,8 @@ enum Work {
 /// fold keeps them.
 struct Dispatch<'d, P> {
     own: Option<&'d mut P>,
+    /// Whether a part stopped (it panicked): the reading stops after the file.
+    stopped: bool,
     parts: &'d [SyncSender<Work>],
     file: usize,
     problems: &'d mut Problems,
@@ -70,7 +72,8 @@ impl<P: Part> Intake for Dispatch<'_, P> {
             Some(own) => own.machine(log, self.file),
             None => {
                 let part = part_of(&log.machine, self.parts.len());
-                let _ = self.parts[part].send(Work::Machine(Box::new(log), self.file));
+                let sent = self.parts[part].send(Work::Machine(Box::new(log), self.file));
+                self.stopped |= sent.is_err();
             }
         }
     }
@@ -88,7 +91,7 @@ impl<P: Part> Intake for Dispatch<'_, P> {
         let split = lines.split(parts, &|id| part_of(id, parts));
         for (tx, part) in self.parts.iter().zip(split) {
             if !part.is_empty() {
-                let _ = tx.send(Work::Lines(part, self.file));
+                self.stopped |= tx.send(Work::Lines(part, self.file)).is_err();
             }
         }
     }
@@ -140,6 +143,7 @@ pub(super) fn read<P: Part>(
             let mut skipped = false;
             let mut dispatch = Dispatch {
                 own: own.as_mut(),
+                stopped: false,
                 parts: &senders,
                 file: index,
                 problems: &mut folded.problems,
@@ -151,6 +155,7 @@ pub(super) fn read<P: Part>(
                 }
                 intake::take_in(record, &mut dispatch);
             });
+            let mut stopped = dispatch.stopped;
             if opened && !skipped {
                 folded.files.add(format);
             }
@@ -158,8 +163,11 @@ pub(super) fn read<P: Part>(
                 own.settle(&mut settled);
             }
             for tx in &senders {
-                // A part that stopped has panicked: its join says so below.
-                let _ = tx.send(Work::Settle);
+                stopped |= tx.send(Work::Settle).is_err();
+            }
+            // A part that stopped has panicked: its join below says so, with no more read.
+            if stopped {
+                break;
             }
         }
         drop(senders);
@@ -192,4 +200,150 @@ fn shape_of(record: &Record) -> Option<Shape> {
         return Some(Shape::of(Format::Ndjson));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::fleet::Sources;
+    use crate::fleet::inputs::Inputs;
+    use crate::input::record::ReadMode;
+
+    /// What a part was handed, in order.
+    #[derive(Debug, Clone, PartialEq)]
+    enum Call {
+        Machine(String, usize),
+        Line(String, usize, usize),
+        Settle,
+    }
+
+    /// A part that notes what it is handed.
+    struct Noting {
+        made: Arc<AtomicUsize>,
+        calls: Vec<Call>,
+        gathered: Vec<Vec<Call>>,
+    }
+
+    impl Part for Noting {
+        fn fresh(&self) -> Self {
+            self.made.fetch_add(1, Ordering::SeqCst);
+            Noting {
+                made: Arc::clone(&self.made),
+                calls: Vec::new(),
+                gathered: Vec::new(),
+            }
+        }
+
+        fn machine(&mut self, log: MachineLog, file: usize) {
+            self.calls.push(Call::Machine(log.machine, file));
+        }
+
+        fn lines(&mut self, lines: StreamLines, file: usize) {
+            lines.each(&mut |line, id, _| self.calls.push(Call::Line(id.to_string(), line, file)));
+        }
+
+        fn settle(&mut self, _: &mut Summary) {
+            self.calls.push(Call::Settle);
+        }
+
+        fn gather(&mut self, others: Vec<Self>) {
+            self.gathered = others.into_iter().map(|o| o.calls).collect();
+        }
+    }
+
+    /// Three day files of 30 machines, and a list of some of them, read in `threads` parts:
+    /// what each part was handed.
+    fn handed(threads: usize) -> (Vec<Vec<Call>>, usize) {
+        let dir = std::env::temp_dir().join(format!("fsmlog-spread-{}-{threads}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        for day in 1..=3 {
+            let mut text = String::new();
+            for n in 0..90 {
+                let m = (n * 7 + day) % 30;
+                text.push_str(&format!(
+                    "{{\"machine\":\"m{m}\",\"time\":\"2025-09-0{day}T00:{:02}:{:02}Z\",\"event\":\"Waiting\",\"message\":\"\"}}\n",
+                    n / 60,
+                    n % 60
+                ));
+            }
+            fs::write(dir.join(format!("2025-09-0{day}.ndjson")), text).unwrap();
+        }
+        let list: Vec<String> = (0..30)
+            .step_by(3)
+            .map(|m| format!("{{\"id\":\"m{m}\",\"events\":{{\"log\":[]}}}}"))
+            .collect();
+        fs::write(dir.join("machines.json"), format!("[{}]", list.join(","))).unwrap();
+        let inputs = Inputs::resolve(&Sources {
+            paths: vec![dir.clone()],
+            threads: Some(threads),
+            ..Sources::default()
+        })
+        .unwrap();
+        let mut order: Vec<&InputFile> = inputs.readable().collect();
+        order.sort_by_key(|f| !f.path.ends_with("machines.json"));
+        let options = InputOptions {
+            mode: ReadMode::Lines,
+            threads,
+            ..inputs.options.clone()
+        };
+        let made = Arc::new(AtomicUsize::new(0));
+        let first = Noting {
+            made: Arc::clone(&made),
+            calls: Vec::new(),
+            gathered: Vec::new(),
+        };
+        let mut folded = Folded::default();
+        let all = read(&order, &options, first, &mut folded);
+        let _ = fs::remove_dir_all(&dir);
+        assert!(folded.problems.errors.is_empty(), "{:?}", folded.problems.errors);
+        let mut parts = vec![all.calls];
+        parts.extend(all.gathered);
+        (parts, made.load(Ordering::SeqCst))
+    }
+
+    #[test]
+    fn each_machine_is_one_parts_in_the_order_its_lines_came_each_file_settled_after_its_lines() {
+        for threads in [1, 3] {
+            let (parts, made) = handed(threads);
+            // One part judges on the reading thread; three are made fresh for their threads.
+            assert_eq!(made, if threads == 1 { 0 } else { 3 });
+            assert_eq!(parts.len(), if threads == 1 { 1 } else { 4 });
+            let mut part_of = std::collections::HashMap::new();
+            let mut lines = 0;
+            for (p, calls) in parts.iter().enumerate() {
+                let mut settled = 0;
+                let mut last: std::collections::HashMap<&str, (usize, usize)> = Default::default();
+                for call in calls {
+                    let (id, file, line) = match call {
+                        Call::Settle => {
+                            settled += 1;
+                            continue;
+                        }
+                        Call::Machine(id, file) => (id.as_str(), *file, 0),
+                        Call::Line(id, line, file) => {
+                            lines += 1;
+                            (id.as_str(), *file, *line)
+                        }
+                    };
+                    // A file's lines come before the part hears that the file ended.
+                    assert_eq!(settled, file, "part {p}: {call:?} after {settled} files ended");
+                    assert_eq!(*part_of.entry(id.to_string()).or_insert(p), p, "{id} in two parts");
+                    let at = (file, line);
+                    assert!(last.insert(id, at).is_none_or(|before| before < at), "{id} out of order");
+                }
+                if !calls.is_empty() {
+                    assert_eq!(settled, 4, "part {p}: every file's end, the list's too");
+                }
+            }
+            assert_eq!(lines, 270);
+            assert_eq!(part_of.len(), 30);
+            let busy = parts.iter().filter(|calls| calls.iter().any(|c| matches!(c, Call::Line(..))));
+            assert!(threads == 1 || busy.count() == 3, "every part judges machines");
+        }
+    }
 }

@@ -152,6 +152,11 @@ impl StreamLines {
         split
     }
 
+    /// The file the lines are in, shared.
+    pub fn shared_path(&self) -> Arc<str> {
+        Arc::clone(&self.path)
+    }
+
     /// Whether there are no lines.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
