@@ -8,8 +8,17 @@
 pub fn string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     let bytes = text.as_bytes();
+    // Most strings need no escape: one look for the first byte that does.
+    let Some(first) = bytes
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    else {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    };
     let mut plain = 0;
-    for (at, &b) in bytes.iter().enumerate() {
+    for (at, &b) in bytes.iter().enumerate().skip(first) {
         let escaped: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -60,9 +69,21 @@ pub fn gap_line(out: &mut Vec<u8>, machine: &str, time: &str) {
 
 /// Appends a whole number as serde_json writes it.
 pub fn number(out: &mut Vec<u8>, n: i64) {
-    use std::io::Write as _;
-    // Writing into a Vec cannot fail.
-    let _ = write!(out, "{n}");
+    if n < 0 {
+        out.push(b'-');
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut left = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (left % 10) as u8;
+        left /= 10;
+        if left == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 #[cfg(test)]
