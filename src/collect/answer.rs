@@ -218,8 +218,7 @@ mod tests {
             "bios": {"version": "1"}
         });
         let list = serde_json::Value::Array(vec![machine.clone(), machine]);
-        // From text: a machine's log is read from the text serde hands over.
-        let whole: Vec<Machine> = serde_json::from_str(&list.to_string()).unwrap();
+        let whole: Vec<Machine> = serde_json::from_value(list.clone()).unwrap();
         assert!(whole[0].ipmi.as_ref().unwrap().fru.is_some());
         for text in [
             serde_json::to_string(&list).unwrap(),

@@ -1,8 +1,7 @@
 //! `fsmlog collect`: polls metal-api as metal-metrics-exporter does and keeps every stored
 //! event once in a history directory every reading command reads (docs/history.md).
 //! `source.rs` where to poll and how to sign in, `sign.rs` metal-stack's HMAC, `client.rs` one
-//! poll, `answer.rs` its answer cut into machines, `events_direct.rs` a machine's event log
-//! read straight from its text, `shapes.rs` what of a polled machine is
+//! poll, `answer.rs` its answer cut into machines, `shapes.rs` what of a polled machine is
 //! kept, `align.rs` where a window continues the history, `history.rs` the directory written,
 //! `tail.rs` what the next poll is aligned to, `tail_direct.rs` its file read
 //! straight from its bytes, `quoted.rs` the lines of both written by hand.
@@ -10,7 +9,6 @@
 mod align;
 mod answer;
 mod client;
-mod events_direct;
 mod history;
 mod quoted;
 mod shapes;

@@ -94,9 +94,8 @@ pub struct MachineState {
 /// `MachineRecentProvisioningEvents`; times as metal-api wrote them.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 pub struct Events {
-    /// Newest first, at most [`WINDOW`]. Read straight from the answer's text where it can be
-    /// (`events_direct.rs`).
-    #[serde(default, deserialize_with = "super::events_direct::log")]
+    /// Newest first, at most [`WINDOW`].
+    #[serde(default)]
     pub log: Vec<Event>,
     #[serde(default)]
     pub last_event_time: Option<String>,
