@@ -20,6 +20,7 @@ use super::align::{Shown, align};
 use super::quoted;
 use super::shapes::{Machine, WINDOW};
 use super::tail::{self, Backlog, Interner, Known, Lengths};
+use super::tail_direct;
 use crate::days;
 use crate::input::time;
 use crate::render::escape;
@@ -74,36 +75,37 @@ impl History {
         let paths = day_files(&events)?;
         let mut files = lengths(&paths)?;
         let mut names = Interner::default();
-        let (known, backlog, machines) = match tail::read(dir, &files, &mut names) {
-            // Every machine in machines.json is known to the tail file.
-            Ok(Some(known)) => (known, Backlog::default(), None),
-            found => {
-                if let Err(why) = found {
-                    notes.push(why);
-                }
-                for file in &paths {
-                    if let Some(cut) = repair(file)? {
-                        notes.push(format!(
-                            "{}: removed a torn last line ({cut} bytes) an interrupted write \
-                             left; its events are collected again",
-                            shown(file)
-                        ));
+        let (known, backlog, machines) =
+            match tail::read(dir, &files, &mut names, tail_direct::read) {
+                // Every machine in machines.json is known to the tail file.
+                Ok(Some(known)) => (known, Backlog::default(), None),
+                found => {
+                    if let Err(why) = found {
+                        notes.push(why);
                     }
+                    for file in &paths {
+                        if let Some(cut) = repair(file)? {
+                            notes.push(format!(
+                                "{}: removed a torn last line ({cut} bytes) an interrupted write \
+                             left; its events are collected again",
+                                shown(file)
+                            ));
+                        }
+                    }
+                    files = lengths(&paths)?;
+                    let machines = read_machines(&dir.join("machines.json"))?;
+                    let mut known = HashMap::new();
+                    let mut backlog = Backlog::new(paths);
+                    let ids = &mut machines.keys().map(String::as_str);
+                    backlog.learn(&mut known, &mut names, ids)?;
+                    // A machine polled without an event is known all the same (every file was
+                    // read to look for one).
+                    for id in machines.keys() {
+                        known.entry(id.clone()).or_default();
+                    }
+                    (known, backlog, Some(machines))
                 }
-                files = lengths(&paths)?;
-                let machines = read_machines(&dir.join("machines.json"))?;
-                let mut known = HashMap::new();
-                let mut backlog = Backlog::new(paths);
-                let ids = &mut machines.keys().map(String::as_str);
-                backlog.learn(&mut known, &mut names, ids)?;
-                // A machine polled without an event is known all the same (every file was
-                // read to look for one).
-                for id in machines.keys() {
-                    known.entry(id.clone()).or_default();
-                }
-                (known, backlog, Some(machines))
-            }
-        };
+            };
         Ok((
             History {
                 dir: dir.to_path_buf(),

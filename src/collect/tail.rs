@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 use super::align::{Seen, Shown};
 use super::quoted;
 use super::shapes::WINDOW;
-use super::tail_direct;
 use crate::render::escape;
 
 /// How many of a machine's newest stored events are kept: a window's overlap with the history
@@ -177,12 +176,16 @@ fn machine_line(out: &mut Vec<u8>, id: &str, known: &Known) -> Result<()> {
     Ok(())
 }
 
-/// Reads the tail file where it matches `files`: `Ok(None)` where it is missing, `Err` with
-/// what to say where it cannot be used.
+/// A reader of the tail file's bytes that may decline (`tail_direct::read`).
+pub type Direct = fn(&[u8], &mut Interner) -> Option<Parsed>;
+
+/// Reads the tail file where it matches `files`, by `direct` where it does not decline:
+/// `Ok(None)` where it is missing, `Err` with what to say where it cannot be used.
 pub fn read(
     dir: &Path,
     files: &Lengths,
     names: &mut Interner,
+    direct: Direct,
 ) -> Result<Option<HashMap<String, Known>>, String> {
     let path = dir.join(NAME);
     let text = match fs::read(&path) {
@@ -192,7 +195,7 @@ pub fn read(
     };
     let unusable = |why: &str| format!("{}: {why}; the event files are read instead", shown(&path));
     // Read straight from its bytes; serde where that declines (and to say what is wrong).
-    let tail = match tail_direct::read(&text, names) {
+    let tail = match direct(&text, names) {
         Some(tail) => tail,
         None => parse(&text, names).map_err(|line| {
             unusable(&format!("not the tail the collector writes (line {line})"))
