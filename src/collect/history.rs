@@ -15,12 +15,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow};
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::Serialize;
 
 use super::align::{Shown, align};
+use super::quoted;
 use super::shapes::{Machine, WINDOW};
 use super::tail::{self, Backlog, Interner, Known, Lengths};
+use super::tail_direct;
 use crate::days;
+use crate::input::time;
 use crate::render::escape;
 
 /// What one poll added.
@@ -51,22 +53,6 @@ pub struct History {
     names: Interner,
 }
 
-/// A line of an event file, as the history writes it.
-#[derive(Serialize)]
-struct EventLine<'a> {
-    machine: &'a str,
-    time: &'a str,
-    event: &'a str,
-    message: &'a str,
-}
-
-#[derive(Serialize)]
-struct GapLine<'a> {
-    machine: &'a str,
-    time: &'a str,
-    gap: bool,
-}
-
 fn shown(path: &Path) -> String {
     escape::text(&path.display().to_string()).into_owned()
 }
@@ -89,36 +75,37 @@ impl History {
         let paths = day_files(&events)?;
         let mut files = lengths(&paths)?;
         let mut names = Interner::default();
-        let (known, backlog, machines) = match tail::read(dir, &files, &mut names) {
-            // Every machine in machines.json is known to the tail file.
-            Ok(Some(known)) => (known, Backlog::default(), None),
-            found => {
-                if let Err(why) = found {
-                    notes.push(why);
-                }
-                for file in &paths {
-                    if let Some(cut) = repair(file)? {
-                        notes.push(format!(
-                            "{}: removed a torn last line ({cut} bytes) an interrupted write \
-                             left; its events are collected again",
-                            shown(file)
-                        ));
+        let (known, backlog, machines) =
+            match tail::read(dir, &files, &mut names, tail_direct::read) {
+                // Every machine in machines.json is known to the tail file.
+                Ok(Some(known)) => (known, Backlog::default(), None),
+                found => {
+                    if let Err(why) = found {
+                        notes.push(why);
                     }
+                    for file in &paths {
+                        if let Some(cut) = repair(file)? {
+                            notes.push(format!(
+                                "{}: removed a torn last line ({cut} bytes) an interrupted write \
+                             left; its events are collected again",
+                                shown(file)
+                            ));
+                        }
+                    }
+                    files = lengths(&paths)?;
+                    let machines = read_machines(&dir.join("machines.json"))?;
+                    let mut known = HashMap::new();
+                    let mut backlog = Backlog::new(paths);
+                    let ids = &mut machines.keys().map(String::as_str);
+                    backlog.learn(&mut known, &mut names, ids)?;
+                    // A machine polled without an event is known all the same (every file was
+                    // read to look for one).
+                    for id in machines.keys() {
+                        known.entry(id.clone()).or_default();
+                    }
+                    (known, backlog, Some(machines))
                 }
-                files = lengths(&paths)?;
-                let machines = read_machines(&dir.join("machines.json"))?;
-                let mut known = HashMap::new();
-                let mut backlog = Backlog::new(paths);
-                let ids = &mut machines.keys().map(String::as_str);
-                backlog.learn(&mut known, &mut names, ids)?;
-                // A machine polled without an event is known all the same (every file was
-                // read to look for one).
-                for id in machines.keys() {
-                    known.entry(id.clone()).or_default();
-                }
-                (known, backlog, Some(machines))
-            }
-        };
+            };
         Ok((
             History {
                 dir: dir.to_path_buf(),
@@ -271,15 +258,24 @@ impl History {
 
 /// An event time metal-api sent a machine, read.
 fn event_time(machine: &str, text: &str) -> Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|_| {
-            anyhow!(
-                "metal-api sent machine {:?} an event time {:?} that is not RFC 3339",
-                escape::text(machine),
-                escape::text(text)
-            )
-        })
+    // The readers' own parse reads metal-api's one shape without chrono (a poll reads 200,000
+    // times); it trims space first, which chrono does not, so a time with space around it
+    // still goes to chrono alone and is refused.
+    let solid = |b: Option<&u8>| b.is_some_and(u8::is_ascii_graphic);
+    let read = if solid(text.as_bytes().first()) && solid(text.as_bytes().last()) {
+        time::parse_rfc3339(text).ok()
+    } else {
+        DateTime::parse_from_rfc3339(text)
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
+    };
+    read.ok_or_else(|| {
+        anyhow!(
+            "metal-api sent machine {:?} an event time {:?} that is not RFC 3339",
+            escape::text(machine),
+            escape::text(text)
+        )
+    })
 }
 
 /// The day files' lengths, by name.
@@ -323,32 +319,18 @@ fn write_machine(days: &mut Days, machine: &Machine, plan: &Plan) -> Result<()> 
             Some((time, 0, e)) => (time, &*e.time),
             _ => (plan.times[0], &*log[count - 1].time),
         };
-        let line = GapLine {
-            machine: id,
-            time: text,
-            gap: true,
-        };
-        days.line(time, &line)?;
+        quoted::gap_line(days.line(), id, text);
+        days.put(time)?;
     }
     for at in 0..=count {
         if let Some((time, _, e)) = alive.filter(|(_, before, _)| *before == at) {
-            let line = EventLine {
-                machine: id,
-                time: &e.time,
-                event: &e.event,
-                message: &e.message,
-            };
-            days.line(time, &line)?;
+            quoted::event_line(days.line(), id, &e.time, &e.event, &e.message);
+            days.put(time)?;
         }
         if at < count {
             let e = &log[count - 1 - at];
-            let line = EventLine {
-                machine: id,
-                time: &e.time,
-                event: &e.event,
-                message: &e.message,
-            };
-            days.line(plan.times[at], &line)?;
+            quoted::event_line(days.line(), id, &e.time, &e.event, &e.message);
+            days.put(plan.times[at])?;
         }
     }
     Ok(())
@@ -359,6 +341,8 @@ struct Days {
     events: PathBuf,
     open: BTreeMap<NaiveDate, (String, BufWriter<File>)>,
     created: bool,
+    /// The line being made.
+    line: Vec<u8>,
 }
 
 impl Days {
@@ -367,11 +351,18 @@ impl Days {
             events,
             open: BTreeMap::new(),
             created: false,
+            line: Vec::with_capacity(512),
         }
     }
 
-    /// Appends a line to the file of its time's day.
-    fn line(&mut self, time: DateTime<Utc>, line: &impl Serialize) -> Result<()> {
+    /// The next line to make, empty.
+    fn line(&mut self) -> &mut Vec<u8> {
+        self.line.clear();
+        &mut self.line
+    }
+
+    /// Appends the line made to the file of its time's day.
+    fn put(&mut self, time: DateTime<Utc>) -> Result<()> {
         let day = time.date_naive();
         if !self.open.contains_key(&day) {
             let name = days::name(day);
@@ -388,9 +379,7 @@ impl Days {
                 .insert(day, (name, BufWriter::with_capacity(64 << 10, file)));
         }
         let (name, out) = self.open.get_mut(&day).expect("opened above");
-        serde_json::to_writer(&mut *out, line)
-            .map_err(anyhow::Error::from)
-            .and_then(|()| Ok(out.write_all(b"\n")?))
+        out.write_all(&self.line)
             .with_context(|| format!("{}: cannot append", escape::text(name)))
     }
 

@@ -3,16 +3,19 @@
 //! `source.rs` where to poll and how to sign in, `sign.rs` metal-stack's HMAC, `client.rs` one
 //! poll, `answer.rs` its answer cut into machines, `shapes.rs` what of a polled machine is
 //! kept, `align.rs` where a window continues the history, `history.rs` the directory written,
-//! `tail.rs` what the next poll is aligned to.
+//! `tail.rs` what the next poll is aligned to, `tail_direct.rs` its file read
+//! straight from its bytes, `quoted.rs` the lines of both written by hand.
 
 mod align;
 mod answer;
 mod client;
 mod history;
+mod quoted;
 mod shapes;
 mod sign;
 mod source;
 mod tail;
+mod tail_direct;
 
 use std::path::PathBuf;
 use std::sync::Arc;

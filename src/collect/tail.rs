@@ -15,9 +15,11 @@ use anyhow::{Context as _, Result, anyhow};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use foldhash::fast::RandomState;
 use serde::{Deserialize, Serialize};
 
 use super::align::{Seen, Shown};
+use super::quoted;
 use super::shapes::WINDOW;
 use crate::render::escape;
 
@@ -72,7 +74,7 @@ impl Known {
 
 /// Event names and messages held once: a fleet's repeat.
 #[derive(Debug, Default)]
-pub struct Interner(HashSet<Arc<str>>);
+pub struct Interner(HashSet<Arc<str>, RandomState>);
 
 impl Interner {
     /// The one copy of `text`.
@@ -126,31 +128,18 @@ pub fn write(dir: &Path, files: &Lengths, known: &HashMap<String, Known>) -> Res
     ids.sort_unstable();
     let file = File::create(&temp).with_context(|| format!("{}: cannot create", shown(&temp)))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut line = Vec::with_capacity(4096);
     let put = || -> Result<()> {
         write!(out, "{{\"version\":{VERSION},\"files\":")?;
         serde_json::to_writer(&mut out, files)?;
         out.write_all(b",\"machines\":{")?;
         for (i, id) in ids.into_iter().enumerate() {
+            line.clear();
             if i > 0 {
-                out.write_all(b",")?;
+                line.push(b',');
             }
-            let k = &known[id];
-            let outside = || anyhow!("machine {:?}: a time past 2262", escape::text(id));
-            let machine = TailMachine {
-                alive: k.alive.map(|t| nanos(t).ok_or_else(outside)).transpose()?,
-                events: k
-                    .tail
-                    .iter()
-                    .map(|s| {
-                        let time = nanos(s.time).ok_or_else(outside)?;
-                        Ok((time, Cow::Borrowed(&*s.event), Cow::Borrowed(&*s.message)))
-                    })
-                    .collect::<Result<_>>()?,
-            };
-            serde_json::to_writer(&mut out, id)?;
-            out.write_all(b":")?;
-            serde_json::to_writer(&mut out, &machine)?;
-            out.write_all(b"\n")?;
+            machine_line(&mut line, id, &known[id])?;
+            out.write_all(&line)?;
         }
         out.write_all(b"}}\n")?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
@@ -160,12 +149,43 @@ pub fn write(dir: &Path, files: &Lengths, known: &HashMap<String, Known>) -> Res
     fs::rename(&temp, &path).with_context(|| format!("{}: cannot replace", shown(&path)))
 }
 
-/// Reads the tail file where it matches `files`: `Ok(None)` where it is missing, `Err` with
-/// what to say where it cannot be used.
+/// A machine of the tail file, newline included, as serde writes `"ID":`[`TailMachine`].
+fn machine_line(out: &mut Vec<u8>, id: &str, known: &Known) -> Result<()> {
+    let outside = || anyhow!("machine {:?}: a time past 2262", escape::text(id));
+    quoted::string(out, id);
+    out.extend_from_slice(b":{");
+    if let Some(alive) = known.alive {
+        out.extend_from_slice(b"\"alive\":");
+        quoted::number(out, nanos(alive).ok_or_else(outside)?);
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"events\":[");
+    for (i, e) in known.tail.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'[');
+        quoted::number(out, nanos(e.time).ok_or_else(outside)?);
+        out.push(b',');
+        quoted::string(out, &e.event);
+        out.push(b',');
+        quoted::string(out, &e.message);
+        out.push(b']');
+    }
+    out.extend_from_slice(b"]}\n");
+    Ok(())
+}
+
+/// A reader of the tail file's bytes that may decline (`tail_direct::read`).
+pub type Direct = fn(&[u8], &mut Interner) -> Option<Parsed>;
+
+/// Reads the tail file where it matches `files`, by `direct` where it does not decline:
+/// `Ok(None)` where it is missing, `Err` with what to say where it cannot be used.
 pub fn read(
     dir: &Path,
     files: &Lengths,
     names: &mut Interner,
+    direct: Direct,
 ) -> Result<Option<HashMap<String, Known>>, String> {
     let path = dir.join(NAME);
     let text = match fs::read(&path) {
@@ -174,13 +194,13 @@ pub fn read(
         Err(e) => return Err(format!("{}: cannot be read ({e})", shown(&path))),
     };
     let unusable = |why: &str| format!("{}: {why}; the event files are read instead", shown(&path));
-    let tail: TailFile<HashMap<String, TailMachine>> =
-        serde_json::from_slice(&text).map_err(|e| {
-            unusable(&format!(
-                "not the tail the collector writes (line {})",
-                e.line()
-            ))
-        })?;
+    // Read straight from its bytes; serde where that declines (and to say what is wrong).
+    let tail = match direct(&text, names) {
+        Some(tail) => tail,
+        None => parse(&text, names).map_err(|line| {
+            unusable(&format!("not the tail the collector writes (line {line})"))
+        })?,
+    };
     if tail.version != VERSION {
         return Err(unusable(&format!(
             "version {} is not {VERSION}",
@@ -192,7 +212,26 @@ pub fn read(
             "does not match the event files (a poll was interrupted, or they were changed)",
         ));
     }
-    let time = |nanos: i64| DateTime::<Utc>::from_timestamp_nanos(nanos);
+    Ok(Some(tail.machines))
+}
+
+/// A tail file read, its version not checked yet.
+#[derive(Debug, PartialEq)]
+pub struct Parsed {
+    pub version: u32,
+    pub files: Lengths,
+    pub machines: HashMap<String, Known>,
+}
+
+/// A time as the tail file holds it.
+pub fn time(nanos: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_nanos(nanos)
+}
+
+/// The tail file read by serde: the careful path, and the line it failed on.
+pub fn parse(text: &[u8], names: &mut Interner) -> Result<Parsed, usize> {
+    let tail: TailFile<HashMap<String, TailMachine>> =
+        serde_json::from_slice(text).map_err(|e| e.line())?;
     let mut known = HashMap::with_capacity(tail.machines.len());
     for (id, machine) in tail.machines {
         let tail = machine
@@ -207,7 +246,11 @@ pub fn read(
         let alive = machine.alive.map(time);
         known.insert(id, Known { tail, alive });
     }
-    Ok(Some(known))
+    Ok(Parsed {
+        version: tail.version,
+        files: tail.files,
+        machines: known,
+    })
 }
 
 /// The day files not read yet, to learn from newest first.
