@@ -163,9 +163,10 @@ fn live_equals_summarize(fleet: &str) {
     })
     .unwrap();
     let counting = Counting::default();
+    // Loaded in three parts (a thread each), against the summary read on one thread.
     let sources = Sources {
         paths: vec![dir.clone()],
-        threads: Some(1),
+        threads: Some(3),
         ..Sources::default()
     };
     let inputs = Inputs::resolve(&sources).unwrap();

@@ -258,7 +258,8 @@ mod tests {
     /// Three day files of 30 machines, and a list of some of them, read in `threads` parts:
     /// what each part was handed.
     fn handed(threads: usize) -> (Vec<Vec<Call>>, usize) {
-        let dir = std::env::temp_dir().join(format!("fsmlog-spread-{}-{threads}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("fsmlog-spread-{}-{threads}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         for day in 1..=3 {
@@ -300,7 +301,11 @@ mod tests {
         let mut folded = Folded::default();
         let all = read(&order, &options, first, &mut folded);
         let _ = fs::remove_dir_all(&dir);
-        assert!(folded.problems.errors.is_empty(), "{:?}", folded.problems.errors);
+        assert!(
+            folded.problems.errors.is_empty(),
+            "{:?}",
+            folded.problems.errors
+        );
         let mut parts = vec![all.calls];
         parts.extend(all.gathered);
         (parts, made.load(Ordering::SeqCst))
@@ -331,10 +336,20 @@ mod tests {
                         }
                     };
                     // A file's lines come before the part hears that the file ended.
-                    assert_eq!(settled, file, "part {p}: {call:?} after {settled} files ended");
-                    assert_eq!(*part_of.entry(id.to_string()).or_insert(p), p, "{id} in two parts");
+                    assert_eq!(
+                        settled, file,
+                        "part {p}: {call:?} after {settled} files ended"
+                    );
+                    assert_eq!(
+                        *part_of.entry(id.to_string()).or_insert(p),
+                        p,
+                        "{id} in two parts"
+                    );
                     let at = (file, line);
-                    assert!(last.insert(id, at).is_none_or(|before| before < at), "{id} out of order");
+                    assert!(
+                        last.insert(id, at).is_none_or(|before| before < at),
+                        "{id} out of order"
+                    );
                 }
                 if !calls.is_empty() {
                     assert_eq!(settled, 4, "part {p}: every file's end, the list's too");
@@ -342,8 +357,13 @@ mod tests {
             }
             assert_eq!(lines, 270);
             assert_eq!(part_of.len(), 30);
-            let busy = parts.iter().filter(|calls| calls.iter().any(|c| matches!(c, Call::Line(..))));
-            assert!(threads == 1 || busy.count() == 3, "every part judges machines");
+            let busy = parts
+                .iter()
+                .filter(|calls| calls.iter().any(|c| matches!(c, Call::Line(..))));
+            assert!(
+                threads == 1 || busy.count() == 3,
+                "every part judges machines"
+            );
         }
     }
 }
