@@ -8,15 +8,13 @@
 pub fn string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     let bytes = text.as_bytes();
-    // Most strings need no escape: one look for the first byte that does.
-    let Some(first) = bytes
-        .iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-    else {
+    // Most strings need no escape: the readers' plain run finds the first byte that does.
+    let first = crate::scan::plain_run(bytes);
+    if first == bytes.len() {
         out.extend_from_slice(bytes);
         out.push(b'"');
         return;
-    };
+    }
     let mut plain = 0;
     for (at, &b) in bytes.iter().enumerate().skip(first) {
         let escaped: &[u8] = match b {

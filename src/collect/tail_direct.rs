@@ -134,36 +134,10 @@ impl<'a> Cursor<'a> {
         if negative { Some(n) } else { n.checked_neg() }
     }
 
-    /// A string at its opening quote: borrowed where it holds no escape, else decoded by
-    /// serde (which refuses what JSON does).
+    /// A string at its opening quote, read as a raw stream's line reads one (borrowed where
+    /// it holds no escape; `None` for what serde would refuse or pair, a surrogate escape).
     fn string(&mut self) -> Option<Cow<'a, str>> {
-        let bytes = self.text.as_bytes();
-        let open = self.at;
-        if bytes.get(open) != Some(&b'"') {
-            return None;
-        }
-        let mut at = open + 1;
-        loop {
-            match *bytes.get(at)? {
-                b'"' => {
-                    self.at = at + 1;
-                    return Some(Cow::Borrowed(&self.text[open + 1..at]));
-                }
-                b'\\' | 0..0x20 => break,
-                _ => at += 1,
-            }
-        }
-        // Escaped: the end is the first quote no backslash escapes.
-        loop {
-            match *bytes.get(at)? {
-                b'"' => break,
-                b'\\' => at += 2,
-                _ => at += 1,
-            }
-        }
-        let decoded: String = serde_json::from_str(&self.text[open..=at]).ok()?;
-        self.at = at + 1;
-        Some(Cow::Owned(decoded))
+        crate::input::fast::json_string(self.text, &mut self.at)
     }
 }
 

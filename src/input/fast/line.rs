@@ -104,7 +104,7 @@ fn collectors_line(text: &str) -> Option<(Text<'_>, RawEvent<'_>)> {
 /// The string at `at`, `at` moved past it: borrowed where it holds no escape, decoded where
 /// it holds escapes serde decodes alike; `None` for a control character, a surrogate escape
 /// (serde pairs them, or rejects one alone) or an escape serde rejects.
-fn string<'a>(text: &'a str, at: &mut usize) -> Option<Cow<'a, str>> {
+pub(crate) fn string<'a>(text: &'a str, at: &mut usize) -> Option<Cow<'a, str>> {
     let b = text.as_bytes();
     if b.get(*at) != Some(&b'"') {
         return None;

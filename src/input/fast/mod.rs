@@ -42,7 +42,7 @@ pub(crate) use direct::{
 pub use super::problems::{PathsTaken, ReadPath};
 use super::raw::RawItem;
 use super::record::ReadMode;
-pub(crate) use line::stream_line;
+pub(crate) use line::{stream_line, string as json_string};
 use skim::skim;
 
 /// Tells how `path` (a file), or a value in it, was read, where `FSMLOG_TRACE=read` asks.
